@@ -1,0 +1,115 @@
+# bloom — probabilistic membership filters for SQLite.
+#
+#   make          build ./bloom.so
+#   make demo     build, then run sql/demo.sql in the sqlite3 shell
+#   make test     every test under prove: unit, SQL, sql/ scripts, then the
+#                 same suite against an ASan+UBSan build
+#
+# On Debian, `make demo` and `make test` install missing packages with
+# apt-get when run as root, and otherwise print the command to run.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARNINGS = -Wall -Wextra -Wconversion -Wshadow
+STD      = -std=c11
+SQLITE3 ?= sqlite3
+PROVE   ?= prove
+
+DEB_PACKAGES = gcc make sqlite3 libsqlite3-dev libmurmurhash-dev perl
+
+# Link murmur3 from Debian's static archive, by path, so the shared
+# libmurmurhash.so next to it is never picked instead.
+MURMUR_A = $(shell $(CC) -print-file-name=libmurmurhash.a)
+
+CORE_SRC = ext/filter_format.c ext/filter_hash.c ext/bloom_core.c
+SQL_SRC  = ext/bloom_ext.c ext/sql_common.c ext/sql_bloom_build.c \
+           ext/sql_bloom_test.c ext/sql_bloom_info.c ext/sql_bloom_ref.c
+HEADERS  = $(wildcard ext/*.h)
+
+# Only sqlite3_bloom_init is exported; murmur's symbols stay inside;
+# nodelete keeps the code mapped if SQLite unloads after a failed init.
+SO_FLAGS = -shared -fPIC -fvisibility=hidden \
+           -Wl,--exclude-libs,ALL -Wl,-z,nodelete -Wl,--no-undefined
+
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+            -fno-omit-frame-pointer
+ASAN_LIB  = $(shell $(CC) -print-file-name=libasan.so)
+
+BUILD = build
+
+.PHONY: all demo test test-plain test-asan deps clean bench
+
+all: bloom.so
+
+bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
+	$(CC) $(STD) $(CFLAGS) $(WARNINGS) $(SO_FLAGS) -o $@ \
+	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
+
+$(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(STD) -O1 -g $(WARNINGS) $(SAN_FLAGS) $(SO_FLAGS) -o $@ \
+	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
+
+# --- tests -----------------------------------------------------------------
+# Compiled tests are named build/<variant>/<name>.t so prove runs them.
+TEST_CFLAGS = $(STD) -g $(WARNINGS) -Iext -Itests
+
+$(BUILD)/plain/core.t: tests/unit/test_core.c tests/tap.h $(CORE_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -O2 -o $@ tests/unit/test_core.c $(CORE_SRC) $(MURMUR_A) -lm
+
+$(BUILD)/asan/core.t: tests/unit/test_core.c tests/tap.h $(CORE_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ tests/unit/test_core.c $(CORE_SRC) $(MURMUR_A) -lm
+
+$(BUILD)/plain/sql.t: tests/sql/test_sql.c tests/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -O2 -o $@ tests/sql/test_sql.c -lsqlite3 -lm
+
+$(BUILD)/asan/sql.t: tests/sql/test_sql.c tests/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ tests/sql/test_sql.c -lsqlite3 -lm
+
+PLAIN_TESTS = $(BUILD)/plain/core.t $(BUILD)/plain/sql.t
+ASAN_TESTS  = $(BUILD)/asan/core.t $(BUILD)/asan/sql.t
+SCRIPT_TESTS = tests/scripts.t
+
+test: deps
+	$(MAKE) test-plain
+	$(MAKE) test-asan
+
+test-plain: bloom.so $(PLAIN_TESTS)
+	BLOOM_SO=$(CURDIR)/bloom.so $(PROVE) $(PLAIN_TESTS) $(SCRIPT_TESTS)
+
+# The stock sqlite3 shell loads the sanitized bloom.so only with the ASan
+# runtime preloaded; the C tests link it themselves.
+test-asan: $(BUILD)/asan/bloom.so $(ASAN_TESTS)
+	BLOOM_SO=$(CURDIR)/$(BUILD)/asan/bloom.so \
+	BLOOM_PRELOAD=$(ASAN_LIB) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    $(PROVE) $(ASAN_TESTS) $(SCRIPT_TESTS)
+
+demo: deps bloom.so
+	$(SQLITE3) -bail :memory: < sql/demo.sql
+
+# Installs what is missing when run as root; otherwise says what to run.
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' \
+	    || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else \
+	    echo "Missing Debian packages:$$missing"; \
+	    echo "Run:  sudo apt-get install -y$$missing"; \
+	    exit 1; \
+	  fi; \
+	fi
+
+clean:
+	rm -rf $(BUILD) bloom.so

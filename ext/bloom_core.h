@@ -1,0 +1,71 @@
+/*
+** The Bloom filter itself: sizing, bit layout, probe, statistics.
+** Plain C: no SQLite header.
+**
+** Layout (FORMAT.md): m bits in blocks of 512 bits (one cache line).  For an
+** item with hash (h1, h2), g_i = h1 + i*h2 (mod 2^64).  g_0 picks the block
+** as floor(h1 * blocks / 2^64); g_1..g_k each pick a bit of that block with
+** their top 9 bits.  One probe touches one cache line.
+*/
+#ifndef BLOOM_CORE_H
+#define BLOOM_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "filter_format.h"
+#include "filter_hash.h"
+
+/* The smallest target rate the sizing accepts.  Below it a 512-bit blocked
+** filter needs more than 2.7x the classic number of bits. */
+#define BLOOM_MIN_FPR 1e-12
+
+typedef struct bloom_plan {
+  uint64_t capacity;    /* n */
+  double target_fpr;    /* p */
+  uint64_t bits;        /* m, a multiple of 512 */
+  uint32_t hashes;      /* k */
+  uint64_t bytes;       /* blob size: header + m/8 */
+  double expected_fpr;  /* the model's rate at n items for this m and k */
+} bloom_plan;
+
+typedef enum {
+  BLOOM_PLAN_OK = 0,
+  BLOOM_PLAN_BAD_N,      /* n < 1 */
+  BLOOM_PLAN_BAD_P,      /* p not in [BLOOM_MIN_FPR, 1) or NaN */
+  BLOOM_PLAN_TOO_BIG     /* the blob would exceed max_bytes */
+} bloom_plan_status;
+
+/* Chooses m and k for n items at rate p: the fewest blocks whose model
+** rate, at the best k, is at most BLOOM_SIZING_MARGIN * p. */
+#define BLOOM_SIZING_MARGIN 0.97
+bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
+                                 bloom_plan *plan);
+
+/* The false-positive rate of a 512-bit-blocked filter with lambda items per
+** block on average and k bits per item:
+**   sum_i Pois(i; lambda) * (1 - (1 - 1/512)^(i*k))^k                     */
+double bloom_model_fpr(double lambda, unsigned k);
+
+/* Header of a new empty filter for a plan. */
+filter_header bloom_header_for(const bloom_plan *plan);
+
+/* Sets the k bits of h in bits[] (blocks * 64 bytes). */
+void bloom_insert(unsigned char *bits, uint64_t blocks, unsigned k,
+                  filter_hash h);
+/* 1 if all k bits of h are set, else 0. */
+int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
+                   filter_hash h);
+/* Index of the block h falls in: floor(h1 * blocks / 2^64). */
+uint64_t bloom_block_of(filter_hash h, uint64_t blocks);
+
+typedef struct bloom_stats {
+  uint64_t bits_set;
+  double fill_ratio;
+  double estimated_items; /* -(m/k) ln(1 - bits_set/m); INFINITY when full */
+  double estimated_fpr;   /* mean over blocks of (set bits / 512)^k */
+} bloom_stats;
+
+bloom_stats bloom_stats_of(const unsigned char *bits, uint64_t m, unsigned k);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+** bloom: probabilistic membership filters as SQLite BLOB values.
+**
+**   .load ./bloom
+**   CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);
+**   INSERT INTO filters SELECT 'visited', bloom_build(url, 1000000, 0.01)
+**     FROM visited;
+**   SELECT bloom_test(f, 'https://example.com/a') FROM filters
+**    WHERE name = 'visited';
+**   SELECT name, i.* FROM filters, bloom_info(filters.f) AS i;
+**
+** This file is the entry point: it registers the SQL functions, each of
+** which lives in its own sql_<name>.c file over the plain-C core
+** (bloom_core.c, filter_format.c, filter_hash.c).
+*/
+#define BLOOM_EXT_MAIN
+#include "sql_common.h"
+SQLITE_EXTENSION_INIT1
+
+#define BLOOM_VERSION "1.0.0"
+
+int register_bloom_build(sqlite3 *db);
+int register_bloom_test(sqlite3 *db);
+int register_bloom_info(sqlite3 *db);
+int register_bloom_ref(sqlite3 *db);
+
+/* bloom_version(): the extension's version as TEXT. */
+static void sql_bloom_version(sqlite3_context *ctx, int argc,
+                              sqlite3_value **argv) {
+  (void)argc; (void)argv;
+  sqlite3_result_text(ctx, BLOOM_VERSION, -1, SQLITE_STATIC);
+}
+
+static int register_bloom_version(sqlite3 *db) {
+  return sqlite3_create_function(
+      db, "bloom_version", 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+      NULL, sql_bloom_version, NULL, NULL);
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#else
+__attribute__((visibility("default")))
+#endif
+int sqlite3_bloom_init(sqlite3 *db, char **err,
+                       const sqlite3_api_routines *api) {
+  SQLITE_EXTENSION_INIT2(api);
+  (void)err;
+  int (*const registrations[])(sqlite3 *) = {
+      register_bloom_version, register_bloom_build, register_bloom_test,
+      register_bloom_info, register_bloom_ref,
+  };
+  for (size_t i = 0; i < sizeof registrations / sizeof registrations[0]; i++) {
+    int rc = registrations[i](db);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}

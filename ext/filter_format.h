@@ -1,0 +1,87 @@
+/*
+** The on-disk (in-BLOB) format shared by every filter kind: a 64-byte
+** little-endian header followed by the kind's body.  See FORMAT.md.
+**
+** This file and filter_format.c are plain C: no SQLite header.  Every
+** function that reads a filter blob calls filter_parse() first, and no code
+** touches the body before it has said yes.
+*/
+#ifndef FILTER_FORMAT_H
+#define FILTER_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FILTER_HEADER_BYTES 64
+#define FILTER_VERSION 1
+
+/* kinds */
+#define FILTER_KIND_BLOOM 1
+
+/* hash functions */
+#define FILTER_HASH_MURMUR3_X64_128 1
+
+/* Blocked Bloom layout: each item sets its bits inside one 512-bit block
+** (one 64-byte cache line). */
+#define BLOOM_BLOCK_BITS 512
+#define BLOOM_BLOCK_BYTES 64
+#define BLOOM_MAX_HASHES 64
+
+typedef struct filter_header {
+  unsigned version;    /* FILTER_VERSION */
+  unsigned kind;       /* FILTER_KIND_* */
+  unsigned hash;       /* FILTER_HASH_* */
+  uint32_t seed;       /* mixed into every hash; 0 for filters built here */
+  uint32_t hashes;     /* bloom: k, bits set per item */
+  uint64_t bits;       /* bloom: m, a multiple of BLOOM_BLOCK_BITS */
+  uint64_t capacity;   /* n the filter was sized for */
+  double target_fpr;   /* p the filter was sized for */
+  uint64_t inserted;   /* non-NULL values added, duplicates included */
+} filter_header;
+
+/* A validated view of a blob: header fields plus a pointer to the body,
+** which lives in the caller's buffer. */
+typedef struct filter_view {
+  filter_header h;
+  const unsigned char *body;
+  size_t body_bytes;
+} filter_view;
+
+/* Validates blob[0..len) in O(1) and fills *view.  Returns 0 on success;
+** otherwise writes a one-line reason (no function name) into err and
+** returns -1.  want_kind is a FILTER_KIND_* or 0 for any kind. */
+int filter_parse(const void *blob, size_t len, unsigned want_kind,
+                 filter_view *view, char *err, size_t err_size);
+
+/* Writes the 64-byte header for h into dst. */
+void filter_write_header(unsigned char *dst, const filter_header *h);
+
+/* Overwrites only the inserted counter of a serialized header. */
+void filter_write_inserted(unsigned char *dst, uint64_t inserted);
+
+/* Total blob size for a bloom filter of `bits` bits. */
+static inline uint64_t bloom_blob_bytes(uint64_t bits) {
+  return FILTER_HEADER_BYTES + bits / 8;
+}
+
+const char *filter_kind_name(unsigned kind);
+const char *filter_hash_name(unsigned hash);
+
+/* Little-endian load/store, independent of the host's byte order. */
+static inline uint64_t load_le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+  return v;
+}
+static inline uint32_t load_le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static inline void store_le64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void store_le32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+#endif

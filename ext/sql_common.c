@@ -1,0 +1,158 @@
+/*
+** Argument reading and error reporting shared by every SQL function.
+*/
+#include "sql_common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *sql_type_name(int type) {
+  switch (type) {
+    case SQLITE_INTEGER: return "INTEGER";
+    case SQLITE_FLOAT: return "REAL";
+    case SQLITE_TEXT: return "TEXT";
+    case SQLITE_BLOB: return "BLOB";
+    default: return "NULL";
+  }
+}
+
+void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...) {
+  char detail[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  char *msg = sqlite3_mprintf("%s: %s", fname, detail);
+  if (msg == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_error(ctx, msg, -1);
+  sqlite3_free(msg);
+}
+
+arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
+                          sqlite3_value *arg, unsigned kind, filter_view *view) {
+  int type = sqlite3_value_type(arg);
+  if (type == SQLITE_NULL) return ARG_NULL;
+  if (type != SQLITE_BLOB) {
+    sql_error(ctx, fname, "the filter must be a BLOB, got %s",
+              sql_type_name(type));
+    return ARG_ERROR;
+  }
+  const void *blob = sqlite3_value_blob(arg);
+  int len = sqlite3_value_bytes(arg);
+  char why[160];
+  if (filter_parse(blob, (size_t)len, kind, view, why, sizeof why) != 0) {
+    sql_error(ctx, fname, "%s", why);
+    return ARG_ERROR;
+  }
+  return ARG_OK;
+}
+
+arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
+                          uint32_t seed, filter_hash *out) {
+  switch (sqlite3_value_type(arg)) {
+    case SQLITE_INTEGER:
+      *out = filter_hash_integer(sqlite3_value_int64(arg), seed);
+      return ARG_OK;
+    case SQLITE_FLOAT:
+      *out = filter_hash_real(sqlite3_value_double(arg), seed);
+      return ARG_OK;
+    case SQLITE_TEXT: {
+      /* Always UTF-8, whatever the database encoding. */
+      const unsigned char *text = sqlite3_value_text(arg);
+      if (text == NULL) {
+        sqlite3_result_error_nomem(ctx);
+        return ARG_ERROR;
+      }
+      *out = filter_hash_bytes(FILTER_TYPE_TEXT, text,
+                               (size_t)sqlite3_value_bytes(arg), seed);
+      return ARG_OK;
+    }
+    case SQLITE_BLOB: {
+      int len = sqlite3_value_bytes(arg);
+      const void *blob = sqlite3_value_blob(arg);
+      if (blob == NULL && len > 0) {
+        sqlite3_result_error_nomem(ctx);
+        return ARG_ERROR;
+      }
+      *out = filter_hash_bytes(FILTER_TYPE_BLOB, blob, (size_t)len, seed);
+      return ARG_OK;
+    }
+    default:
+      return ARG_NULL;
+  }
+}
+
+arg_status sql_capacity_arg(sqlite3_context *ctx, const char *fname,
+                            sqlite3_value *arg, uint64_t *n) {
+  switch (sqlite3_value_type(arg)) {
+    case SQLITE_INTEGER: {
+      sqlite3_int64 v = sqlite3_value_int64(arg);
+      if (v >= 1) {
+        *n = (uint64_t)v;
+        return ARG_OK;
+      }
+      sql_error(ctx, fname, "n must be an integer >= 1, got %lld", v);
+      return ARG_ERROR;
+    }
+    case SQLITE_FLOAT: {
+      double v = sqlite3_value_double(arg);
+      /* 2^63 is exact as a double; anything at or above it is out of range. */
+      if (v >= 1.0 && v < 9223372036854775808.0 && floor(v) == v) {
+        *n = (uint64_t)v;
+        return ARG_OK;
+      }
+      sql_error(ctx, fname, "n must be an integer >= 1, got %.17g", v);
+      return ARG_ERROR;
+    }
+    case SQLITE_NULL:
+      return ARG_NULL;
+    default:
+      sql_error(ctx, fname, "n must be an integer >= 1, got %s",
+                sql_type_name(sqlite3_value_type(arg)));
+      return ARG_ERROR;
+  }
+}
+
+arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
+                       sqlite3_value *arg, double *p) {
+  int type = sqlite3_value_type(arg);
+  if (type == SQLITE_NULL) return ARG_NULL;
+  if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+    double v = sqlite3_value_double(arg);
+    if (v >= BLOOM_MIN_FPR && v < 1.0) {
+      *p = v;
+      return ARG_OK;
+    }
+    sql_error(ctx, fname, "p must be a number with %g <= p < 1, got %.17g",
+              BLOOM_MIN_FPR, v);
+    return ARG_ERROR;
+  }
+  sql_error(ctx, fname, "p must be a number with %g <= p < 1, got %s",
+            BLOOM_MIN_FPR, sql_type_name(type));
+  return ARG_ERROR;
+}
+
+int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
+             bloom_plan *plan) {
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  int limit = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1);
+  switch (bloom_plan_for(n, p, (uint64_t)limit, plan)) {
+    case BLOOM_PLAN_OK:
+      return 0;
+    case BLOOM_PLAN_TOO_BIG:
+      sql_error(ctx, fname,
+                "a filter for n = %llu at p = %g exceeds the blob size limit "
+                "of %d bytes",
+                (unsigned long long)n, p, limit);
+      sqlite3_result_error_code(ctx, SQLITE_TOOBIG);
+      return -1;
+    default:
+      sql_error(ctx, fname, "invalid n = %llu or p = %g",
+                (unsigned long long)n, p);
+      return -1;
+  }
+}

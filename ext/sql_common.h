@@ -1,0 +1,50 @@
+/*
+** Helpers shared by the SQL bindings: reading and validating arguments,
+** hashing a SQL value, and reporting errors named after the SQL function.
+*/
+#ifndef SQL_COMMON_H
+#define SQL_COMMON_H
+
+#include <sqlite3ext.h>
+
+#include "bloom_core.h"
+#include "filter_format.h"
+#include "filter_hash.h"
+
+/* Every binding file but bloom_ext.c uses the api pointer defined there. */
+#ifndef BLOOM_EXT_MAIN
+SQLITE_EXTENSION_INIT3
+#endif
+
+/* Outcome of reading an argument. */
+typedef enum { ARG_OK = 0, ARG_NULL = 1, ARG_ERROR = -1 } arg_status;
+
+/* Sets an error "<fname>: <printf message>" on ctx. */
+void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...);
+
+/* Reads a filter blob of the given kind (0: any) and validates it.
+** ARG_NULL for SQL NULL; ARG_ERROR after setting an error on ctx. */
+arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
+                          sqlite3_value *arg, unsigned kind, filter_view *view);
+
+/* Hashes a value by the rules of filter_hash.h. ARG_NULL for NULL;
+** ARG_ERROR (out of memory) after setting the error on ctx. */
+arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
+                          uint32_t seed, filter_hash *out);
+
+/* n: an INTEGER >= 1, or a REAL with such an integral value. */
+arg_status sql_capacity_arg(sqlite3_context *ctx, const char *fname,
+                            sqlite3_value *arg, uint64_t *n);
+/* p: an INTEGER or REAL with BLOOM_MIN_FPR <= p < 1. */
+arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
+                       sqlite3_value *arg, double *p);
+
+/* Sizes a plan for n, p within the connection's blob length limit; sets
+** the error (SQLITE_TOOBIG when too large) and returns -1 on failure. */
+int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
+             bloom_plan *plan);
+
+/* Name of a SQLite storage class, for messages. */
+const char *sql_type_name(int type);
+
+#endif

@@ -1,0 +1,42 @@
+-- bloom demo: build a filter over a table, keep it in a table, probe it.
+-- Run from the project root:  sqlite3 :memory: < sql/demo.sql   (or: make demo)
+.load ./bloom
+.headers on
+.mode box
+
+-- 100,000 visited URLs.
+CREATE TABLE visited(url TEXT PRIMARY KEY);
+INSERT INTO visited
+  SELECT 'https://example.com/page/' || value FROM generate_series(1, 100000);
+
+-- One filter, sized for 100,000 URLs at a 1% false-positive rate, stored
+-- beside the data like any other value.
+CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);
+INSERT INTO filters
+  SELECT 'visited', bloom_build(url, 100000, 0.01) FROM visited;
+
+-- Probing one value: 1 means "maybe visited", 0 means "certainly not".
+SELECT bloom_test(f, 'https://example.com/page/42') AS seen_42,
+       bloom_test(f, 'https://example.com/never')   AS seen_never
+  FROM filters WHERE name = 'visited';
+
+-- What the filter is: its shape, fill and current false-positive rate.
+SELECT name, i.bits, i.hashes, i.bytes, i.inserted,
+       round(i.fill_ratio, 3) AS fill, round(i.estimated_fpr, 4) AS est_fpr
+  FROM filters, bloom_info(filters.f) AS i;
+
+-- Probing many rows: bloom_ref hands the stored filter to bloom_test once
+-- per statement, so the cost per row does not grow with the filter.
+-- 200,000 candidate URLs, half of them visited.
+SELECT count(*) AS candidates,
+       sum(bloom_test(r.filter, 'https://example.com/page/' || value)) AS maybe_visited
+  FROM bloom_ref((SELECT f FROM filters WHERE name = 'visited')) AS r
+  CROSS JOIN generate_series(50001, 250000);
+
+.mode list
+.headers off
+SELECT 'check|every visited URL tests 1|' ||
+       (SELECT count(*) = 0 FROM filters, visited
+         WHERE filters.name = 'visited' AND NOT bloom_test(f, url));
+SELECT 'check|a stored filter answers 0 for an absent URL|' ||
+       (SELECT bloom_test(f, 'https://example.com/never') = 0 FROM filters);

@@ -1,0 +1,54 @@
+/*
+** Minimal TAP producer for the C tests.  Each check prints "ok N - name" or
+** "not ok N - name" (with a diagnostic); tap_done() prints the plan and
+** returns the exit status prove expects.
+*/
+#ifndef TAP_H
+#define TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static int tap_count, tap_failed;
+
+static inline int tap_ok(int pass, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline int tap_ok(int pass, const char *fmt, ...) {
+  va_list ap;
+  tap_count++;
+  if (!pass) tap_failed++;
+  printf("%sok %d - ", pass ? "" : "not ", tap_count);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+  return pass;
+}
+
+static inline void tap_diag(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static inline void tap_diag(const char *fmt, ...) {
+  va_list ap;
+  printf("# ");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+}
+
+#define TAP_EQ_U64(got, want, ...)                                         \
+  do {                                                                     \
+    unsigned long long tap_g_ = (unsigned long long)(got);                 \
+    unsigned long long tap_w_ = (unsigned long long)(want);                \
+    if (!tap_ok(tap_g_ == tap_w_, __VA_ARGS__))                            \
+      tap_diag("  got %llu, want %llu", tap_g_, tap_w_);                   \
+  } while (0)
+
+static inline int tap_done(void) {
+  printf("1..%d\n", tap_count);
+  return tap_failed ? 1 : 0;
+}
+
+#endif
