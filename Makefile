@@ -22,8 +22,10 @@ DEB_PACKAGES = gcc make sqlite3 libsqlite3-dev libmurmurhash-dev perl
 MURMUR_A = $(shell $(CC) -print-file-name=libmurmurhash.a)
 
 CORE_SRC = ext/filter_format.c ext/filter_hash.c ext/bloom_core.c
-SQL_SRC  = ext/bloom_ext.c ext/sql_common.c ext/sql_bloom_build.c \
-           ext/sql_bloom_test.c ext/sql_bloom_info.c ext/sql_bloom_ref.c
+SQL_SRC  = ext/bloom_ext.c ext/sql_common.c ext/sql_onerow_vtab.c \
+           ext/sql_bloom_build.c ext/sql_bloom_test.c ext/sql_bloom_info.c \
+           ext/sql_bloom_ref.c ext/sql_bloom_empty.c ext/sql_bloom_add.c \
+           ext/sql_bloom_algebra.c ext/sql_bloom_count.c ext/sql_bloom_plan.c
 HEADERS  = $(wildcard ext/*.h)
 
 # Only sqlite3_bloom_init is exported; murmur's symbols stay inside;
@@ -110,6 +112,8 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+
+include tests/bench/bench.mk
 
 clean:
 	rm -rf $(BUILD) bloom.so

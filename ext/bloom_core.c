@@ -10,6 +10,8 @@
 #include "bloom_core.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t bloom_block_of(filter_hash h, uint64_t blocks) {
@@ -132,6 +134,9 @@ bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
   uint64_t max_blocks = max_bytes <= FILTER_HEADER_BYTES
                             ? 0
                             : (max_bytes - FILTER_HEADER_BYTES) / BLOOM_BLOCK_BYTES;
+  /* bits = blocks * 512 must fit in 64 bits. */
+  if (max_blocks > UINT64_MAX / BLOOM_BLOCK_BITS)
+    max_blocks = UINT64_MAX / BLOOM_BLOCK_BITS;
   /* No layout does better than the classic optimum, so start there. */
   double classic_bits = ceil(-dn * log(p) / (0.6931471805599453 * 0.6931471805599453));
   double lo_d = floor(classic_bits / BLOOM_BLOCK_BITS);
@@ -193,7 +198,7 @@ filter_header bloom_header_for(const bloom_plan *plan) {
   h.version = FILTER_VERSION;
   h.kind = FILTER_KIND_BLOOM;
   h.hash = FILTER_HASH_MURMUR3_X64_128;
-  h.seed = 0;
+  h.seed = BLOOM_DEFAULT_SEED;
   h.hashes = plan->hashes;
   h.bits = plan->bits;
   h.capacity = plan->capacity;
@@ -223,4 +228,57 @@ bloom_stats bloom_stats_of(const unsigned char *bits, uint64_t m, unsigned k) {
       set == m ? INFINITY : -((double)m / k) * log1p(-s.fill_ratio);
   s.estimated_fpr = fpr_sum / (double)blocks;
   return s;
+}
+
+void bloom_write_empty(unsigned char *dst, const bloom_plan *plan) {
+  filter_header h = bloom_header_for(plan);
+  filter_write_header(dst, &h);
+  memset(dst + FILTER_HEADER_BYTES, 0, plan->bytes - FILTER_HEADER_BYTES);
+}
+
+int bloom_shape_check(const filter_header *a, const filter_header *b,
+                      char *err, size_t err_size) {
+  const char *field = NULL;
+  unsigned long long va = 0, vb = 0;
+#define SHAPE_FIELD(name)                 \
+  if (!field && a->name != b->name) {     \
+    field = #name;                        \
+    va = (unsigned long long)a->name;     \
+    vb = (unsigned long long)b->name;     \
+  }
+  SHAPE_FIELD(version)
+  SHAPE_FIELD(kind)
+  SHAPE_FIELD(hash)
+  SHAPE_FIELD(seed)
+  SHAPE_FIELD(bits)
+  SHAPE_FIELD(hashes)
+#undef SHAPE_FIELD
+  if (!field) return 0;
+  snprintf(err, err_size, "the filters differ in %s: %llu vs %llu", field, va,
+           vb);
+  return -1;
+}
+
+void bloom_or(unsigned char *dst, const unsigned char *src, size_t n) {
+  for (size_t i = 0; i < n; i++) dst[i] |= src[i];
+}
+
+void bloom_and(unsigned char *dst, const unsigned char *src, size_t n) {
+  for (size_t i = 0; i < n; i++) dst[i] &= src[i];
+}
+
+static int hash_cmp(const void *pa, const void *pb) {
+  const filter_hash *a = pa, *b = pb;
+  if (a->h1 != b->h1) return a->h1 < b->h1 ? -1 : 1;
+  if (a->h2 != b->h2) return a->h2 < b->h2 ? -1 : 1;
+  return 0;
+}
+
+size_t filter_hash_count_distinct(filter_hash *hashes, size_t count) {
+  if (count == 0) return 0;
+  qsort(hashes, count, sizeof *hashes, hash_cmp);
+  size_t distinct = 1;
+  for (size_t i = 1; i < count; i++)
+    if (hash_cmp(&hashes[i - 1], &hashes[i]) != 0) distinct++;
+  return distinct;
 }

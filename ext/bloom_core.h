@@ -20,6 +20,13 @@
 ** filter needs more than 2.7x the classic number of bits. */
 #define BLOOM_MIN_FPR 1e-12
 
+/* The rate used when a function's p is omitted. */
+#define BLOOM_DEFAULT_FPR 0.01
+
+/* Filters built by this version hash with seed 0; readers honour the
+** header's seed. */
+#define BLOOM_DEFAULT_SEED 0u
+
 typedef struct bloom_plan {
   uint64_t capacity;    /* n */
   double target_fpr;    /* p */
@@ -49,6 +56,27 @@ double bloom_model_fpr(double lambda, unsigned k);
 
 /* Header of a new empty filter for a plan. */
 filter_header bloom_header_for(const bloom_plan *plan);
+
+/* Writes a complete empty filter (plan->bytes bytes) into dst. */
+void bloom_write_empty(unsigned char *dst, const bloom_plan *plan);
+
+/* If a and b differ in shape (version, kind, hash, seed, bits, hashes),
+** names the first field that differs and both values in err and returns -1;
+** 0 when they can be combined bit for bit. */
+int bloom_shape_check(const filter_header *a, const filter_header *b,
+                      char *err, size_t err_size);
+
+/* dst |= src and dst &= src over n bytes. */
+void bloom_or(unsigned char *dst, const unsigned char *src, size_t n);
+void bloom_and(unsigned char *dst, const unsigned char *src, size_t n);
+
+/* a + b, stopping at UINT64_MAX. */
+static inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Sorts hashes[0..count) and returns how many distinct values it holds. */
+size_t filter_hash_count_distinct(filter_hash *hashes, size_t count);
 
 /* Sets the k bits of h in bits[] (blocks * 64 bytes). */
 void bloom_insert(unsigned char *bits, uint64_t blocks, unsigned k,

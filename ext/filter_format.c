@@ -121,6 +121,8 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
     return fail(err, err_size,
                 "header says %llu bits but the blob holds %llu bytes of bits",
                 (unsigned long long)h->bits, (unsigned long long)body);
+  view->blob = b;
+  view->blob_bytes = len;
   view->body = b + FILTER_HEADER_BYTES;
   view->body_bytes = body;
   return 0;

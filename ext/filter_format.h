@@ -43,7 +43,9 @@ typedef struct filter_header {
 ** which lives in the caller's buffer. */
 typedef struct filter_view {
   filter_header h;
-  const unsigned char *body;
+  const unsigned char *blob; /* the whole blob, header first */
+  size_t blob_bytes;
+  const unsigned char *body; /* blob + FILTER_HEADER_BYTES */
   size_t body_bytes;
 } filter_view;
 

@@ -3,11 +3,19 @@
 ** group to a Bloom filter sized for n items at false-positive rate p.
 **
 **   SELECT bloom_build(url, 1000000, 0.01) FROM visited;
+**   SELECT bloom_build(url) FROM visited;           -- sized from the data
+**   SELECT bloom_build(url, NULL, 0.001) FROM visited;
 **
 ** n and p come from the first row; a later row with other values is an
 ** error.  A group with no rows gives NULL; a group of only NULLs gives an
 ** empty filter.  Bits are ORed in, so the result does not depend on row
 ** order.
+**
+** Sized from the data (n omitted or NULL; p defaults to 0.01): the 16-byte
+** hash of every non-NULL row is kept until the end of the group, where the
+** distinct hashes are counted, the filter is sized for that count, and the
+** hashes are inserted in sorted order (which walks the filter front to
+** back).
 **
 ** Out-of-cache filters: each insert is a write to a random cache line.  The
 ** hashes of a batch of rows are computed first and their blocks prefetched,
@@ -20,17 +28,24 @@
 #define BUILD_BATCH 32
 
 typedef struct build_state {
-  unsigned char *blob;   /* header + bits; NULL until the first row */
+  int started;
+  int sized_from_data;   /* n was omitted or NULL */
+  uint64_t n;            /* as given on the first row (0 when from data) */
+  double p;
+  uint64_t inserted;
+  /* n given: the filter, filled as rows arrive */
+  unsigned char *blob;
   uint64_t blob_bytes;
   uint64_t blocks;
   unsigned hashes;
-  uint32_t seed;
-  uint64_t inserted;
-  uint64_t n;            /* as given on the first row */
-  double p;
   unsigned batched;
   filter_hash batch[BUILD_BATCH];
+  /* sized from the data: every row's hash */
+  filter_hash *seen;
+  size_t seen_count, seen_alloc;
 } build_state;
+
+static const char fname[] = "bloom_build";
 
 static void flush_batch(build_state *s) {
   unsigned char *bits = s->blob + FILTER_HEADER_BYTES;
@@ -42,76 +57,112 @@ static void flush_batch(build_state *s) {
   s->batched = 0;
 }
 
-/* Reads n and p of this row; on the first row also allocates the filter. */
-static int build_params(sqlite3_context *ctx, build_state *s,
+static int start_filter(sqlite3_context *ctx, build_state *s, uint64_t n) {
+  bloom_plan plan;
+  s->blob = sql_new_bloom(ctx, fname, n, s->p, &plan);
+  if (s->blob == NULL) return -1;
+  s->blob_bytes = plan.bytes;
+  s->blocks = plan.bits / BLOOM_BLOCK_BITS;
+  s->hashes = plan.hashes;
+  return 0;
+}
+
+/* Reads n and p of this row: (value), (value, n) or (value, n, p). */
+static int build_params(sqlite3_context *ctx, build_state *s, int argc,
                         sqlite3_value **argv) {
-  static const char fname[] = "bloom_build";
-  uint64_t n;
-  double p;
-  arg_status st = sql_capacity_arg(ctx, fname, argv[1], &n);
-  if (st == ARG_ERROR) return -1;
-  if (st == ARG_NULL) {
-    sql_error(ctx, fname, "n must be an integer >= 1, got NULL");
-    return -1;
+  uint64_t n = 0;
+  double p = BLOOM_DEFAULT_FPR;
+  int from_data = 1;
+  if (argc >= 2) {
+    arg_status st = sql_capacity_arg(ctx, fname, argv[1], &n);
+    if (st == ARG_ERROR) return -1;
+    from_data = st == ARG_NULL;
   }
-  st = sql_fpr_arg(ctx, fname, argv[2], &p);
-  if (st == ARG_ERROR) return -1;
-  if (st == ARG_NULL) {
-    sql_error(ctx, fname, "p must be a number in (0,1), got NULL");
-    return -1;
+  if (argc >= 3) {
+    arg_status st = sql_fpr_arg(ctx, fname, argv[2], &p);
+    if (st == ARG_ERROR) return -1;
+    if (st == ARG_NULL) {
+      sql_error(ctx, fname, "p must be a number in (0,1), got NULL");
+      return -1;
+    }
   }
-  if (s->blob) {
-    if (n != s->n || p != s->p) {
+  if (s->started) {
+    if (from_data != s->sized_from_data || n != s->n || p != s->p) {
       sql_error(ctx, fname,
                 "n and p must be the same on every row of a group "
-                "(first row: n = %llu, p = %.17g; this row: n = %llu, p = %.17g)",
-                (unsigned long long)s->n, s->p, (unsigned long long)n, p);
+                "(first row: n = %s%llu, p = %.17g; this row: n = %s%llu, "
+                "p = %.17g)",
+                s->sized_from_data ? "NULL " : "", (unsigned long long)s->n,
+                s->p, from_data ? "NULL " : "", (unsigned long long)n, p);
       return -1;
     }
     return 0;
   }
-  bloom_plan plan;
-  if (sql_plan(ctx, fname, n, p, &plan) != 0) return -1;
-  s->blob = sqlite3_malloc64(plan.bytes);
-  if (s->blob == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return -1;
-  }
-  filter_header h = bloom_header_for(&plan);
-  filter_write_header(s->blob, &h);
-  memset(s->blob + FILTER_HEADER_BYTES, 0, plan.bytes - FILTER_HEADER_BYTES);
-  s->blob_bytes = plan.bytes;
-  s->blocks = plan.bits / BLOOM_BLOCK_BITS;
-  s->hashes = plan.hashes;
-  s->seed = h.seed;
+  s->started = 1;
+  s->sized_from_data = from_data;
   s->n = n;
   s->p = p;
+  if (from_data) {
+    /* Check p now rather than after the whole group was read. */
+    bloom_plan plan;
+    return sql_plan(ctx, fname, 1, p, &plan);
+  }
+  return start_filter(ctx, s, n);
+}
+
+static int remember(sqlite3_context *ctx, build_state *s, filter_hash h) {
+  if (s->seen_count == s->seen_alloc) {
+    size_t grow = s->seen_alloc ? s->seen_alloc * 2 : 1024;
+    filter_hash *more = sqlite3_realloc64(s->seen, grow * sizeof *more);
+    if (more == NULL) {
+      sqlite3_result_error_nomem(ctx);
+      return -1;
+    }
+    s->seen = more;
+    s->seen_alloc = grow;
+  }
+  s->seen[s->seen_count++] = h;
   return 0;
 }
 
 static void sql_bloom_build_step(sqlite3_context *ctx, int argc,
                                  sqlite3_value **argv) {
-  (void)argc;
   build_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
   if (s == NULL) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if (build_params(ctx, s, argv) != 0) return;
+  if (build_params(ctx, s, argc, argv) != 0) return;
   filter_hash h;
-  arg_status st = sql_hash_value(ctx, argv[0], s->seed, &h);
+  arg_status st = sql_hash_value(ctx, argv[0], BLOOM_DEFAULT_SEED, &h);
   if (st != ARG_OK) return; /* NULL value: skipped; error: already set */
-  s->batch[s->batched++] = h;
+  if (s->sized_from_data) {
+    if (remember(ctx, s, h) != 0) return;
+  } else {
+    s->batch[s->batched++] = h;
+    if (s->batched == BUILD_BATCH) flush_batch(s);
+  }
   s->inserted++;
-  if (s->batched == BUILD_BATCH) flush_batch(s);
 }
 
 static void sql_bloom_build_final(sqlite3_context *ctx) {
   build_state *s = sqlite3_aggregate_context(ctx, 0);
-  if (s == NULL || s->blob == NULL) {
+  if (s == NULL || !s->started) {
     sqlite3_result_null(ctx); /* no rows, like sum() */
     return;
   }
+  /* Also reached after an error in a step: then free and return. */
+  if (s->sized_from_data && s->blob == NULL) {
+    size_t distinct = filter_hash_count_distinct(s->seen, s->seen_count);
+    if (start_filter(ctx, s, distinct ? distinct : 1) == 0) {
+      for (size_t i = 0; i < s->seen_count; i++)
+        bloom_insert(s->blob + FILTER_HEADER_BYTES, s->blocks, s->hashes,
+                     s->seen[i]);
+    }
+  }
+  sqlite3_free(s->seen);
+  s->seen = NULL;
+  if (s->blob == NULL) return;
   flush_batch(s);
   filter_write_inserted(s->blob, s->inserted);
   /* Hand the buffer to SQLite: no copy of a possibly large filter. */
@@ -120,7 +171,11 @@ static void sql_bloom_build_final(sqlite3_context *ctx) {
 }
 
 int register_bloom_build(sqlite3 *db) {
-  return sqlite3_create_function(
-      db, "bloom_build", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-      NULL, NULL, sql_bloom_build_step, sql_bloom_build_final);
+  int rc = SQLITE_OK;
+  for (int argc = 1; argc <= 3 && rc == SQLITE_OK; argc++)
+    rc = sqlite3_create_function(
+        db, "bloom_build", argc,
+        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, NULL,
+        sql_bloom_build_step, sql_bloom_build_final);
+  return rc;
 }

@@ -32,23 +32,28 @@ void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...) {
   sqlite3_free(msg);
 }
 
-arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
-                          sqlite3_value *arg, unsigned kind, filter_view *view) {
+arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
+                       char *err, size_t err_size) {
   int type = sqlite3_value_type(arg);
   if (type == SQLITE_NULL) return ARG_NULL;
   if (type != SQLITE_BLOB) {
-    sql_error(ctx, fname, "the filter must be a BLOB, got %s",
-              sql_type_name(type));
+    snprintf(err, err_size, "the filter must be a BLOB, got %s",
+             sql_type_name(type));
     return ARG_ERROR;
   }
   const void *blob = sqlite3_value_blob(arg);
   int len = sqlite3_value_bytes(arg);
-  char why[160];
-  if (filter_parse(blob, (size_t)len, kind, view, why, sizeof why) != 0) {
-    sql_error(ctx, fname, "%s", why);
+  if (filter_parse(blob, (size_t)len, kind, view, err, err_size) != 0)
     return ARG_ERROR;
-  }
   return ARG_OK;
+}
+
+arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
+                          sqlite3_value *arg, unsigned kind, filter_view *view) {
+  char why[160];
+  arg_status st = read_filter(arg, kind, view, why, sizeof why);
+  if (st == ARG_ERROR) sql_error(ctx, fname, "%s", why);
+  return st;
 }
 
 arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
@@ -86,8 +91,8 @@ arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
   }
 }
 
-arg_status sql_capacity_arg(sqlite3_context *ctx, const char *fname,
-                            sqlite3_value *arg, uint64_t *n) {
+arg_status read_capacity(sqlite3_value *arg, uint64_t *n, char *err,
+                         size_t err_size) {
   switch (sqlite3_value_type(arg)) {
     case SQLITE_INTEGER: {
       sqlite3_int64 v = sqlite3_value_int64(arg);
@@ -95,7 +100,7 @@ arg_status sql_capacity_arg(sqlite3_context *ctx, const char *fname,
         *n = (uint64_t)v;
         return ARG_OK;
       }
-      sql_error(ctx, fname, "n must be an integer >= 1, got %lld", v);
+      snprintf(err, err_size, "n must be an integer >= 1, got %lld", v);
       return ARG_ERROR;
     }
     case SQLITE_FLOAT: {
@@ -105,20 +110,20 @@ arg_status sql_capacity_arg(sqlite3_context *ctx, const char *fname,
         *n = (uint64_t)v;
         return ARG_OK;
       }
-      sql_error(ctx, fname, "n must be an integer >= 1, got %.17g", v);
+      snprintf(err, err_size, "n must be an integer >= 1, got %.17g", v);
       return ARG_ERROR;
     }
     case SQLITE_NULL:
       return ARG_NULL;
     default:
-      sql_error(ctx, fname, "n must be an integer >= 1, got %s",
-                sql_type_name(sqlite3_value_type(arg)));
+      snprintf(err, err_size, "n must be an integer >= 1, got %s",
+               sql_type_name(sqlite3_value_type(arg)));
       return ARG_ERROR;
   }
 }
 
-arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
-                       sqlite3_value *arg, double *p) {
+arg_status read_fpr(sqlite3_value *arg, double *p, char *err,
+                    size_t err_size) {
   int type = sqlite3_value_type(arg);
   if (type == SQLITE_NULL) return ARG_NULL;
   if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
@@ -127,13 +132,29 @@ arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
       *p = v;
       return ARG_OK;
     }
-    sql_error(ctx, fname, "p must be a number with %g <= p < 1, got %.17g",
-              BLOOM_MIN_FPR, v);
+    snprintf(err, err_size, "p must be a number with %g <= p < 1, got %.17g",
+             BLOOM_MIN_FPR, v);
     return ARG_ERROR;
   }
-  sql_error(ctx, fname, "p must be a number with %g <= p < 1, got %s",
-            BLOOM_MIN_FPR, sql_type_name(type));
+  snprintf(err, err_size, "p must be a number with %g <= p < 1, got %s",
+           BLOOM_MIN_FPR, sql_type_name(type));
   return ARG_ERROR;
+}
+
+arg_status sql_capacity_arg(sqlite3_context *ctx, const char *fname,
+                            sqlite3_value *arg, uint64_t *n) {
+  char why[128];
+  arg_status st = read_capacity(arg, n, why, sizeof why);
+  if (st == ARG_ERROR) sql_error(ctx, fname, "%s", why);
+  return st;
+}
+
+arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
+                       sqlite3_value *arg, double *p) {
+  char why[128];
+  arg_status st = read_fpr(arg, p, why, sizeof why);
+  if (st == ARG_ERROR) sql_error(ctx, fname, "%s", why);
+  return st;
 }
 
 int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
@@ -155,4 +176,16 @@ int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
                 (unsigned long long)n, p);
       return -1;
   }
+}
+
+unsigned char *sql_new_bloom(sqlite3_context *ctx, const char *fname,
+                             uint64_t n, double p, bloom_plan *plan) {
+  if (sql_plan(ctx, fname, n, p, plan) != 0) return NULL;
+  unsigned char *blob = sqlite3_malloc64(plan->bytes);
+  if (blob == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return NULL;
+  }
+  bloom_write_empty(blob, plan);
+  return blob;
 }

@@ -23,7 +23,10 @@ typedef enum { ARG_OK = 0, ARG_NULL = 1, ARG_ERROR = -1 } arg_status;
 void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...);
 
 /* Reads a filter blob of the given kind (0: any) and validates it.
-** ARG_NULL for SQL NULL; ARG_ERROR after setting an error on ctx. */
+** ARG_NULL for SQL NULL; ARG_ERROR with the reason in err (read_filter) or
+** set on ctx (sql_filter_arg). */
+arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
+                       char *err, size_t err_size);
 arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
                           sqlite3_value *arg, unsigned kind, filter_view *view);
 
@@ -32,10 +35,14 @@ arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
 arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
                           uint32_t seed, filter_hash *out);
 
-/* n: an INTEGER >= 1, or a REAL with such an integral value. */
+/* n: an INTEGER >= 1, or a REAL with such an integral value.  The
+** read_ forms write the reason into err; the sql_ forms set it on ctx. */
+arg_status read_capacity(sqlite3_value *arg, uint64_t *n, char *err,
+                         size_t err_size);
 arg_status sql_capacity_arg(sqlite3_context *ctx, const char *fname,
                             sqlite3_value *arg, uint64_t *n);
 /* p: an INTEGER or REAL with BLOOM_MIN_FPR <= p < 1. */
+arg_status read_fpr(sqlite3_value *arg, double *p, char *err, size_t err_size);
 arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
                        sqlite3_value *arg, double *p);
 
@@ -43,6 +50,11 @@ arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
 ** the error (SQLITE_TOOBIG when too large) and returns -1 on failure. */
 int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
              bloom_plan *plan);
+
+/* Allocates an empty filter for n, p (sized by sql_plan) and fills *plan.
+** NULL after setting the error on ctx. Free with sqlite3_free. */
+unsigned char *sql_new_bloom(sqlite3_context *ctx, const char *fname,
+                             uint64_t n, double p, bloom_plan *plan);
 
 /* Name of a SQLite storage class, for messages. */
 const char *sql_type_name(int type);
