@@ -21,11 +21,9 @@ DEB_PACKAGES = gcc make sqlite3 libsqlite3-dev libmurmurhash-dev perl
 # libmurmurhash.so next to it is never picked instead.
 MURMUR_A = $(shell $(CC) -print-file-name=libmurmurhash.a)
 
-CORE_SRC = ext/filter_format.c ext/filter_hash.c ext/bloom_core.c
-SQL_SRC  = ext/bloom_ext.c ext/sql_common.c ext/sql_onerow_vtab.c \
-           ext/sql_bloom_build.c ext/sql_bloom_test.c ext/sql_bloom_info.c \
-           ext/sql_bloom_ref.c ext/sql_bloom_empty.c ext/sql_bloom_add.c \
-           ext/sql_bloom_algebra.c ext/sql_bloom_count.c ext/sql_bloom_plan.c
+# The plain-C core (no SQLite header) and the SQL binding over it.
+CORE_SRC = $(wildcard ext/filter_*.c ext/*_core.c)
+SQL_SRC  = ext/bloom_ext.c $(wildcard ext/sql_*.c)
 HEADERS  = $(wildcard ext/*.h)
 
 # Only sqlite3_bloom_init is exported; murmur's symbols stay inside;
@@ -53,28 +51,33 @@ $(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
 # --- tests -----------------------------------------------------------------
-# Compiled tests are named build/<variant>/<name>.t so prove runs them.
+# tests/unit/test_X.c (core only) builds as build/<variant>/unit-X.t and
+# tests/sql/test_X.c (loads BLOOM_SO through libsqlite3) as sql-X.t, so
+# prove runs them; tests/*.t are scripts prove runs as they are.
 TEST_CFLAGS = $(STD) -g $(WARNINGS) -Iext -Itests
+UNIT_NAMES  = $(patsubst tests/unit/test_%.c,unit-%,$(wildcard tests/unit/test_*.c))
+SQLT_NAMES  = $(patsubst tests/sql/test_%.c,sql-%,$(wildcard tests/sql/test_*.c))
+TEST_HEADERS = $(wildcard tests/*.h)
 
-$(BUILD)/plain/core.t: tests/unit/test_core.c tests/tap.h $(CORE_SRC) $(HEADERS)
+$(BUILD)/plain/unit-%.t: tests/unit/test_%.c $(TEST_HEADERS) $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O2 -o $@ tests/unit/test_core.c $(CORE_SRC) $(MURMUR_A) -lm
+	$(CC) $(TEST_CFLAGS) -O2 -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
 
-$(BUILD)/asan/core.t: tests/unit/test_core.c tests/tap.h $(CORE_SRC) $(HEADERS)
+$(BUILD)/asan/unit-%.t: tests/unit/test_%.c $(TEST_HEADERS) $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ tests/unit/test_core.c $(CORE_SRC) $(MURMUR_A) -lm
+	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
 
-$(BUILD)/plain/sql.t: tests/sql/test_sql.c tests/tap.h
+$(BUILD)/plain/sql-%.t: tests/sql/test_%.c $(TEST_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O2 -o $@ tests/sql/test_sql.c -lsqlite3 -lm
+	$(CC) $(TEST_CFLAGS) -O2 -o $@ $< -lsqlite3 -lm
 
-$(BUILD)/asan/sql.t: tests/sql/test_sql.c tests/tap.h
+$(BUILD)/asan/sql-%.t: tests/sql/test_%.c $(TEST_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ tests/sql/test_sql.c -lsqlite3 -lm
+	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< -lsqlite3 -lm
 
-PLAIN_TESTS = $(BUILD)/plain/core.t $(BUILD)/plain/sql.t
-ASAN_TESTS  = $(BUILD)/asan/core.t $(BUILD)/asan/sql.t
-SCRIPT_TESTS = tests/scripts.t
+PLAIN_TESTS  = $(addprefix $(BUILD)/plain/,$(addsuffix .t,$(UNIT_NAMES) $(SQLT_NAMES)))
+ASAN_TESTS   = $(addprefix $(BUILD)/asan/,$(addsuffix .t,$(UNIT_NAMES) $(SQLT_NAMES)))
+SCRIPT_TESTS = $(wildcard tests/*.t)
 
 test: deps
 	$(MAKE) test-plain
