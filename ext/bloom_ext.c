@@ -28,6 +28,7 @@ int register_bloom_add(sqlite3 *db);
 int register_bloom_algebra(sqlite3 *db);
 int register_bloom_count(sqlite3 *db);
 int register_bloom_plan(sqlite3 *db);
+int register_bloom_key(sqlite3 *db);
 
 /* bloom_version(): the extension's version as TEXT. */
 static void sql_bloom_version(sqlite3_context *ctx, int argc,
@@ -49,13 +50,27 @@ __attribute__((visibility("default")))
 #endif
 int sqlite3_bloom_init(sqlite3 *db, char **err,
                        const sqlite3_api_routines *api) {
-  SQLITE_EXTENSION_INIT2(api);
-  (void)err;
+#ifndef SQLITE_CORE
+  /* SQLITE_EXTENSION_INIT2 stores the pointer on every load: a data race
+  ** when connections in several threads load the extension at once.  Store
+  ** it once; every later load must bring the same table (one SQLite library
+  ** per process), and a second, different one is refused. */
+  const sqlite3_api_routines *unset = NULL;
+  if (!__atomic_compare_exchange_n(&sqlite3_api, &unset, api, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+      unset != api) {
+    if (err) *err = api->mprintf("bloom: already loaded by another SQLite "
+                                 "library in this process");
+    return SQLITE_ERROR;
+  }
+#else
+  (void)api;
+#endif
   int (*const registrations[])(sqlite3 *) = {
       register_bloom_version, register_bloom_build, register_bloom_test,
       register_bloom_info, register_bloom_ref, register_bloom_empty,
       register_bloom_add, register_bloom_algebra, register_bloom_count,
-      register_bloom_plan,
+      register_bloom_plan, register_bloom_key,
   };
   for (size_t i = 0; i < sizeof registrations / sizeof registrations[0]; i++) {
     int rc = registrations[i](db);
