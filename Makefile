@@ -79,6 +79,10 @@ PLAIN_TESTS  = $(addprefix $(BUILD)/plain/,$(addsuffix .t,$(UNIT_NAMES) $(SQLT_N
 ASAN_TESTS   = $(addprefix $(BUILD)/asan/,$(addsuffix .t,$(UNIT_NAMES) $(SQLT_NAMES)))
 SCRIPT_TESTS = $(wildcard tests/*.t)
 
+# Fragments under tests/ (bench, fuzz, longer checks) add their own targets,
+# and may append compiled tests to PLAIN_TESTS and ASAN_TESTS.
+include $(sort $(wildcard tests/*.mk tests/*/*.mk))
+
 test: deps
 	$(MAKE) test-plain
 	$(MAKE) test-asan
@@ -115,8 +119,6 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
-
-include tests/bench/bench.mk
 
 clean:
 	rm -rf $(BUILD) bloom.so
