@@ -15,7 +15,7 @@ STD      = -std=c11
 SQLITE3 ?= sqlite3
 PROVE   ?= prove
 
-DEB_PACKAGES = gcc make sqlite3 libsqlite3-dev libmurmurhash-dev perl
+DEB_PACKAGES = gcc make sqlite3 libsqlite3-dev libmurmurhash-dev perl python3
 
 # Link murmur3 from Debian's static archive, by path, so the shared
 # libmurmurhash.so next to it is never picked instead.
@@ -37,7 +37,12 @@ ASAN_LIB  = $(shell $(CC) -print-file-name=libasan.so)
 
 BUILD = build
 
-.PHONY: all demo test test-plain test-asan deps clean bench
+.PHONY: all demo test test-plain test-asan deps clean bench install uninstall
+
+# make install PREFIX=/usr/local DESTDIR= puts bloom.so in $(LIBDIR);
+# then `.load /usr/local/lib/sqlite3/bloom` in the shell.
+PREFIX ?= /usr/local
+LIBDIR  = $(PREFIX)/lib/sqlite3
 
 all: bloom.so
 
@@ -119,6 +124,14 @@ deps:
 	    exit 1; \
 	  fi; \
 	fi
+
+install: bloom.so
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 644 bloom.so $(DESTDIR)$(LIBDIR)/bloom.so
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/bloom.so
+	-rmdir $(DESTDIR)$(LIBDIR) 2>/dev/null
 
 clean:
 	rm -rf $(BUILD) bloom.so
