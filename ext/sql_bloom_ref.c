@@ -11,14 +11,22 @@
 ** subquery, a join or a CTE into the function's argument on every row, so
 ** bloom_test((SELECT f ...), x) costs time proportional to the filter's
 ** size per row (0.7 ms per row for a 13 MB filter).  Here the subquery is
-** evaluated once, xFilter keeps one copy in the cursor, and xColumn returns
-** it with SQLITE_STATIC, which SQLite passes to bloom_test without copying.
-** The cursor, and so the copy, lives until the statement ends.  CROSS JOIN
-** keeps bloom_ref as the outer loop, so xFilter runs once.
+** evaluated once; xFilter validates it and keeps one copy in the cursor.
+** CROSS JOIN keeps bloom_ref as the outer loop, so that happens once.
 **
-** Columns: filter BLOB (the same bytes), source HIDDEN (the argument).
-** Any kind of filter is accepted.  A NULL argument gives no row; a
-** malformed filter is an error.
+** Why a pointer and not a BLOB: the column is a reference made with SQLite's
+** pointer-passing interface (sqlite3_result_pointer, type FILTER_REF_TYPE).
+** Every function of this extension reads it (read_filter in sql_common.c)
+** without a copy or a re-parse; to the rest of SQL it is NULL.  A BLOB
+** returned with SQLITE_STATIC would be cheaper to explain but unsafe: max()
+** and similar keep such a value without copying it, and a correlated
+** bloom_ref(t.f) frees the previous copy on each new row, so they would read
+** freed memory.  A pointer value is never kept that way: built-ins see NULL,
+** and a materialized row stores NULL.
+**
+** Columns: filter (the reference), source HIDDEN (the argument).  Any kind of
+** filter is accepted.  A NULL argument gives no row; a malformed filter is an
+** error.
 */
 #include "sql_onerow_vtab.h"
 
@@ -28,7 +36,7 @@ enum { COL_FILTER, COL_SOURCE };
 
 static const onerow_spec ref_spec = {
     .name = "bloom_ref",
-    .schema = "CREATE TABLE x(filter BLOB, source HIDDEN)",
+    .schema = "CREATE TABLE x(filter, source HIDDEN)",
     .first_arg = COL_SOURCE,
     .args = 1,
     .required = 1,
@@ -39,7 +47,7 @@ static const onerow_spec ref_spec = {
 typedef struct ref_cursor {
   onerow_cursor base;
   unsigned char *blob; /* the cursor's own copy */
-  int bytes;
+  filter_view view;    /* parsed, pointing into blob */
 } ref_cursor;
 
 static int ref_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
@@ -70,7 +78,8 @@ static int ref_filter(sqlite3_vtab_cursor *cur, int idx_num,
   c->blob = sqlite3_malloc64(f.blob_bytes);
   if (c->blob == NULL) return SQLITE_NOMEM;
   memcpy(c->blob, f.blob, f.blob_bytes);
-  c->bytes = (int)f.blob_bytes;
+  /* The copy holds the same bytes, so it parses the same way. */
+  filter_parse(c->blob, f.blob_bytes, 0, &c->view, NULL, 0);
   c->base.eof = 0;
   return SQLITE_OK;
 }
@@ -79,7 +88,7 @@ static int ref_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                       int col) {
   ref_cursor *c = (ref_cursor *)cur;
   if (col == COL_FILTER)
-    sqlite3_result_blob(ctx, c->blob, c->bytes, SQLITE_STATIC);
+    sqlite3_result_pointer(ctx, &c->view, FILTER_REF_TYPE, NULL);
   else
     sqlite3_result_null(ctx);
   return SQLITE_OK;

@@ -34,6 +34,17 @@ void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...) {
 
 arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
                        char *err, size_t err_size) {
+  /* A bloom_ref column: parsed once when the statement read the filter. */
+  const filter_view *ref = sqlite3_value_pointer(arg, FILTER_REF_TYPE);
+  if (ref) {
+    if (kind && ref->h.kind != kind) {
+      snprintf(err, err_size, "got a %s filter, expected a %s filter",
+               filter_kind_name(ref->h.kind), filter_kind_name(kind));
+      return ARG_ERROR;
+    }
+    *view = *ref;
+    return ARG_OK;
+  }
   int type = sqlite3_value_type(arg);
   if (type == SQLITE_NULL) return ARG_NULL;
   if (type != SQLITE_BLOB) {

@@ -22,7 +22,12 @@ typedef enum { ARG_OK = 0, ARG_NULL = 1, ARG_ERROR = -1 } arg_status;
 /* Sets an error "<fname>: <printf message>" on ctx. */
 void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...);
 
-/* Reads a filter blob of the given kind (0: any) and validates it.
+/* The pointer type under which bloom_ref hands a parsed filter_view to the
+** other functions (sqlite3_result_pointer / sqlite3_value_pointer). */
+#define FILTER_REF_TYPE "bloom_filter_ref"
+
+/* Reads a filter blob of the given kind (0: any) and validates it, or takes
+** the already validated filter a bloom_ref column refers to.
 ** ARG_NULL for SQL NULL; ARG_ERROR with the reason in err (read_filter) or
 ** set on ctx (sql_filter_arg). */
 arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
