@@ -249,8 +249,20 @@ static void expect_error(sqlite3 *db, const char *name, const char *sql,
   }
 }
 
+#ifdef BLOOM_STATIC
+/* Built with the extension compiled in (-DSQLITE_CORE), the way a host that
+** cannot load extensions uses it: registered once for every connection. */
+int sqlite3_bloom_init(sqlite3 *db, char **err,
+                       const sqlite3_api_routines *api);
+#endif
+
 static sqlite3 *open_db(const char *encoding) {
   sqlite3 *db;
+#ifdef BLOOM_STATIC
+  static int registered;
+  if (!registered && sqlite3_auto_extension((void (*)(void))sqlite3_bloom_init) == SQLITE_OK)
+    registered = 1;
+#endif
   if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
     tap_diag("cannot open a database");
     exit(2);
@@ -260,6 +272,7 @@ static sqlite3 *open_db(const char *encoding) {
     snprintf(sql, sizeof sql, "PRAGMA encoding = '%s'", encoding);
     exec_ok(db, sql);
   }
+#ifndef BLOOM_STATIC
   sqlite3_enable_load_extension(db, 1);
   const char *so = getenv("BLOOM_SO");
   char *err = NULL;
@@ -268,6 +281,7 @@ static sqlite3 *open_db(const char *encoding) {
     tap_diag("cannot load %s: %s", so ? so : "./bloom.so", err);
     exit(2);
   }
+#endif
   return db;
 }
 
