@@ -1,0 +1,342 @@
+"""An independent reader of bloom's filter blobs, written from ext/FORMAT.md alone.
+
+Nothing here is taken from the C sources in ext/: if this reader and the
+extension disagree, one of them departs from FORMAT.md.  Pure Python 3
+standard library; no SQLite needed.
+
+    f = Filter(blob)        # parses and validates; raises FormatError
+    f.test(value)           # 1 (maybe), 0 (certainly not), None for None
+    f.info()                # dict of what bloom_info reports
+    key(v1, v2, ...)        # the bytes of bloom_key(v1, v2, ...), or None
+
+Python values stand for SQL values as Python's sqlite3 module binds them:
+int -> INTEGER, float -> REAL, str -> TEXT, bytes-like -> BLOB, None -> NULL.
+
+Each kind of filter is a class in KINDS keyed by the header's kind byte; to
+support a new kind, write a class with the same three methods as BloomKind
+(__init__(header, body), test_hash(h1, h2), stats()) and register it.
+"""
+
+import math
+import struct
+
+__all__ = ["FormatError", "Filter", "murmur3_x64_128", "smhasher_verification",
+           "encode_value", "hash_value", "key", "KINDS"]
+
+M64 = (1 << 64) - 1
+M32 = (1 << 32) - 1
+
+
+# --- MurmurHash3 x64_128 (Austin Appleby's reference algorithm) -------------
+
+_C1 = 0x87C37B91114253D5
+_C2 = 0x4CF5AD432745937F
+
+
+def _rotl(x, r):
+    return ((x << r) | (x >> (64 - r))) & M64
+
+
+def _fmix(k):
+    k ^= k >> 33
+    k = (k * 0xFF51AFD7ED558CCD) & M64
+    k ^= k >> 33
+    k = (k * 0xC4CEB9FE1A85EC53) & M64
+    k ^= k >> 33
+    return k
+
+
+def murmur3_x64_128(data, seed):
+    """(h1, h2): the two 64-bit words of MurmurHash3_x64_128(data, seed).
+
+    h1 is the first 8 output bytes read little-endian, h2 the next 8.
+    """
+    data = bytes(data)
+    n = len(data)
+    h1 = h2 = seed & M32
+    nblocks = n // 16
+    for i in range(nblocks):
+        k1, k2 = struct.unpack_from("<QQ", data, 16 * i)
+        k1 = (k1 * _C1) & M64
+        k1 = _rotl(k1, 31)
+        k1 = (k1 * _C2) & M64
+        h1 ^= k1
+        h1 = _rotl(h1, 27)
+        h1 = (h1 + h2) & M64
+        h1 = (h1 * 5 + 0x52DCE729) & M64
+        k2 = (k2 * _C2) & M64
+        k2 = _rotl(k2, 33)
+        k2 = (k2 * _C1) & M64
+        h2 ^= k2
+        h2 = _rotl(h2, 31)
+        h2 = (h2 + h1) & M64
+        h2 = (h2 * 5 + 0x38495AB5) & M64
+    tail = data[16 * nblocks:]
+    if len(tail) > 8:
+        k2 = int.from_bytes(tail[8:], "little")
+        k2 = (k2 * _C2) & M64
+        k2 = _rotl(k2, 33)
+        k2 = (k2 * _C1) & M64
+        h2 ^= k2
+    if tail:
+        k1 = int.from_bytes(tail[:8], "little")
+        k1 = (k1 * _C1) & M64
+        k1 = _rotl(k1, 31)
+        k1 = (k1 * _C2) & M64
+        h1 ^= k1
+    h1 ^= n
+    h2 ^= n
+    h1 = (h1 + h2) & M64
+    h2 = (h2 + h1) & M64
+    h1 = _fmix(h1)
+    h2 = _fmix(h2)
+    h1 = (h1 + h2) & M64
+    h2 = (h2 + h1) & M64
+    return h1, h2
+
+
+def _digest(data, seed):
+    h1, h2 = murmur3_x64_128(data, seed)
+    return struct.pack("<QQ", h1, h2)
+
+
+def smhasher_verification():
+    """SMHasher's verification value for MurmurHash3_x64_128 (0x6384BA69)."""
+    key_bytes = bytes(range(256))
+    hashes = b"".join(_digest(key_bytes[:i], 256 - i) for i in range(256))
+    return struct.unpack("<I", _digest(hashes, 0)[:4])[0]
+
+
+# --- SQL values: bytes hashed and MurmurHash seed ("Hashing values") --------
+
+INTEGER, REAL, TEXT, BLOB = 1, 2, 3, 4      # the storage class codes
+
+
+def encode_value(v):
+    """(class code, bytes) of a Python value as FORMAT.md hashes it, or None for NULL.
+
+    A REAL with an integral value in [-2^63, 2^63) is encoded as that INTEGER
+    (so 42.0 is 42 and -0.0 is 0).  SQLite stores no NaN (binding one gives
+    NULL), so a NaN is treated as NULL.
+    """
+    if v is None:
+        return None
+    if isinstance(v, int):                   # bool too: sqlite3 binds it as 0/1
+        if not -(1 << 63) <= v < (1 << 63):
+            raise OverflowError("an SQL INTEGER is 64-bit: %r" % (v,))
+        return INTEGER, struct.pack("<q", v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return None
+        if v.is_integer() and -(2.0 ** 63) <= v < 2.0 ** 63:
+            return INTEGER, struct.pack("<q", int(v))
+        return REAL, struct.pack("<d", v)
+    if isinstance(v, str):
+        return TEXT, v.encode("utf-8")
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return BLOB, bytes(v)
+    raise TypeError("no SQL storage class for %r" % (type(v),))
+
+
+_hash_cache = {}
+
+
+def hash_value(v, seed=0):
+    """(h1, h2) of a value under a header seed, or None for NULL (memoized)."""
+    enc = encode_value(v)
+    if enc is None:
+        return None
+    code, data = enc
+    murmur_seed = (seed + code) & M32        # seed + 1 .. seed + 4, wrapping
+    ck = (murmur_seed, data)
+    h = _hash_cache.get(ck)
+    if h is None:
+        if len(_hash_cache) > 1_000_000:
+            _hash_cache.clear()
+        h = _hash_cache[ck] = murmur3_x64_128(data, murmur_seed)
+    return h
+
+
+def key(*parts):
+    """The bytes bloom_key(*parts) returns, or None if a part is NULL."""
+    if not parts:
+        raise TypeError("bloom_key takes at least one value")
+    out = []
+    for p in parts:
+        enc = encode_value(p)
+        if enc is None:
+            return None
+        code, data = enc
+        out.append(bytes([code]))
+        if code in (TEXT, BLOB):
+            out.append(struct.pack("<I", len(data)))
+        out.append(data)
+    return b"".join(out)
+
+
+# --- The blob ---------------------------------------------------------------
+
+class FormatError(ValueError):
+    """The blob is not a well-formed filter; a reader must reject it."""
+
+
+MAGIC = b"BLMF"
+HEADER = struct.Struct("<4sBBBBIIQQdQ16s")  # 64 bytes, see "Header"
+assert HEADER.size == 64
+HASH_NAMES = {1: "murmur3_x64_128"}
+
+
+class Header:
+    __slots__ = ("version", "kind", "hash", "flags", "seed", "hashes", "bits",
+                 "capacity", "target_fpr", "inserted", "length")
+
+    def __init__(self, blob):
+        if len(blob) < 64:
+            raise FormatError("shorter than the 64-byte header")
+        (magic, self.version, self.kind, self.hash, self.flags, self.seed,
+         self.hashes, self.bits, self.capacity, self.target_fpr,
+         self.inserted, reserved) = HEADER.unpack_from(blob, 0)
+        self.length = len(blob)
+        if magic != MAGIC:
+            raise FormatError("bad magic %r" % (magic,))
+        if self.version != 1:
+            raise FormatError("unknown version %d" % self.version)
+        if self.kind not in KINDS:
+            raise FormatError("unknown kind %d" % self.kind)
+        if self.hash not in HASH_NAMES:
+            raise FormatError("unknown hash %d" % self.hash)
+        if self.flags != 0:
+            raise FormatError("flags must be 0, got %d" % self.flags)
+        if reserved != bytes(16):
+            raise FormatError("reserved bytes must be zero")
+        if not 1 <= self.capacity <= (1 << 63) - 1:
+            raise FormatError("capacity %d out of range" % self.capacity)
+        if not 0.0 < self.target_fpr < 1.0:      # False for NaN
+            raise FormatError("target_fpr %r out of range" % self.target_fpr)
+
+
+class BloomKind:
+    """Kind 1: Bloom filter in 512-bit blocks ("Kind 1" in FORMAT.md)."""
+
+    name = "bloom"
+
+    def __init__(self, h, body):
+        if not 1 <= h.hashes <= 64:
+            raise FormatError("hashes %d out of range" % h.hashes)
+        if h.bits == 0 or h.bits % 512:
+            raise FormatError("bits %d is not a positive multiple of 512" % h.bits)
+        if h.bits // 8 != len(body):               # Python ints cannot wrap
+            raise FormatError("bits %d does not match a %d-byte body"
+                              % (h.bits, len(body)))
+        self.k = h.hashes
+        self.bits = h.bits
+        self.blocks = h.bits // 512
+        self.body = body
+        self._block_ints = {}
+
+    def _block(self, b):
+        v = self._block_ints.get(b)
+        if v is None:
+            # bit j of a block is bit j%8 of byte j//8: a little-endian integer
+            v = self._block_ints[b] = int.from_bytes(
+                self.body[64 * b:64 * b + 64], "little")
+        return v
+
+    def bit_positions(self, h1, h2):
+        """(block, [bit numbers in the block]) for an item's hash."""
+        block = (h1 * self.blocks) >> 64
+        bits = []
+        for i in range(self.k):
+            w = (h1 + (i // 7 + 1) * h2) & M64
+            bits.append((w >> (9 * (i % 7))) & 511)
+        return block, bits
+
+    def test_hash(self, h1, h2):
+        block, bits = self.bit_positions(h1, h2)
+        word = self._block(block)
+        for j in bits:
+            if not (word >> j) & 1:
+                return 0
+        return 1
+
+    def add_hash(self, h1, h2):
+        """Sets an item's bits (used only to craft test vectors)."""
+        block, bits = self.bit_positions(h1, h2)
+        body = bytearray(self.body)
+        for j in bits:
+            body[64 * block + j // 8] |= 1 << (j % 8)
+        self.body = bytes(body)
+        self._block_ints.clear()
+
+    def stats(self):
+        """bits_set, fill_ratio, estimated_items, estimated_fpr.
+
+        estimated_items = -(m/k) ln(1 - bits_set/m), None when every bit is
+        set; estimated_fpr = the mean over blocks of (bits set in the block /
+        512)^k: a probe falls in each block with equal probability and is a
+        false positive when its k bits are all set.
+        """
+        m, k = self.bits, self.k
+        total = 0
+        fpr_sum = 0.0
+        for b in range(self.blocks):
+            c = _popcount(self._block(b))
+            total += c
+            fpr_sum += (c / 512.0) ** k
+        fill = total / m
+        items = None if total == m else -(m / k) * math.log(1.0 - fill)
+        return {"bits_set": total, "fill_ratio": fill,
+                "estimated_items": items,
+                "estimated_fpr": fpr_sum / self.blocks}
+
+
+def _popcount(x):
+    try:
+        return x.bit_count()
+    except AttributeError:                       # Python < 3.10
+        return bin(x).count("1")
+
+
+# kind byte -> class; a kind not here is rejected as unknown
+KINDS = {1: BloomKind}
+
+
+class Filter:
+    def __init__(self, blob):
+        if not isinstance(blob, (bytes, bytearray, memoryview)):
+            raise FormatError("a filter is a BLOB")
+        blob = bytes(blob)
+        self.header = Header(blob)
+        self.impl = KINDS[self.header.kind](self.header, blob[64:])
+
+    def hash(self, v):
+        return hash_value(v, self.header.seed)
+
+    def test(self, v):
+        """1 (maybe present), 0 (certainly absent), None for a NULL probe."""
+        h = self.hash(v)
+        if h is None:
+            return None
+        return self.impl.test_hash(*h)
+
+    def add(self, v):
+        """Adds a value in place (to craft test vectors); NULL is not added."""
+        h = self.hash(v)
+        if h is not None:
+            self.impl.add_hash(*h)
+            self.header.inserted += 1
+
+    def to_bytes(self):
+        h = self.header
+        return HEADER.pack(MAGIC, h.version, h.kind, h.hash, h.flags, h.seed,
+                           h.hashes, h.bits, h.capacity, h.target_fpr,
+                           h.inserted, bytes(16)) + self.impl.body
+
+    def info(self):
+        h = self.header
+        d = {"kind": self.impl.name, "version": h.version,
+             "hash": HASH_NAMES[h.hash], "bits": h.bits, "hashes": h.hashes,
+             "bytes": h.length, "capacity": h.capacity,
+             "target_fpr": h.target_fpr, "inserted": h.inserted}
+        d.update(self.impl.stats())
+        return d

@@ -1,0 +1,9 @@
+#!/bin/sh
+# Golden vectors (tests/vectors/, see README.txt there): the extension must
+# read each stored blob and answer bloom_test and bloom_info exactly as
+# recorded, and refuse the malformed ones.  See tests/vectors/vectors.py.
+# BLOOM_SO names the extension; BLOOM_PRELOAD is preloaded into Python (the
+# ASan runtime for a sanitizer build).
+cd "$(dirname "$0")/.." || exit 1
+. tests/python/host.sh
+run_python tests/vectors/vectors.py

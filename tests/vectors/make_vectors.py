@@ -1,0 +1,228 @@
+"""Writes the golden vectors of a format version once; never rewrites them.
+
+    /usr/bin/python3 tests/vectors/make_vectors.py      (from the project root)
+
+The blobs come from the extension (BLOOM_SO) or, for layouts it does not
+write (a non-zero seed, 64 hashes) and for the blobs that must be refused,
+from the independent reader as a writer.  Every answer is the independent
+reader's (tests/interop/bloomreader.py, written from ext/FORMAT.md), never
+the extension's.  Existing files are left alone: a file that exists is an
+error, so a new format version must add new files (and a new generator
+function below), see README.txt.  SHA256SUMS is extended with the new files.
+"""
+
+import hashlib
+import os
+import random
+import struct
+import sys
+
+sys.dont_write_bytecode = True
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "interop"),
+                os.path.join(HERE, "..", "python")]
+
+import bloomreader as br                                        # noqa: E402
+from bloomhost import connect                                   # noqa: E402
+from probes import EDGE_KEYS, EDGE_VALUES, random_key, random_value  # noqa: E402
+from vectorfile import Answers, class_of, write_hex             # noqa: E402
+
+SOURCE = ("Answers derived with tests/interop/bloomreader.py (from "
+          "ext/FORMAT.md), not from the extension.\n"
+          "Format promise: never edit this file; see tests/vectors/README.txt.")
+
+
+def header(seed, k, bits, capacity, fpr, inserted, version=1, kind=1, hash_=1,
+           flags=0, reserved=bytes(16)):
+    return br.HEADER.pack(br.MAGIC, version, kind, hash_, flags, seed, k, bits,
+                          capacity, fpr, inserted, reserved)
+
+
+def probe_list(members, rng, extra=60):
+    """Members, the edge cases, and some random values: (class, value)."""
+    out, seen = [], set()
+
+    def add(cls, v):
+        ident = (cls, repr(v))
+        if ident not in seen:
+            seen.add(ident)
+            out.append((cls, v))
+
+    for m in members:
+        if isinstance(m, tuple):
+            add("key", m)
+        else:
+            add(class_of(m), m)
+    for v in EDGE_VALUES:
+        add(class_of(v), v)
+    for k in EDGE_KEYS:
+        add("key", k)
+    for _ in range(extra):
+        if rng.random() < 0.2:
+            add("key", random_key(rng))
+        else:
+            v = random_value(rng)
+            add(class_of(v), v)
+    return out
+
+
+def answers_for(blob, probes):
+    f = br.Filter(blob)
+    a = Answers()
+    a.info = f.info()
+    for cls, v in probes:
+        a.tests.append((f.test(br.key(*v) if cls == "key" else v), cls, v))
+    return a
+
+
+def build(conn, members, n, p):
+    """bloom_build over the members (keys through bloom_key), in that order."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS m(nparts, v, a, b, c)")
+    conn.execute("DELETE FROM m")
+    for x in members:
+        if isinstance(x, tuple):
+            parts = list(x) + [None] * (3 - len(x))
+            conn.execute("INSERT INTO m VALUES (?, NULL, ?, ?, ?)", [len(x)] + parts)
+        else:
+            conn.execute("INSERT INTO m VALUES (0, ?, NULL, NULL, NULL)", (x,))
+    (blob,) = conn.execute(
+        "SELECT bloom_build(CASE nparts WHEN 0 THEN v WHEN 1 THEN bloom_key(a)"
+        " WHEN 2 THEN bloom_key(a, b) ELSE bloom_key(a, b, c) END, ?, ?)"
+        " FROM m", (n, p)).fetchone()
+    return blob
+
+
+def worked_example():
+    from interop import worked_example_hex
+    return bytes.fromhex(worked_example_hex())
+
+
+def version1(conn):
+    """(name, blob, probes or None, comment, reject reason) for version 1."""
+    rng = random.Random(1)
+    out = []
+
+    blob = worked_example()
+    out.append(("kind1-worked-example", blob,
+                probe_list(["abc", 42, "abd", 42.0], rng),
+                "The worked example of ext/FORMAT.md: bloom_build(v, 10, 0.01)"
+                " over 'abc' and 42.", None))
+
+    blob = conn.execute("SELECT bloom_empty(10)").fetchone()[0]
+    out.append(("kind1-empty", blob, probe_list([], rng, 20),
+                "bloom_empty(10): one block, every probe answers 0.", None))
+
+    members = ["req-%d" % i for i in range(10)] + [i * 7 for i in range(10)] + \
+        [1.5, -0.0, 2.0 ** 63, "é", "", b"", b"\x00\x01", "a\x00b"] + \
+        [("acme", i) for i in range(10)] + [("acme", "x", 2.5), (b"k",)]
+    blob = build(conn, members, 60, 0.01)
+    out.append(("kind1-mixed", blob, probe_list(members, rng),
+                "bloom_build(v, 60, 0.01) over %d values of every class and "
+                "bloom_key composites." % len(members), None))
+
+    members = [rng.randrange(-(1 << 63), 1 << 63) for _ in range(20)] + \
+        ["text-%d" % i for i in range(20)]
+    blob = build(conn, members, 40, 1e-9)
+    out.append(("kind1-many-hashes", blob, probe_list(members, rng),
+                "bloom_build(v, 40, 1e-9): several blocks, more than 7 hashes"
+                " (w(j) for j > 1).", None))
+
+    members = list(range(200))
+    blob = build(conn, members, 20, 0.3)
+    out.append(("kind1-overfilled", blob, probe_list(members[::10], rng, 100),
+                "bloom_build(v, 20, 0.3) over 200 integers: ten times its "
+                "capacity, so many probes that were never added answer 1.",
+                None))
+
+    f = br.Filter(header(0xFFFFFFFD, 9, 4 * 512, 30, 0.001, 0) + bytes(4 * 64))
+    members = [1, 2.5, "three", b"four", ("five", 5), -0.0, "é"]
+    for m in members:
+        f.add(br.key(*m) if isinstance(m, tuple) else m)
+    out.append(("kind1-seed-wraps", f.to_bytes(), probe_list(members, rng),
+                "Written by the independent reader: seed 0xFFFFFFFD, so the "
+                "MurmurHash seeds\nseed + 3 and seed + 4 wrap to 0 and 1; "
+                "k = 9, 4 blocks.", None))
+
+    f = br.Filter(header(0, 64, 2 * 512, 5, 1e-12, 99) + bytes(2 * 64))
+    members = ["max", 64, 64.5, b"\xff"]
+    for m in members:
+        f.add(m)
+    out.append(("kind1-64-hashes", f.to_bytes(), probe_list(members, rng),
+                "Written by the independent reader: k = 64 (the most), 2 "
+                "blocks, and an inserted\ncounter (103) that no answer "
+                "depends on.", None))
+
+    # Blobs a version-1 reader must refuse: each alters one thing of a valid
+    # one-block filter (the worked example).
+    good = worked_example()
+
+    def alter(off, data):
+        return good[:off] + data + good[off + len(data):]
+
+    rejects = [
+        ("short", good[:63], "shorter than the header"),
+        ("magic", alter(0, b"BLMG"), "wrong magic"),
+        ("version-0", alter(4, b"\x00"), "version 0"),
+        ("kind-0", alter(5, b"\x00"), "kind 0 (no kind)"),
+        ("hash-0", alter(6, b"\x00"), "hash 0 (no hash function)"),
+        ("flags", alter(7, b"\x01"), "flags not 0"),
+        ("hashes-0", alter(12, struct.pack("<I", 0)), "hashes 0"),
+        ("hashes-65", alter(12, struct.pack("<I", 65)), "hashes 65"),
+        ("bits-0", alter(16, struct.pack("<Q", 0)) [:64], "bits 0, no body"),
+        ("bits-not-512", alter(16, struct.pack("<Q", 256))[:96],
+         "bits 256, not a multiple of 512, with a 32-byte body"),
+        ("bits-wrap", alter(16, struct.pack("<Q", (1 << 64) - 512)),
+         "bits 2^64 - 512 on a 64-byte body"),
+        ("body-short", good[:-1], "body one byte short of bits / 8"),
+        ("body-long", good + b"\x00", "one trailing byte after the body"),
+        ("capacity-0", alter(24, struct.pack("<Q", 0)), "capacity 0"),
+        ("capacity-2p63", alter(24, struct.pack("<Q", 1 << 63)),
+         "capacity 2^63"),
+        ("fpr-0", alter(32, struct.pack("<d", 0.0)), "target_fpr 0"),
+        ("fpr-1", alter(32, struct.pack("<d", 1.0)), "target_fpr 1"),
+        ("fpr-nan", alter(32, struct.pack("<d", float("nan"))), "target_fpr NaN"),
+        ("reserved", alter(63, b"\x01"), "a reserved byte not 0"),
+    ]
+    for name, blob, why in rejects:
+        out.append(("reject-" + name, blob, None,
+                    "Must be refused by a version-1 reader: %s." % why, why))
+    return out
+
+
+def main():
+    conn = connect()
+    made = []
+    for version, gen in (("v1", version1),):
+        d = os.path.join(HERE, version)
+        os.makedirs(d, exist_ok=True)
+        for name, blob, probes, comment, reject in gen(conn):
+            hex_path = os.path.join(d, name + ".hex")
+            ans_path = os.path.join(d, name + ".answers")
+            if os.path.exists(hex_path) or os.path.exists(ans_path):
+                continue        # written once, never again
+            if reject is None:
+                a = answers_for(blob, probes)
+            else:
+                try:
+                    br.Filter(blob)
+                except br.FormatError:
+                    pass
+                else:
+                    sys.exit("%s: the reader accepts it" % name)
+                a = Answers()
+                a.reject = reject
+            write_hex(hex_path, blob, "%s/%s: %s" % (version, name, comment))
+            a.write(ans_path, "%s/%s: %s\n%s" % (version, name, comment, SOURCE))
+            made += [hex_path, ans_path]
+    if made:
+        with open(os.path.join(HERE, "SHA256SUMS"), "a", encoding="ascii") as f:
+            for p in made:
+                with open(p, "rb") as g:
+                    f.write("%s  %s\n" % (hashlib.sha256(g.read()).hexdigest(),
+                                          os.path.relpath(p, HERE)))
+    print("wrote %d files" % len(made))
+
+
+if __name__ == "__main__":
+    main()
