@@ -23,8 +23,11 @@ enum {
   OFF_HASH = 6,
   OFF_FLAGS = 7,
   OFF_SEED = 8,
-  OFF_HASHES = 12,
-  OFF_BITS = 16,
+  OFF_HASHES = 12,           /* bloom */
+  OFF_FINGERPRINT_BITS = 12, /* cuckoo: u8 */
+  OFF_SLOTS = 13,            /* cuckoo: u8; bytes 14-15 zero */
+  OFF_BITS = 16,             /* bloom */
+  OFF_BUCKETS = 16,          /* cuckoo */
   OFF_CAPACITY = 24,
   OFF_TARGET_FPR = 32,
   OFF_INSERTED = 40,
@@ -34,6 +37,7 @@ enum {
 const char *filter_kind_name(unsigned kind) {
   switch (kind) {
     case FILTER_KIND_BLOOM: return "bloom";
+    case FILTER_KIND_CUCKOO: return "cuckoo";
     default: return "unknown";
   }
 }
@@ -61,6 +65,11 @@ static int fail(char *err, size_t err_size, const char *fmt, ...) {
   return -1;
 }
 
+static int check_bloom(const unsigned char *b, size_t body, filter_header *h,
+                       char *err, size_t err_size);
+static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
+                        char *err, size_t err_size);
+
 int filter_parse(const void *blob, size_t len, unsigned want_kind,
                  filter_view *view, char *err, size_t err_size) {
   const unsigned char *b = blob;
@@ -78,7 +87,7 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
                 "unsupported format version %u (this build reads version %d)",
                 h->version, FILTER_VERSION);
   h->kind = b[OFF_KIND];
-  if (h->kind != FILTER_KIND_BLOOM)
+  if (h->kind != FILTER_KIND_BLOOM && h->kind != FILTER_KIND_CUCKOO)
     return fail(err, err_size, "unknown filter kind %u", h->kind);
   if (want_kind && h->kind != want_kind)
     return fail(err, err_size, "got a %s filter, expected a %s filter",
@@ -94,8 +103,11 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
                   b[i]);
 
   h->seed = load_le32(b + OFF_SEED);
-  h->hashes = load_le32(b + OFF_HASHES);
-  h->bits = load_le64(b + OFF_BITS);
+  h->hashes = 0;
+  h->bits = 0;
+  h->fingerprint_bits = 0;
+  h->slots_per_bucket = 0;
+  h->buckets = 0;
   h->capacity = load_le64(b + OFF_CAPACITY);
   h->target_fpr = load_le_double(b + OFF_TARGET_FPR);
   h->inserted = load_le64(b + OFF_INSERTED);
@@ -107,7 +119,23 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
   if (!(h->target_fpr > 0.0 && h->target_fpr < 1.0))
     return fail(err, err_size, "target false-positive rate out of (0,1)");
 
-  /* kind == FILTER_KIND_BLOOM */
+  size_t body = len - FILTER_HEADER_BYTES;
+  if (h->kind == FILTER_KIND_CUCKOO) {
+    if (check_cuckoo(b, body, h, err, err_size) != 0) return -1;
+  } else if (check_bloom(b, body, h, err, err_size) != 0) {
+    return -1;
+  }
+  view->blob = b;
+  view->blob_bytes = len;
+  view->body = b + FILTER_HEADER_BYTES;
+  view->body_bytes = body;
+  return 0;
+}
+
+static int check_bloom(const unsigned char *b, size_t body, filter_header *h,
+                       char *err, size_t err_size) {
+  h->hashes = load_le32(b + OFF_HASHES);
+  h->bits = load_le64(b + OFF_BITS);
   if (h->hashes < 1 || h->hashes > BLOOM_MAX_HASHES)
     return fail(err, err_size, "hash count %u out of range 1..%d",
                 (unsigned)h->hashes, BLOOM_MAX_HASHES);
@@ -116,15 +144,51 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
                 "bit count %llu is not a positive multiple of %d",
                 (unsigned long long)h->bits, BLOOM_BLOCK_BITS);
   /* Compare bits/8 with the body length: no multiplication, no wrap. */
-  size_t body = len - FILTER_HEADER_BYTES;
   if (h->bits / 8 != (uint64_t)body)
     return fail(err, err_size,
                 "header says %llu bits but the blob holds %llu bytes of bits",
                 (unsigned long long)h->bits, (unsigned long long)body);
-  view->blob = b;
-  view->blob_bytes = len;
-  view->body = b + FILTER_HEADER_BYTES;
-  view->body_bytes = body;
+  return 0;
+}
+
+/* The body is ceil(buckets * 4 * f / 8) bytes: f/2 bytes per bucket pair,
+** (4f + 7) / 8 for a single bucket.  Checked as body / f == buckets / 2
+** (division only), because buckets * f can wrap on a hostile header. */
+static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
+                        char *err, size_t err_size) {
+  h->fingerprint_bits = b[OFF_FINGERPRINT_BITS];
+  h->slots_per_bucket = b[OFF_SLOTS];
+  h->buckets = load_le64(b + OFF_BUCKETS);
+  if (h->slots_per_bucket != CUCKOO_SLOTS_PER_BUCKET)
+    return fail(err, err_size, "slots per bucket is %u, not %d",
+                h->slots_per_bucket, CUCKOO_SLOTS_PER_BUCKET);
+  if (b[OFF_SLOTS + 1] != 0 || b[OFF_SLOTS + 2] != 0)
+    return fail(err, err_size, "header bytes 14-15 are not 0");
+  unsigned f = h->fingerprint_bits;
+  if (f < CUCKOO_MIN_FINGERPRINT_BITS || f > CUCKOO_MAX_FINGERPRINT_BITS)
+    return fail(err, err_size, "fingerprint width %u out of range %d..%d", f,
+                CUCKOO_MIN_FINGERPRINT_BITS, CUCKOO_MAX_FINGERPRINT_BITS);
+  if (h->buckets == 0 || (h->buckets & (h->buckets - 1)) != 0)
+    return fail(err, err_size, "bucket count %llu is not a power of two",
+                (unsigned long long)h->buckets);
+  int sized = h->buckets == 1
+                  ? (uint64_t)body == (CUCKOO_SLOTS_PER_BUCKET * f + 7) / 8
+                  : (uint64_t)body % f == 0 &&
+                        (uint64_t)body / f == h->buckets / 2;
+  if (!sized)
+    return fail(err, err_size,
+                "header says %llu buckets of %d %u-bit slots but the blob "
+                "holds %llu bytes of buckets",
+                (unsigned long long)h->buckets, CUCKOO_SLOTS_PER_BUCKET, f,
+                (unsigned long long)body);
+  /* items <= buckets * 4, without forming the product. */
+  uint64_t full = h->inserted / CUCKOO_SLOTS_PER_BUCKET;
+  if (full > h->buckets ||
+      (full == h->buckets && h->inserted % CUCKOO_SLOTS_PER_BUCKET != 0))
+    return fail(err, err_size,
+                "item count %llu exceeds the slot count (%llu buckets x %d)",
+                (unsigned long long)h->inserted,
+                (unsigned long long)h->buckets, CUCKOO_SLOTS_PER_BUCKET);
   return 0;
 }
 
@@ -142,8 +206,14 @@ void filter_write_header(unsigned char *dst, const filter_header *h) {
   dst[OFF_HASH] = (unsigned char)h->hash;
   dst[OFF_FLAGS] = 0;
   store_le32(dst + OFF_SEED, h->seed);
-  store_le32(dst + OFF_HASHES, h->hashes);
-  store_le64(dst + OFF_BITS, h->bits);
+  if (h->kind == FILTER_KIND_CUCKOO) {
+    dst[OFF_FINGERPRINT_BITS] = (unsigned char)h->fingerprint_bits;
+    dst[OFF_SLOTS] = (unsigned char)h->slots_per_bucket;
+    store_le64(dst + OFF_BUCKETS, h->buckets);
+  } else {
+    store_le32(dst + OFF_HASHES, h->hashes);
+    store_le64(dst + OFF_BITS, h->bits);
+  }
   store_le64(dst + OFF_CAPACITY, h->capacity);
   store_le_double(dst + OFF_TARGET_FPR, h->target_fpr);
   store_le64(dst + OFF_INSERTED, h->inserted);

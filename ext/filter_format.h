@@ -17,6 +17,7 @@
 
 /* kinds */
 #define FILTER_KIND_BLOOM 1
+#define FILTER_KIND_CUCKOO 2
 
 /* hash functions */
 #define FILTER_HASH_MURMUR3_X64_128 1
@@ -27,6 +28,14 @@
 #define BLOOM_BLOCK_BYTES 64
 #define BLOOM_MAX_HASHES 64
 
+/* Cuckoo layout: buckets of 4 slots, each slot a bit-packed fingerprint of
+** 4..64 bits (0 = empty).  At 4 bits a full filter already answers "maybe"
+** to 42% of absent values, so narrower is of no use; 64 is the widest word
+** the code handles. */
+#define CUCKOO_SLOTS_PER_BUCKET 4
+#define CUCKOO_MIN_FINGERPRINT_BITS 4
+#define CUCKOO_MAX_FINGERPRINT_BITS 64
+
 typedef struct filter_header {
   unsigned version;    /* FILTER_VERSION */
   unsigned kind;       /* FILTER_KIND_* */
@@ -36,7 +45,11 @@ typedef struct filter_header {
   uint64_t bits;       /* bloom: m, a multiple of BLOOM_BLOCK_BITS */
   uint64_t capacity;   /* n the filter was sized for */
   double target_fpr;   /* p the filter was sized for */
-  uint64_t inserted;   /* non-NULL values added, duplicates included */
+  uint64_t inserted;   /* bloom: non-NULL values added, duplicates included;
+                          cuckoo: items, the fingerprints stored */
+  unsigned fingerprint_bits; /* cuckoo: f, bits per slot */
+  unsigned slots_per_bucket; /* cuckoo: CUCKOO_SLOTS_PER_BUCKET */
+  uint64_t buckets;          /* cuckoo: a power of two */
 } filter_header;
 
 /* A validated view of a blob: header fields plus a pointer to the body,
