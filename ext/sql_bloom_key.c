@@ -39,9 +39,16 @@ static void sql_bloom_key(sqlite3_context *ctx, int argc,
         }
         total += key_bytes_part_size((size_t)sqlite3_value_bytes(argv[i]));
         break;
-      default:
-        total += key_bytes_part_size((size_t)sqlite3_value_bytes(argv[i]));
+      default: {
+        /* A zeroblob is expanded here, which can fail for lack of memory. */
+        int len = sqlite3_value_bytes(argv[i]);
+        if (sqlite3_value_blob(argv[i]) == NULL && len > 0) {
+          sqlite3_result_error_nomem(ctx);
+          return;
+        }
+        total += key_bytes_part_size((size_t)len);
         break;
+      }
     }
   }
   int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);

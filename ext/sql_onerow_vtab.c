@@ -30,9 +30,11 @@ int onerow_disconnect(sqlite3_vtab *vtab) {
 }
 
 /* Arguments are equality constraints on the HIDDEN columns.  idxNum is the
-** bitmask of the arguments given.  A plan in which a required argument is
-** not usable yet is refused (SQLITE_CONSTRAINT) so that SQLite orders the
-** join to supply it, as in the correlated bloom_info(t.f). */
+** bitmask of the arguments given.  A plan in which any given argument is not
+** usable yet is refused (SQLITE_CONSTRAINT) so that SQLite orders the join
+** to supply it, as in the correlated bloom_info(t.f).  (Accepting it would
+** leave SQLite to check "argument = value" against the HIDDEN column on
+** every row, which reads NULL: no row would match.) */
 int onerow_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
   const onerow_spec *spec = ((onerow_vtab *)vtab)->spec;
   int use[ONEROW_MAX_ARGS], seen = 0, mask = 0;
@@ -52,9 +54,9 @@ int onerow_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
     info->aConstraintUsage[use[a]].omit = 1;
     mask |= 1 << a;
   }
+  if (seen & ~mask) return SQLITE_CONSTRAINT;
   int required = (1 << spec->required) - 1;
   if ((mask & required) != required) {
-    if ((seen & required) == required) return SQLITE_CONSTRAINT;
     sqlite3_free(vtab->zErrMsg);
     vtab->zErrMsg = sqlite3_mprintf("%s: %s", spec->name, spec->usage);
     return SQLITE_ERROR;

@@ -1204,6 +1204,20 @@ static int ref_correlated_child(void) {
   return ok && r == 1 ? 0 : 1;
 }
 
+/* Table-valued arguments that come from two different tables: SQLite must
+** be made to supply both before the function runs (a plan that used only
+** one of them once returned no rows at all). */
+static void test_tvf_args_from_two_tables(sqlite3 *db) {
+  exec_ok(db, "CREATE TABLE tn(nn); INSERT INTO tn VALUES (1000), (5000);"
+              "CREATE TABLE tp(pp); INSERT INTO tp VALUES (0.01), (0.001), (0.1);");
+  TAP_EQ_U64(q_int(db, "SELECT count(*) FROM tn, tp, bloom_plan(tn.nn, tp.pp) AS b "
+                       "WHERE b.capacity = tn.nn AND b.target_fpr = tp.pp", NOARGS),
+             6, "bloom_plan(tn.nn, tp.pp) over two tables gives a row per pair");
+  TAP_EQ_U64(q_int(db, "SELECT count(*) FROM tp, tn, bloom_plan(tn.nn, tp.pp)",
+                       NOARGS),
+             6, "... in either join order");
+}
+
 static void test_ref_correlated(sqlite3 *db) {
   exec_ok(db,
           "CREATE TABLE cr(name, f);"
@@ -1245,6 +1259,7 @@ int main(void) {
   test_build_errors(db);
   test_bad_filters(db);
   test_flags(db);
+  test_tvf_args_from_two_tables(db);
   test_info_values(db, 10000);
   test_info_values(db, 100000);
   test_info_extremes(db);
