@@ -64,8 +64,11 @@ static int plan_filter(sqlite3_vtab_cursor *cur, int idx_num,
     if (st == ARG_ERROR) return onerow_error(cur, "%s", why);
     if (st == ARG_NULL) return onerow_error(cur, "p must be a number in (0,1), got NULL");
   }
-  if (bloom_plan_for(n, p, UINT64_MAX, &c->plan) != BLOOM_PLAN_OK)
-    return onerow_error(cur, "no filter of at most 2^64 bits holds n = %llu at p = %g",
+  /* Any plan whose figures fit SQLite's INTEGER (bits < 2^63), even one
+  ** far over the connection's blob limit. */
+  if (bloom_plan_for(n, p, FILTER_HEADER_BYTES + (uint64_t)INT64_MAX / 8,
+                     &c->plan) != BLOOM_PLAN_OK)
+    return onerow_error(cur, "no filter of fewer than 2^63 bits holds n = %llu at p = %g",
                         (unsigned long long)n, p);
   c->base.eof = 0;
   return SQLITE_OK;

@@ -1,0 +1,115 @@
+/*
+** An independent reader of the filter blob format, written from
+** ext/FORMAT.md alone (it shares no code with ext/), so the tests and the
+** fuzz targets can compare the extension's verdict on a blob with the
+** document's: spec_bloom_valid() applies checks 1-4 (kind 1),
+** spec_cuckoo_valid() checks 1-3 and 5 (kind 2).  Sizes are compared in
+** 128-bit arithmetic here, a different way from the extension's divisions.
+*/
+#ifndef BLOOM_SPEC_H
+#define BLOOM_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SPEC_HEADER 64
+#define SPEC_BLOCK_BITS 512u
+
+static inline uint64_t spec_le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+static inline uint32_t spec_le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
+static inline void spec_put64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void spec_put32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline double spec_le_double(const unsigned char *p) {
+  uint64_t u = spec_le64(p);
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+static inline void spec_put_double(unsigned char *p, double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  spec_put64(p, u);
+}
+
+/* Header field offsets (FORMAT.md, "Header"). */
+enum {
+  SPEC_OFF_VERSION = 4, SPEC_OFF_KIND = 5, SPEC_OFF_HASH = 6,
+  SPEC_OFF_FLAGS = 7, SPEC_OFF_SEED = 8, SPEC_OFF_HASHES = 12,
+  SPEC_OFF_BITS = 16, SPEC_OFF_CAPACITY = 24, SPEC_OFF_FPR = 32,
+  SPEC_OFF_INSERTED = 40, SPEC_OFF_RESERVED = 48
+};
+
+/* The kind byte of something that starts like a filter, else 0. */
+static inline unsigned spec_kind(const unsigned char *b, size_t len) {
+  if (len < SPEC_HEADER || memcmp(b, "BLMF", 4) != 0) return 0;
+  return b[SPEC_OFF_KIND];
+}
+
+/* FORMAT.md's checks 1-3 (common to every kind) for the given kind. */
+static inline int spec_common_valid(const unsigned char *b, size_t len,
+                                    unsigned kind) {
+  if (b == NULL || len < SPEC_HEADER) return 0;
+  if (memcmp(b, "BLMF", 4) != 0) return 0;
+  if (b[SPEC_OFF_VERSION] != 1 || b[SPEC_OFF_KIND] != kind ||
+      b[SPEC_OFF_HASH] != 1 || b[SPEC_OFF_FLAGS] != 0)
+    return 0;
+  for (int i = SPEC_OFF_RESERVED; i < SPEC_HEADER; i++)
+    if (b[i] != 0) return 0;
+  uint64_t capacity = spec_le64(b + SPEC_OFF_CAPACITY);
+  if (capacity < 1 || capacity > (uint64_t)INT64_MAX) return 0;
+  double p = spec_le_double(b + SPEC_OFF_FPR);
+  return p > 0.0 && p < 1.0;
+}
+
+/* 1 if FORMAT.md's checks 1-4 accept b[0..len) as a Bloom filter. */
+static inline int spec_bloom_valid(const unsigned char *b, size_t len) {
+  if (!spec_common_valid(b, len, 1)) return 0;
+  uint32_t k = spec_le32(b + SPEC_OFF_HASHES);
+  if (k < 1 || k > 64) return 0;
+  uint64_t bits = spec_le64(b + SPEC_OFF_BITS);
+  if (bits == 0 || bits % SPEC_BLOCK_BITS != 0) return 0;
+  return bits / 8 == (uint64_t)(len - SPEC_HEADER);
+}
+
+/* 1 if FORMAT.md's checks 1-3 and 5 accept b[0..len) as a cuckoo filter:
+** 4 slots per bucket, f in 4..64, buckets a power of two, a body of exactly
+** ceil(buckets * 4 * f / 8) bytes, items <= 4 * buckets. */
+static inline int spec_cuckoo_valid(const unsigned char *b, size_t len) {
+  if (!spec_common_valid(b, len, 2)) return 0;
+  unsigned f = b[12];
+  if (b[13] != 4 || b[14] != 0 || b[15] != 0) return 0;
+  if (f < 4 || f > 64) return 0;
+  uint64_t buckets = spec_le64(b + 16);
+  if (buckets == 0 || (buckets & (buckets - 1)) != 0) return 0;
+  __extension__ typedef unsigned __int128 u128;
+  u128 body_bits = (u128)buckets * 4 * f;
+  if ((u128)(len - SPEC_HEADER) != (body_bits + 7) / 8) return 0;
+  return (u128)spec_le64(b + SPEC_OFF_INSERTED) <= (u128)buckets * 4;
+}
+
+/* Two valid Bloom filters combine bit for bit when version, kind, hash,
+** seed, bits and hashes agree: header bytes 4..23 (flags, also in that
+** range, are 0 in both). */
+static inline int spec_same_shape(const unsigned char *a,
+                                  const unsigned char *b) {
+  return memcmp(a + 4, b + 4, 20) == 0;
+}
+
+#endif

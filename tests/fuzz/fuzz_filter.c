@@ -1,0 +1,354 @@
+/*
+** Fuzz target "filter": one blob plus probe values through every function
+** that reads one filter: bloom_test, bloom_add, bloom_count, bloom_info,
+** bloom_union/intersect of the blob with itself, cuckoo_test/add/delete/info
+** when registered, and bloom_ref: alone, and feeding its reference to each of
+** those functions.
+**
+** Input: [blob][values][t]: the last byte t is the length of the value
+** section before it (clamped to what is there); the blob is the rest, from
+** offset 0, so a raw filter plus one 0 byte is a valid input.  Values are
+** encoded as fz_decode_values() describes (the first 6 are used); none
+** means 42 and 'abc'.
+**
+** Invariants (abort on failure):
+**  - every reader agrees with FORMAT.md (as bloom_spec.h reads it): a Bloom
+**    reader accepts the blob iff it is a valid kind 1 filter, a cuckoo reader
+**    iff a valid kind 2 filter (cuckoo_add may also refuse a full one), and
+**    bloom_ref iff either;
+**  - every error names its function;
+**  - bloom_info reports bytes = the blob's length and the header's fields;
+**  - bloom_add, union and intersect write valid blobs of the same size;
+**    after bloom_add of a value, bloom_test of it is 1 (no false negative);
+**    adding values one by one equals adding them in one call;
+**  - union/intersect of a filter with itself keep its body;
+**  - cuckoo_add and cuckoo_delete write valid blobs of the same size; a value
+**    cuckoo_add accepted tests 1.
+*/
+#include "fuzz_common.h"
+
+static sqlite3_stmt *s_info, *s_count, *s_test, *s_add1, *s_add3, *s_ref,
+    *s_union, *s_intersect;
+static sqlite3_stmt *s_ctest, *s_cadd, *s_cdel, *s_cinfo;
+
+/* The same call on the blob (?1) and on bloom_ref(?1)'s reference; ?2 is a
+** probe value. */
+typedef struct ref_pair {
+  const char *fname, *direct, *via_ref;
+  int cuckoo; /* needs a cuckoo function */
+  sqlite3_stmt *d, *r;
+} ref_pair;
+
+static ref_pair pairs[] = {
+    {"bloom_test", "SELECT bloom_test(?1, ?2)",
+     "SELECT bloom_test(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0, 0},
+    {"bloom_add", "SELECT bloom_add(?1, ?2)",
+     "SELECT bloom_add(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0, 0},
+    {"bloom_count", "SELECT bloom_count(?1), ?2",
+     "SELECT bloom_count(r.filter), ?2 FROM bloom_ref(?1) AS r", 0, 0, 0},
+    {"bloom_info", "SELECT bits_set, ?2 FROM bloom_info(?1)",
+     "SELECT i.bits_set, ?2 FROM bloom_ref(?1) AS r, bloom_info(r.filter) AS i",
+     0, 0, 0},
+    {"bloom_union", "SELECT bloom_union(?1, ?1), ?2",
+     "SELECT bloom_union(r.filter, ?1), ?2 FROM bloom_ref(?1) AS r", 0, 0, 0},
+    {"bloom_merge", "SELECT bloom_merge(?1), ?2",
+     "SELECT bloom_merge(r.filter), ?2 FROM bloom_ref(?1) AS r", 0, 0, 0},
+    {"cuckoo_test", "SELECT cuckoo_test(?1, ?2)",
+     "SELECT cuckoo_test(r.filter, ?2) FROM bloom_ref(?1) AS r", 1, 0, 0},
+    {"cuckoo_add", "SELECT cuckoo_add(?1, ?2)",
+     "SELECT cuckoo_add(r.filter, ?2) FROM bloom_ref(?1) AS r", 1, 0, 0},
+    {"cuckoo_delete", "SELECT cuckoo_delete(?1, ?2)",
+     "SELECT cuckoo_delete(r.filter, ?2) FROM bloom_ref(?1) AS r", 1, 0, 0},
+    {"cuckoo_info", "SELECT items, ?2 FROM cuckoo_info(?1)",
+     "SELECT i.items, ?2 FROM bloom_ref(?1) AS r, cuckoo_info(r.filter) AS i",
+     1, 0, 0},
+};
+#define NPAIRS (sizeof pairs / sizeof pairs[0])
+
+static void init(void) {
+  if (fz_db) return;
+  fz_open();
+  s_info = fz_prepare(
+      "SELECT bytes, kind, bits, hashes, capacity, inserted, bits_set, "
+      "fill_ratio, estimated_items, estimated_fpr, target_fpr, version, hash "
+      "FROM bloom_info(?1)");
+  s_count = fz_prepare("SELECT bloom_count(?1)");
+  s_test = fz_prepare("SELECT bloom_test(?1, ?2)");
+  s_add1 = fz_prepare("SELECT bloom_add(?1, ?2)");
+  s_add3 = fz_prepare("SELECT bloom_add(?1, ?2, ?3, ?4)");
+  s_ref = fz_prepare("SELECT typeof(filter) FROM bloom_ref(?1)");
+  s_union = fz_prepare("SELECT bloom_union(?1, ?1)");
+  s_intersect = fz_prepare("SELECT bloom_intersect(?1, ?1)");
+  if (fz_has("cuckoo_test")) s_ctest = fz_prepare_opt("SELECT cuckoo_test(?1, ?2)", 1);
+  if (fz_has("cuckoo_add")) s_cadd = fz_prepare_opt("SELECT cuckoo_add(?1, ?2)", 1);
+  if (fz_has("cuckoo_delete")) s_cdel = fz_prepare_opt("SELECT cuckoo_delete(?1, ?2)", 1);
+  if (fz_has("cuckoo_info")) s_cinfo = fz_prepare_opt("SELECT bytes FROM cuckoo_info(?1)", 1);
+  for (size_t i = 0; i < NPAIRS; i++) {
+    if (pairs[i].cuckoo && !fz_has(pairs[i].fname)) continue;
+    pairs[i].d = fz_prepare_opt(pairs[i].direct, pairs[i].cuckoo);
+    pairs[i].r = fz_prepare_opt(pairs[i].via_ref, pairs[i].cuckoo);
+  }
+}
+
+static int same_result(const fz_result *a, const fz_result *b) {
+  if (fz_ok(a) != fz_ok(b)) return 0;
+  if (!fz_ok(a)) return 1;
+  if (a->rc != b->rc || a->type != b->type) return 0;
+  switch (a->type) {
+    case SQLITE_INTEGER: return a->i == b->i;
+    case SQLITE_FLOAT: return a->d == b->d || (isnan(a->d) && isnan(b->d));
+    case SQLITE_BLOB: return a->len == b->len && memcmp(a->blob, b->blob, a->len) == 0;
+    default: return 1;
+  }
+}
+
+/* Each function answers the same through bloom_ref as on the blob. */
+static void check_pairs(const unsigned char *blob, size_t len,
+                        const fz_value *v) {
+  char names[64];
+  for (size_t i = 0; i < NPAIRS; i++) {
+    if (pairs[i].d == NULL || pairs[i].r == NULL) continue;
+    fz_result d, r;
+    fz_bind_blob(pairs[i].d, 1, blob, len);
+    fz_bind_value(pairs[i].d, 2, v);
+    fz_step(pairs[i].d, pairs[i].fname, &d, 0);
+    snprintf(names, sizeof names, "bloom_ref|%s", pairs[i].fname);
+    fz_bind_blob(pairs[i].r, 1, blob, len);
+    fz_bind_value(pairs[i].r, 2, v);
+    fz_step(pairs[i].r, names, &r, 0);
+    if (!same_result(&d, &r))
+      fz_die("%s answers differently through bloom_ref: rc %d type %d (%s) "
+             "vs rc %d type %d (%s)",
+             pairs[i].fname, d.rc, d.type, d.msg, r.rc, r.type, r.msg);
+    fz_result_free(&d);
+    fz_result_free(&r);
+  }
+}
+
+/* Result of `fname` on the blob must agree with the expected verdict. */
+static void agree(const char *fname, const fz_result *r, int want) {
+  if (fz_ok(r) != want)
+    fz_die("%s %s a blob FORMAT.md %s (%s)", fname,
+           fz_ok(r) ? "accepted" : "rejected", want ? "accepts" : "rejects",
+           r->msg);
+}
+
+static int test_value(const unsigned char *blob, size_t len, const fz_value *v,
+                      fz_result *r) {
+  fz_bind_blob(s_test, 1, blob, len);
+  fz_bind_value(s_test, 2, v);
+  fz_step(s_test, "bloom_test", r, 0);
+  return fz_ok(r) ? (r->type == SQLITE_NULL ? -1 : (int)r->i) : -2;
+}
+
+static void check_info(const unsigned char *blob, size_t len, int valid) {
+  fz_result r;
+  fz_bind_blob(s_info, 1, blob, len);
+  fz_step(s_info, "bloom_info", &r, 1);
+  agree("bloom_info", &r, valid);
+  if (r.rc == SQLITE_ROW) {
+    sqlite3_stmt *st = s_info;
+    if ((size_t)r.i != len) fz_die("bloom_info bytes %lld, length %zu", r.i, len);
+    if (strcmp((const char *)sqlite3_column_text(st, 1), "bloom") != 0)
+      fz_die("bloom_info kind");
+    uint64_t bits = spec_le64(blob + SPEC_OFF_BITS);
+    if ((uint64_t)sqlite3_column_int64(st, 2) != bits) fz_die("bloom_info bits");
+    if ((uint64_t)sqlite3_column_int64(st, 3) != spec_le32(blob + SPEC_OFF_HASHES))
+      fz_die("bloom_info hashes");
+    if ((uint64_t)sqlite3_column_int64(st, 4) != spec_le64(blob + SPEC_OFF_CAPACITY))
+      fz_die("bloom_info capacity");
+    uint64_t ins = fz_inserted(blob);
+    if (sqlite3_column_int64(st, 5) !=
+        (ins > (uint64_t)INT64_MAX ? INT64_MAX : (sqlite3_int64)ins))
+      fz_die("bloom_info inserted");
+    sqlite3_int64 set = sqlite3_column_int64(st, 6);
+    if (set < 0 || (uint64_t)set > bits) fz_die("bloom_info bits_set %lld", set);
+    double fill = sqlite3_column_double(st, 7);
+    if (!(fill >= 0.0 && fill <= 1.0)) fz_die("bloom_info fill_ratio %g", fill);
+    /* estimated_items is NULL exactly when every bit is set. */
+    if ((sqlite3_column_type(st, 8) == SQLITE_NULL) != ((uint64_t)set == bits))
+      fz_die("bloom_info estimated_items NULL-ness");
+    double efpr = sqlite3_column_double(st, 9);
+    if (!(efpr >= 0.0 && efpr <= 1.0)) fz_die("bloom_info estimated_fpr %g", efpr);
+    if (sqlite3_column_double(st, 10) != spec_le_double(blob + SPEC_OFF_FPR))
+      fz_die("bloom_info target_fpr");
+  }
+  fz_done(s_info);
+}
+
+static void check_self_combine(sqlite3_stmt *st, const char *fname,
+                               const unsigned char *blob, size_t len,
+                               int valid, int intersect) {
+  fz_result r;
+  fz_bind_blob(st, 1, blob, len);
+  fz_step(st, fname, &r, 0);
+  agree(fname, &r, valid);
+  if (valid) {
+    fz_check_written(fname, &r);
+    if (r.len != len || memcmp(r.blob + SPEC_HEADER, blob + SPEC_HEADER,
+                               len - SPEC_HEADER) != 0 ||
+        memcmp(r.blob, blob, SPEC_OFF_INSERTED) != 0)
+      fz_die("%s of a filter with itself changed it", fname);
+    uint64_t ins = fz_inserted(blob);
+    uint64_t want = intersect ? ins : fz_sat_add(ins, ins);
+    if (fz_inserted(r.blob) != want) fz_die("%s inserted counter", fname);
+  }
+  fz_result_free(&r);
+}
+
+/* The cuckoo readers accept exactly what FORMAT.md accepts as kind 2;
+** cuckoo_add may also refuse a valid filter (full), naming itself. */
+static void check_cuckoo(const unsigned char *blob, size_t len,
+                         const fz_value *vals, size_t nv, int cvalid) {
+  fz_result r;
+  if (s_cinfo) {
+    fz_bind_blob(s_cinfo, 1, blob, len);
+    fz_step(s_cinfo, "cuckoo_info", &r, 0);
+    agree("cuckoo_info", &r, cvalid);
+    if (r.rc == SQLITE_ROW && (size_t)r.i != len)
+      fz_die("cuckoo_info bytes %lld, length %zu", r.i, len);
+  }
+  for (size_t i = 0; i < nv && i < 3; i++) {
+    if (vals[i].type == SQLITE_NULL) continue;
+    if (s_ctest) {
+      fz_bind_blob(s_ctest, 1, blob, len);
+      fz_bind_value(s_ctest, 2, &vals[i]);
+      fz_step(s_ctest, "cuckoo_test", &r, 0);
+      agree("cuckoo_test", &r, cvalid);
+    }
+    if (s_cdel) {
+      fz_bind_blob(s_cdel, 1, blob, len);
+      fz_bind_value(s_cdel, 2, &vals[i]);
+      fz_step(s_cdel, "cuckoo_delete", &r, 0);
+      agree("cuckoo_delete", &r, cvalid);
+      if (cvalid && (r.type != SQLITE_BLOB || r.len != len ||
+                     !spec_cuckoo_valid(r.blob, r.len)))
+        fz_die("cuckoo_delete wrote a blob FORMAT.md rejects");
+      fz_result_free(&r);
+    }
+    if (s_cadd) {
+      fz_bind_blob(s_cadd, 1, blob, len);
+      fz_bind_value(s_cadd, 2, &vals[i]);
+      fz_step(s_cadd, "cuckoo_add", &r, 0);
+      if (fz_ok(&r) && !cvalid) fz_die("cuckoo_add accepted a blob FORMAT.md rejects");
+      if (fz_ok(&r)) {
+        if (r.type != SQLITE_BLOB || r.len != len || !spec_cuckoo_valid(r.blob, r.len))
+          fz_die("cuckoo_add wrote a blob FORMAT.md rejects");
+        if (s_ctest) {
+          fz_result t;
+          fz_bind_blob(s_ctest, 1, r.blob, r.len);
+          fz_bind_value(s_ctest, 2, &vals[i]);
+          fz_step(s_ctest, "cuckoo_test", &t, 0);
+          if (t.rc != SQLITE_ROW || t.i != 1)
+            fz_die("cuckoo false negative after cuckoo_add (%s)", t.msg);
+        }
+      }
+      fz_result_free(&r);
+    }
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  init();
+  size_t tail = 0;
+  if (size) {
+    tail = data[size - 1];
+    if (tail > size - 1) tail = size - 1;
+  }
+  size_t len = size ? size - 1 - tail : 0;
+  /* A few values are enough, and keep each run quick. */
+  fz_value vals[6];
+  size_t nv = fz_decode_values(data + len, tail, vals, 6);
+  if (nv == 0) {
+    memset(vals, 0, 2 * sizeof vals[0]);
+    vals[0].type = SQLITE_INTEGER;
+    vals[0].i = 42;
+    vals[1].type = SQLITE_TEXT;
+    vals[1].p = (const unsigned char *)"abc";
+    vals[1].n = 3;
+    nv = 2;
+  }
+  unsigned char *blob = fz_copy(data, len);
+  const int valid = spec_bloom_valid(blob, len);
+  const int cvalid = spec_cuckoo_valid(blob, len);
+  fz_result r;
+
+  check_info(blob, len, valid);
+
+  fz_bind_blob(s_count, 1, blob, len);
+  fz_step(s_count, "bloom_count", &r, 0);
+  agree("bloom_count", &r, valid);
+
+  for (size_t i = 0; i < nv; i++) {
+    int t = test_value(blob, len, &vals[i], &r);
+    if (vals[i].type == SQLITE_NULL) {
+      if (t != -1) fz_die("bloom_test of NULL is not NULL");
+    } else {
+      agree("bloom_test", &r, valid);
+    }
+  }
+
+  /* bloom_add one value at a time, then all values must test 1. */
+  unsigned char *cur = fz_copy(blob, len);
+  size_t cur_len = len;
+  unsigned char *after3 = NULL;
+  size_t after3_len = 0;
+  for (size_t i = 0; i < nv; i++) {
+    fz_bind_blob(s_add1, 1, cur, cur_len);
+    fz_bind_value(s_add1, 2, &vals[i]);
+    fz_step(s_add1, "bloom_add", &r, 0);
+    agree("bloom_add", &r, valid);
+    if (!valid) break;
+    fz_check_written("bloom_add", &r);
+    if (r.len != len) fz_die("bloom_add changed the size");
+    uint64_t want = fz_sat_add(fz_inserted(cur), vals[i].type != SQLITE_NULL);
+    if (fz_inserted(r.blob) != want) fz_die("bloom_add inserted counter");
+    free(cur);
+    cur = r.blob;
+    cur_len = r.len;
+    if (i + 1 == (nv < 3 ? nv : 3)) after3 = fz_copy(cur, cur_len), after3_len = cur_len;
+  }
+  if (valid) {
+    for (size_t i = 0; i < nv; i++) {
+      if (vals[i].type == SQLITE_NULL) continue;
+      if (test_value(cur, cur_len, &vals[i], &r) != 1)
+        fz_die("false negative: value %zu tests %lld after bloom_add (%s)", i,
+               r.i, r.msg);
+    }
+    /* bloom_add(f, v1, v2, v3) equals three single adds. */
+    fz_bind_blob(s_add3, 1, blob, len);
+    for (int i = 0; i < 3; i++) {
+      if ((size_t)i < nv)
+        fz_bind_value(s_add3, 2 + i, &vals[i]);
+      else
+        sqlite3_bind_null(s_add3, 2 + i);
+    }
+    fz_step(s_add3, "bloom_add", &r, 0);
+    fz_check_written("bloom_add", &r);
+    if (after3 == NULL || r.len != after3_len ||
+        memcmp(r.blob, after3, r.len) != 0)
+      fz_die("bloom_add of three values differs from three single adds");
+    fz_result_free(&r);
+  }
+  free(after3);
+  free(cur);
+
+  fz_bind_blob(s_ref, 1, blob, len);
+  fz_step(s_ref, "bloom_ref", &r, 0);
+  agree("bloom_ref", &r, valid || cvalid);
+  if (r.rc == SQLITE_DONE) fz_die("bloom_ref gave no row for a blob");
+  fz_result_free(&r);
+  /* Non-NULL probes only: with a NULL probe some functions answer NULL
+  ** without reading the filter, while bloom_ref always reads it. */
+  for (size_t i = 0, done = 0; i < nv && done < 1; i++)
+    if (vals[i].type != SQLITE_NULL) check_pairs(blob, len, &vals[i]), done++;
+
+  check_self_combine(s_union, "bloom_union", blob, len, valid, 0);
+  check_self_combine(s_intersect, "bloom_intersect", blob, len, valid, 1);
+
+  if (s_ctest || s_cadd || s_cdel || s_cinfo)
+    check_cuckoo(blob, len, vals, nv, cvalid);
+
+  free(blob);
+  return 0;
+}

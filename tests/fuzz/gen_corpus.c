@@ -1,0 +1,400 @@
+/*
+** Writes the seed corpus of the fuzz targets (`make fuzz-corpus`):
+**
+**   gen-corpus tests/fuzz/corpus
+**
+** Valid filters are made by the extension itself (linked in statically),
+** through SQL; malformed ones are valid ones with one field broken.  The
+** output is deterministic, small (a few KB per target) and committed.
+** Input layouts are those the targets document: filter = [blob][values][t],
+** algebra = [a][b][la:2], build = [mode][n:8][p:8][values].
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <sqlite3.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bloom_spec.h"
+
+int sqlite3_bloom_init(sqlite3 *db, char **err,
+                       const sqlite3_api_routines *api);
+
+static sqlite3 *db;
+static const char *root;
+
+static void die(const char *what) {
+  fprintf(stderr, "gen-corpus: %s: %s\n", what, db ? sqlite3_errmsg(db) : "");
+  exit(1);
+}
+
+typedef struct buf {
+  unsigned char *p;
+  size_t n;
+} buf;
+
+/* The BLOB the query returns (one row, one column). */
+static buf blob_of(const char *sql) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(sql);
+  if (sqlite3_step(st) != SQLITE_ROW ||
+      sqlite3_column_type(st, 0) != SQLITE_BLOB)
+    die(sql);
+  buf b;
+  b.n = (size_t)sqlite3_column_bytes(st, 0);
+  b.p = malloc(b.n + 4096);
+  if (b.p == NULL) die("malloc");
+  memcpy(b.p, sqlite3_column_blob(st, 0), b.n);
+  sqlite3_finalize(st);
+  return b;
+}
+
+static int has_function(const char *name) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_function_list WHERE name = ?1",
+                         -1, &st, NULL) != SQLITE_OK)
+    die("pragma_function_list");
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  int found = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return found;
+}
+
+static void put(buf *b, const void *p, size_t n) {
+  if (n == 0) return;
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+}
+
+static void put_byte(buf *b, unsigned v) {
+  unsigned char c = (unsigned char)v;
+  put(b, &c, 1);
+}
+
+static void put_u64(buf *b, uint64_t v) {
+  unsigned char le[8];
+  spec_put64(le, v);
+  put(b, le, 8);
+}
+
+static void put_double(buf *b, double d) {
+  unsigned char le[8];
+  spec_put_double(le, d);
+  put(b, le, 8);
+}
+
+/* Value encodings of fz_decode_values(). */
+static void v_int(buf *b, int64_t i) { put_byte(b, 0); put_u64(b, (uint64_t)i); }
+static void v_real(buf *b, double d) { put_byte(b, 1); put_double(b, d); }
+static void v_text(buf *b, const char *s) {
+  put_byte(b, 2);
+  put_byte(b, (unsigned)strlen(s));
+  put(b, s, strlen(s));
+}
+static void v_blob(buf *b, const void *p, size_t n) {
+  put_byte(b, 3);
+  put_byte(b, (unsigned)n);
+  put(b, p, n);
+}
+static void v_null(buf *b) { put_byte(b, 4); }
+
+/* A few probe values of every storage class. */
+static void v_mix(buf *b) {
+  v_int(b, 3);
+  v_text(b, "abc");
+  v_blob(b, "\x00\x01\x02", 3);
+  v_real(b, 2.5);
+  v_null(b);
+  v_real(b, 42.0);
+}
+
+static void write_file(const char *target, const char *name, const buf *b) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", root, target);
+  if (mkdir(path, 0777) != 0 && errno != EEXIST) die(path);
+  snprintf(path, sizeof path, "%s/%s/%s", root, target, name);
+  FILE *f = fopen(path, "wb");
+  if (f == NULL || fwrite(b->p, 1, b->n, f) != b->n || fclose(f) != 0)
+    die(path);
+}
+
+/* filter: blob, then values, then the length of the values. */
+static void filter_seed(const char *name, buf blob, int with_values) {
+  size_t start = blob.n;
+  if (with_values) v_mix(&blob);
+  put_byte(&blob, (unsigned)(blob.n - start));
+  write_file("filter", name, &blob);
+  free(blob.p);
+}
+
+static buf copy_of(const buf *b) {
+  buf c;
+  c.p = malloc(b->n + 4096);
+  if (c.p == NULL) die("malloc");
+  memcpy(c.p, b->p, b->n);
+  c.n = b->n;
+  return c;
+}
+
+static void algebra_seed(const char *name, const buf *a, const buf *b) {
+  buf out;
+  out.p = malloc(a->n + b->n + 2);
+  if (out.p == NULL) die("malloc");
+  out.n = 0;
+  put(&out, a->p, a->n);
+  put(&out, b->p, b->n);
+  put_byte(&out, (unsigned)(a->n & 0xff));
+  put_byte(&out, (unsigned)(a->n >> 8));
+  write_file("algebra", name, &out);
+  free(out.p);
+}
+
+enum { N_INT = 0, N_REAL = 1, N_NULL = 2, N_TEXT = 3 };
+enum { P_REAL = 0, P_INT = 4, P_NULL = 8, P_OMIT = 12, ONE_ARG = 16 };
+
+static void build_seed(const char *name, unsigned mode, uint64_t n, double p,
+                       int values) {
+  buf b;
+  b.p = malloc(4096);
+  if (b.p == NULL) die("malloc");
+  b.n = 0;
+  put_byte(&b, mode);
+  if ((mode & 3) == N_REAL) {
+    double d;
+    memcpy(&d, &n, sizeof d); /* n holds the REAL's bits */
+    put_double(&b, d);
+  } else {
+    put_u64(&b, n);
+  }
+  if ((mode & 12) == P_INT)
+    put_u64(&b, (uint64_t)(int64_t)p);
+  else
+    put_double(&b, p);
+  if (values == 1) v_mix(&b);
+  if (values == 2) {
+    for (int i = 0; i < 12; i++) v_int(&b, i * 1000003);
+    v_int(&b, 7);
+    v_int(&b, 7); /* a duplicate */
+    v_text(&b, "");
+    v_blob(&b, "", 0);
+  }
+  write_file("build", name, &b);
+  free(b.p);
+}
+
+static uint64_t real_bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: gen-corpus CORPUS_DIR\n");
+    return 2;
+  }
+  root = argv[1];
+  if (mkdir(root, 0777) != 0 && errno != EEXIST) die(root);
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK) die("open");
+  char *err = NULL;
+  if (sqlite3_bloom_init(db, &err, NULL) != SQLITE_OK) die("init");
+
+#define SERIES(n) "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < " #n ") "
+  buf one = blob_of(SERIES(5) "SELECT bloom_build(x, 10, 0.01) FROM s");
+  buf one_b = blob_of(SERIES(5) "SELECT bloom_build(x + 100, 10, 0.01) FROM s");
+  buf two = blob_of(SERIES(60) "SELECT bloom_build(x, 100, 0.01) FROM s");
+  buf many = blob_of(SERIES(300) "SELECT bloom_build('v' || x, 300, 0.05) FROM s");
+  buf k64 = blob_of(SERIES(3) "SELECT bloom_build(x, 1, 1e-12) FROM s");
+  buf tiny = blob_of("SELECT bloom_empty(1, 0.9999999999999999)");
+  buf empty = blob_of("SELECT bloom_empty(10)");
+  buf from_data = blob_of(SERIES(20) "SELECT bloom_build(x % 7) FROM s");
+  buf worked = blob_of("SELECT bloom_build(v, 10, 0.01) FROM "
+                       "(SELECT 'abc' AS v UNION ALL SELECT 42)");
+
+  /* --- filter --- */
+  filter_seed("valid-1block", copy_of(&one), 1);
+  filter_seed("valid-1block-novalues", copy_of(&one), 0);
+  filter_seed("valid-2block", copy_of(&two), 1);
+  filter_seed("valid-many", copy_of(&many), 1);
+  filter_seed("valid-k-max", copy_of(&k64), 1);
+  filter_seed("valid-tiny-p", copy_of(&tiny), 1);
+  filter_seed("valid-empty", copy_of(&empty), 1);
+  filter_seed("valid-from-data", copy_of(&from_data), 1);
+  filter_seed("valid-format-example", copy_of(&worked), 1);
+  {
+    buf b = copy_of(&one);
+    spec_put32(b.p + SPEC_OFF_SEED, 0xdeadbeef);
+    filter_seed("valid-seed", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    memset(b.p + SPEC_HEADER, 0xff, b.n - SPEC_HEADER);
+    spec_put64(b.p + SPEC_OFF_INSERTED, UINT64_MAX);
+    filter_seed("valid-all-ones-inserted-max", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    spec_put32(b.p + SPEC_OFF_HASHES, 64);
+    filter_seed("valid-k64", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    b.n -= 1;
+    filter_seed("bad-truncated", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    b.n = 40;
+    filter_seed("bad-short-header", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    put_byte(&b, 0);
+    filter_seed("bad-trailing-byte", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    b.p[0] = 'b';
+    filter_seed("bad-magic", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    b.p[SPEC_OFF_VERSION] = 2;
+    filter_seed("bad-version", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    b.p[SPEC_OFF_FLAGS] = 1;
+    filter_seed("bad-flags", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    b.p[SPEC_OFF_RESERVED + 7] = 1;
+    filter_seed("bad-reserved", b, 1);
+  }
+  {
+    /* The wrap: (bits + 7) / 8 is 0 for bits = 2^64 - 1. */
+    buf b = copy_of(&one);
+    spec_put64(b.p + SPEC_OFF_BITS, UINT64_MAX);
+    b.n = SPEC_HEADER;
+    filter_seed("bad-bits-wrap", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    spec_put64(b.p + SPEC_OFF_BITS, 1024);
+    filter_seed("bad-bits-1024-body-64", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    spec_put32(b.p + SPEC_OFF_HASHES, 65);
+    filter_seed("bad-hashes-65", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    spec_put32(b.p + SPEC_OFF_HASHES, 0);
+    filter_seed("bad-hashes-0", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    spec_put64(b.p + SPEC_OFF_CAPACITY, 0);
+    filter_seed("bad-capacity-0", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    spec_put_double(b.p + SPEC_OFF_FPR, NAN);
+    filter_seed("bad-fpr-nan", b, 1);
+  }
+  {
+    /* A kind-2 header sized as filter_parse sizes a cuckoo filter: 4 slots
+    ** of 8 bits, 2 buckets, 8 bytes of buckets. */
+    buf b = copy_of(&one);
+    b.p[SPEC_OFF_KIND] = 2;
+    memset(b.p + 12, 0, 12);
+    b.p[12] = 8;
+    b.p[13] = 4;
+    spec_put64(b.p + 16, 2);
+    spec_put64(b.p + SPEC_OFF_INSERTED, 0);
+    b.n = SPEC_HEADER + 8;
+    memset(b.p + SPEC_HEADER, 0, 8);
+    filter_seed("kind2-cuckoo-shaped", b, 1);
+  }
+  {
+    buf b = copy_of(&one);
+    b.n = 0;
+    filter_seed("bad-empty-blob", b, 1);
+  }
+  if (has_function("cuckoo_build")) {
+    filter_seed("cuckoo-small",
+                blob_of(SERIES(5) "SELECT cuckoo_build(x, 10, 0.01) FROM s"), 1);
+    filter_seed("cuckoo-from-data",
+                blob_of(SERIES(20) "SELECT cuckoo_build(x, NULL) FROM s"), 1);
+    filter_seed("cuckoo-p-small",
+                blob_of(SERIES(50) "SELECT cuckoo_build(x, 50, 1e-6) FROM s"), 1);
+    filter_seed("cuckoo-full",
+                blob_of(SERIES(300) "SELECT cuckoo_build(x, 300, 0.5) FROM s"), 1);
+  }
+
+  /* --- algebra --- */
+  algebra_seed("same-shape", &one, &one_b);
+  algebra_seed("identical", &one, &one);
+  algebra_seed("two-blocks", &two, &two);
+  algebra_seed("other-bits", &one, &two);
+  algebra_seed("other-hashes", &one, &k64);
+  {
+    buf b = copy_of(&one_b);
+    spec_put32(b.p + SPEC_OFF_SEED, 1);
+    algebra_seed("other-seed", &one, &b);
+    spec_put32(b.p + SPEC_OFF_SEED, 0);
+    spec_put64(b.p + SPEC_OFF_INSERTED, UINT64_MAX);
+    spec_put64(b.p + SPEC_OFF_CAPACITY, 1000);
+    spec_put_double(b.p + SPEC_OFF_FPR, 0.5);
+    algebra_seed("inserted-max-capacity-fpr", &one, &b);
+    b.n -= 1;
+    algebra_seed("second-truncated", &one, &b);
+    free(b.p);
+  }
+  {
+    buf e;
+    e.p = NULL;
+    e.n = 0;
+    algebra_seed("second-empty", &one, &e);
+  }
+
+  /* --- build --- */
+  build_seed("int-n-real-p", N_INT | P_REAL, 10, 0.01, 1);
+  build_seed("many-values", N_INT | P_REAL, 20, 0.001, 2);
+  build_seed("n1-tiny-p", N_INT | P_REAL, 1, 0.9999999999999999, 1);
+  build_seed("n-real", N_REAL | P_REAL, real_bits(50.0), 0.01, 1);
+  build_seed("n-real-2.5", N_REAL | P_REAL, real_bits(2.5), 0.01, 1);
+  build_seed("n-null-from-data", N_NULL | P_REAL, 0, 0.001, 2);
+  build_seed("one-arg", N_INT | ONE_ARG, 0, 0.0, 2);
+  build_seed("p-omitted", N_INT | P_OMIT, 30, 0.0, 1);
+  build_seed("p-null", N_INT | P_NULL, 30, 0.0, 1);
+  build_seed("p-int", N_INT | P_INT, 30, 1.0, 1);
+  build_seed("p-min", N_INT | P_REAL, 100, 1e-12, 1);
+  build_seed("p-denormal", N_INT | P_REAL, 100, 5e-324, 1);
+  build_seed("p-inf", N_INT | P_REAL, 100, INFINITY, 1);
+  build_seed("p-nan", N_INT | P_REAL, 100, NAN, 1);
+  build_seed("n-zero", N_INT | P_REAL, 0, 0.01, 1);
+  build_seed("n-int64-min", N_INT | P_REAL, (uint64_t)INT64_MIN, 0.01, 1);
+  build_seed("n-text", N_TEXT | P_REAL, 10, 0.01, 1);
+  build_seed("n-too-big", N_INT | P_REAL, 10000000, 0.01, 1);
+  build_seed("no-values", N_INT | P_REAL, 10, 0.01, 0);
+  build_seed("n-1e5", N_INT | P_REAL, 100000, 0.01, 1);
+
+  free(one.p);
+  free(one_b.p);
+  free(two.p);
+  free(many.p);
+  free(k64.p);
+  free(tiny.p);
+  free(empty.p);
+  free(from_data.p);
+  free(worked.p);
+  sqlite3_close(db);
+  return 0;
+}
