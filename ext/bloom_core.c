@@ -193,17 +193,10 @@ bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
 }
 
 filter_header bloom_header_for(const bloom_plan *plan) {
-  filter_header h;
-  memset(&h, 0, sizeof h);
-  h.version = FILTER_VERSION;
-  h.kind = FILTER_KIND_BLOOM;
-  h.hash = FILTER_HASH_MURMUR3_X64_128;
-  h.seed = BLOOM_DEFAULT_SEED;
+  filter_header h =
+      filter_header_new(FILTER_KIND_BLOOM, plan->capacity, plan->target_fpr);
   h.hashes = plan->hashes;
   h.bits = plan->bits;
-  h.capacity = plan->capacity;
-  h.target_fpr = plan->target_fpr;
-  h.inserted = 0;
   return h;
 }
 
@@ -265,20 +258,4 @@ void bloom_or(unsigned char *dst, const unsigned char *src, size_t n) {
 
 void bloom_and(unsigned char *dst, const unsigned char *src, size_t n) {
   for (size_t i = 0; i < n; i++) dst[i] &= src[i];
-}
-
-static int hash_cmp(const void *pa, const void *pb) {
-  const filter_hash *a = pa, *b = pb;
-  if (a->h1 != b->h1) return a->h1 < b->h1 ? -1 : 1;
-  if (a->h2 != b->h2) return a->h2 < b->h2 ? -1 : 1;
-  return 0;
-}
-
-size_t filter_hash_count_distinct(filter_hash *hashes, size_t count) {
-  if (count == 0) return 0;
-  qsort(hashes, count, sizeof *hashes, hash_cmp);
-  size_t distinct = 1;
-  for (size_t i = 1; i < count; i++)
-    if (hash_cmp(&hashes[i - 1], &hashes[i]) != 0) distinct++;
-  return distinct;
 }

@@ -23,10 +23,6 @@
 /* The rate used when a function's p is omitted. */
 #define BLOOM_DEFAULT_FPR 0.01
 
-/* Filters built by this version hash with seed 0; readers honour the
-** header's seed. */
-#define BLOOM_DEFAULT_SEED 0u
-
 typedef struct bloom_plan {
   uint64_t capacity;    /* n */
   double target_fpr;    /* p */
@@ -74,9 +70,6 @@ void bloom_and(unsigned char *dst, const unsigned char *src, size_t n);
 static inline uint64_t saturating_add(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
-
-/* Sorts hashes[0..count) and returns how many distinct values it holds. */
-size_t filter_hash_count_distinct(filter_hash *hashes, size_t count);
 
 /* Sets the k bits of h in bits[] (blocks * 64 bytes). */
 void bloom_insert(unsigned char *bits, uint64_t blocks, unsigned k,

@@ -18,7 +18,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "bloom_core.h" /* filter_hash_count_distinct */
 
 #define SLOTS CUCKOO_SLOTS_PER_BUCKET
 
@@ -261,18 +260,11 @@ cuckoo_plan_status cuckoo_plan_for(uint64_t n, double p, double min_fpr,
 }
 
 filter_header cuckoo_header_for(const cuckoo_plan *plan) {
-  filter_header h;
-  memset(&h, 0, sizeof h);
-  h.version = FILTER_VERSION;
-  h.kind = FILTER_KIND_CUCKOO;
-  h.hash = FILTER_HASH_MURMUR3_X64_128;
-  h.seed = BLOOM_DEFAULT_SEED;
+  filter_header h =
+      filter_header_new(FILTER_KIND_CUCKOO, plan->capacity, plan->target_fpr);
   h.fingerprint_bits = plan->fingerprint_bits;
   h.slots_per_bucket = SLOTS;
   h.buckets = plan->buckets;
-  h.capacity = plan->capacity;
-  h.target_fpr = plan->target_fpr;
-  h.inserted = 0;
   return h;
 }
 
@@ -280,16 +272,4 @@ void cuckoo_write_empty(unsigned char *dst, const cuckoo_plan *plan) {
   filter_header h = cuckoo_header_for(plan);
   filter_write_header(dst, &h);
   memset(dst + FILTER_HEADER_BYTES, 0, plan->bytes - FILTER_HEADER_BYTES);
-}
-
-size_t cuckoo_unique_hashes(filter_hash *hashes, size_t count) {
-  if (count == 0) return 0;
-  filter_hash_count_distinct(hashes, count); /* sorts */
-  size_t kept = 1;
-  for (size_t i = 1; i < count; i++) {
-    if (hashes[i].h1 != hashes[kept - 1].h1 ||
-        hashes[i].h2 != hashes[kept - 1].h2)
-      hashes[kept++] = hashes[i];
-  }
-  return kept;
 }

@@ -126,7 +126,4 @@ int cuckoo_remove(unsigned char *body, uint64_t buckets, unsigned f,
 /* The most copies of one item a filter holds: 8, or 4 with one bucket. */
 unsigned cuckoo_max_copies(uint64_t buckets);
 
-/* Sorts hashes[0..count), drops repeats in place, returns how many remain. */
-size_t cuckoo_unique_hashes(filter_hash *hashes, size_t count);
-
 #endif

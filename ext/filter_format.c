@@ -198,6 +198,19 @@ static void store_le_double(unsigned char *p, double d) {
   store_le64(p, u);
 }
 
+filter_header filter_header_new(unsigned kind, uint64_t capacity,
+                                double target_fpr) {
+  filter_header h;
+  memset(&h, 0, sizeof h);
+  h.version = FILTER_VERSION;
+  h.kind = kind;
+  h.hash = FILTER_HASH_MURMUR3_X64_128;
+  h.seed = FILTER_DEFAULT_SEED;
+  h.capacity = capacity;
+  h.target_fpr = target_fpr;
+  return h;
+}
+
 void filter_write_header(unsigned char *dst, const filter_header *h) {
   memset(dst, 0, FILTER_HEADER_BYTES);
   memcpy(dst + OFF_MAGIC, MAGIC, sizeof MAGIC);

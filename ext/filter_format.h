@@ -19,6 +19,10 @@
 #define FILTER_KIND_BLOOM 1
 #define FILTER_KIND_CUCKOO 2
 
+/* Filters built by this version hash with seed 0; readers honour the
+** header's seed. */
+#define FILTER_DEFAULT_SEED 0u
+
 /* hash functions */
 #define FILTER_HASH_MURMUR3_X64_128 1
 
@@ -67,6 +71,11 @@ typedef struct filter_view {
 ** returns -1.  want_kind is a FILTER_KIND_* or 0 for any kind. */
 int filter_parse(const void *blob, size_t len, unsigned want_kind,
                  filter_view *view, char *err, size_t err_size);
+
+/* A header of the given kind for a new, empty filter: current version,
+** MurmurHash3, seed 0, nothing inserted; kind-specific fields zero. */
+filter_header filter_header_new(unsigned kind, uint64_t capacity,
+                                double target_fpr);
 
 /* Writes the 64-byte header for h into dst. */
 void filter_write_header(unsigned char *dst, const filter_header *h);

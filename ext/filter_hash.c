@@ -6,6 +6,7 @@
 #include "filter_format.h"
 
 #include <murmurhash.h>
+#include <stdlib.h>
 #include <string.h>
 
 static filter_hash murmur(const void *data, size_t len, uint32_t seed) {
@@ -40,4 +41,20 @@ filter_hash filter_hash_real(double v, uint32_t seed) {
 filter_hash filter_hash_bytes(unsigned type, const void *data, size_t len,
                               uint32_t seed) {
   return murmur(data, len, seed + type);
+}
+
+static int hash_cmp(const void *pa, const void *pb) {
+  const filter_hash *a = pa, *b = pb;
+  if (a->h1 != b->h1) return a->h1 < b->h1 ? -1 : 1;
+  if (a->h2 != b->h2) return a->h2 < b->h2 ? -1 : 1;
+  return 0;
+}
+
+size_t filter_hash_unique(filter_hash *hashes, size_t count) {
+  if (count == 0) return 0;
+  qsort(hashes, count, sizeof *hashes, hash_cmp);
+  size_t kept = 1;
+  for (size_t i = 1; i < count; i++)
+    if (hash_cmp(&hashes[kept - 1], &hashes[i]) != 0) hashes[kept++] = hashes[i];
+  return kept;
 }

@@ -32,4 +32,9 @@ filter_hash filter_hash_real(double v, uint32_t seed);
 filter_hash filter_hash_bytes(unsigned type, const void *data, size_t len,
                               uint32_t seed);
 
+/* Sorts hashes[0..count) and drops repeats: returns how many distinct
+** values remain at the front.  Used to size and build from the distinct
+** values of a group. */
+size_t filter_hash_unique(filter_hash *hashes, size_t count);
+
 #endif

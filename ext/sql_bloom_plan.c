@@ -41,11 +41,6 @@ static int plan_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
   return onerow_open(sizeof(plan_cursor), out);
 }
 
-static int plan_close(sqlite3_vtab_cursor *cur) {
-  sqlite3_free(cur);
-  return SQLITE_OK;
-}
-
 static int plan_filter(sqlite3_vtab_cursor *cur, int idx_num,
                        const char *idx_str, int argc, sqlite3_value **argv) {
   (void)idx_str;
@@ -93,7 +88,7 @@ static int plan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
 }
 
 static sqlite3_module plan_module =
-    ONEROW_MODULE(plan_open, plan_close, plan_filter, plan_column);
+    ONEROW_MODULE(plan_open, onerow_close, plan_filter, plan_column);
 
 int register_bloom_plan(sqlite3 *db) {
   return sqlite3_create_module(db, "bloom_plan", &plan_module,

@@ -168,25 +168,101 @@ arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
   return st;
 }
 
+void sql_plan_failed(sqlite3_context *ctx, const char *fname, int too_big,
+                     uint64_t n, double p) {
+  if (too_big) {
+    int limit = sqlite3_limit(sqlite3_context_db_handle(ctx),
+                              SQLITE_LIMIT_LENGTH, -1);
+    sql_error(ctx, fname,
+              "a filter for n = %llu at p = %g exceeds the blob size limit "
+              "of %d bytes",
+              (unsigned long long)n, p, limit);
+    sqlite3_result_error_code(ctx, SQLITE_TOOBIG);
+  } else {
+    sql_error(ctx, fname, "invalid n = %llu or p = %g", (unsigned long long)n,
+              p);
+  }
+}
+
 int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
              bloom_plan *plan) {
-  sqlite3 *db = sqlite3_context_db_handle(ctx);
-  int limit = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1);
-  switch (bloom_plan_for(n, p, (uint64_t)limit, plan)) {
-    case BLOOM_PLAN_OK:
-      return 0;
-    case BLOOM_PLAN_TOO_BIG:
-      sql_error(ctx, fname,
-                "a filter for n = %llu at p = %g exceeds the blob size limit "
-                "of %d bytes",
-                (unsigned long long)n, p, limit);
-      sqlite3_result_error_code(ctx, SQLITE_TOOBIG);
-      return -1;
-    default:
-      sql_error(ctx, fname, "invalid n = %llu or p = %g",
-                (unsigned long long)n, p);
-      return -1;
+  int limit = sqlite3_limit(sqlite3_context_db_handle(ctx),
+                            SQLITE_LIMIT_LENGTH, -1);
+  bloom_plan_status st = bloom_plan_for(n, p, (uint64_t)limit, plan);
+  if (st == BLOOM_PLAN_OK) return 0;
+  sql_plan_failed(ctx, fname, st == BLOOM_PLAN_TOO_BIG, n, p);
+  return -1;
+}
+
+int sql_group_params(sqlite3_context *ctx, const char *fname, int argc,
+                     sqlite3_value **argv, group_params *g) {
+  uint64_t n = 0;
+  double p = BLOOM_DEFAULT_FPR;
+  int from_data = 1;
+  if (argc >= 2) {
+    arg_status st = sql_capacity_arg(ctx, fname, argv[1], &n);
+    if (st == ARG_ERROR) return -1;
+    from_data = st == ARG_NULL;
   }
+  if (argc >= 3) {
+    arg_status st = sql_fpr_arg(ctx, fname, argv[2], &p);
+    if (st == ARG_ERROR) return -1;
+    if (st == ARG_NULL) {
+      sql_error(ctx, fname, "p must be a number in (0,1), got NULL");
+      return -1;
+    }
+  }
+  if (!g->started) {
+    g->started = 1;
+    g->sized_from_data = from_data;
+    g->n = n;
+    g->p = p;
+    return 1;
+  }
+  if (from_data != g->sized_from_data || n != g->n || p != g->p) {
+    sql_error(ctx, fname,
+              "n and p must be the same on every row of a group "
+              "(first row: n = %s%llu, p = %.17g; this row: n = %s%llu, "
+              "p = %.17g)",
+              g->sized_from_data ? "NULL " : "", (unsigned long long)g->n, g->p,
+              from_data ? "NULL " : "", (unsigned long long)n, p);
+    return -1;
+  }
+  return 0;
+}
+
+int collector_add(sqlite3_context *ctx, hash_collector *c, filter_hash h,
+                  size_t max_distinct) {
+  if (c->count == c->alloc) {
+    if (c->count > 0) {
+      c->count = filter_hash_unique(c->hashes, c->count);
+      if (max_distinct && c->count > max_distinct) return 1;
+    }
+    /* Grow only when dropping repeats freed less than half the buffer. */
+    if (c->count >= c->alloc / 2) {
+      size_t grow = c->alloc ? c->alloc * 2 : 1024;
+      filter_hash *more = sqlite3_realloc64(c->hashes, grow * sizeof *more);
+      if (more == NULL) {
+        sqlite3_result_error_nomem(ctx);
+        return -1;
+      }
+      c->hashes = more;
+      c->alloc = grow;
+    }
+  }
+  c->hashes[c->count++] = h;
+  return 0;
+}
+
+size_t collector_distinct(hash_collector *c) {
+  c->count = filter_hash_unique(c->hashes, c->count);
+  return c->count;
+}
+
+void collector_free(hash_collector *c) {
+  sqlite3_free(c->hashes);
+  c->hashes = NULL;
+  c->count = c->alloc = 0;
 }
 
 unsigned char *sql_new_bloom(sqlite3_context *ctx, const char *fname,

@@ -51,6 +51,41 @@ arg_status read_fpr(sqlite3_value *arg, double *p, char *err, size_t err_size);
 arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
                        sqlite3_value *arg, double *p);
 
+/* The parameters of a building aggregate, (value [, n [, p]]): n omitted or
+** NULL means "size from the data"; p omitted means BLOOM_DEFAULT_FPR. */
+typedef struct group_params {
+  int started;         /* the first row was read */
+  int sized_from_data; /* n omitted or NULL */
+  uint64_t n;          /* 0 when sized from the data */
+  double p;
+} group_params;
+
+/* Reads this row's n and p.  Returns 1 on the group's first row (recorded
+** in *g), 0 on a later row with the same values, -1 after setting an error
+** (bad values, or values that differ from the first row's). */
+int sql_group_params(sqlite3_context *ctx, const char *fname, int argc,
+                     sqlite3_value **argv, group_params *g);
+
+/* Sets the error for a plan that failed: SQLITE_TOOBIG when too_big. */
+void sql_plan_failed(sqlite3_context *ctx, const char *fname, int too_big,
+                     uint64_t n, double p);
+
+/* The hashes of a group's values, for building from the distinct ones.
+** When the buffer fills, repeats are dropped first, so memory follows the
+** number of distinct values rather than of rows. */
+typedef struct hash_collector {
+  filter_hash *hashes;
+  size_t count, alloc;
+} hash_collector;
+
+/* Appends h.  Returns 0; -1 after setting SQLITE_NOMEM; or 1 (nothing set)
+** when, with max_distinct > 0, the group holds more distinct values. */
+int collector_add(sqlite3_context *ctx, hash_collector *c, filter_hash h,
+                  size_t max_distinct);
+/* Sorts and drops repeats: the distinct hashes are hashes[0..return). */
+size_t collector_distinct(hash_collector *c);
+void collector_free(hash_collector *c);
+
 /* Sizes a plan for n, p within the connection's blob length limit; sets
 ** the error (SQLITE_TOOBIG when too large) and returns -1 on failure. */
 int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,

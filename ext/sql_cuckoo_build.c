@@ -25,101 +25,33 @@
 static const char fname[] = "cuckoo_build";
 
 typedef struct cbuild_state {
-  int started;
+  group_params params;
   int failed;           /* a step set an error: the final only frees */
-  int sized_from_data;  /* n was NULL */
-  uint64_t n;           /* as given on the first row (0 when from data) */
-  double p;
   cuckoo_plan plan;     /* n given: planned on the first row */
   uint64_t slots;       /* n given: buckets * 4, a hard ceiling */
-  filter_hash *seen;    /* the hashes seen, repeats dropped now and then */
-  size_t count, alloc;
+  hash_collector seen;  /* the hashes seen, repeats dropped now and then */
 } cbuild_state;
 
 /* Plans within the connection's blob length limit, before allocating. */
 static int plan(sqlite3_context *ctx, uint64_t n, double p, cuckoo_plan *out) {
-  sqlite3 *db = sqlite3_context_db_handle(ctx);
-  int limit = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1);
-  switch (cuckoo_plan_for(n, p, BLOOM_MIN_FPR, (uint64_t)limit, out)) {
-    case CUCKOO_PLAN_OK:
-      return 0;
-    case CUCKOO_PLAN_TOO_BIG:
-      sql_error(ctx, fname,
-                "a filter for n = %llu at p = %g exceeds the blob size limit "
-                "of %d bytes",
-                (unsigned long long)n, p, limit);
-      sqlite3_result_error_code(ctx, SQLITE_TOOBIG);
-      return -1;
-    default:
-      sql_error(ctx, fname, "invalid n = %llu or p = %g",
-                (unsigned long long)n, p);
-      return -1;
-  }
+  int limit = sqlite3_limit(sqlite3_context_db_handle(ctx),
+                            SQLITE_LIMIT_LENGTH, -1);
+  cuckoo_plan_status st =
+      cuckoo_plan_for(n, p, BLOOM_MIN_FPR, (uint64_t)limit, out);
+  if (st == CUCKOO_PLAN_OK) return 0;
+  sql_plan_failed(ctx, fname, st == CUCKOO_PLAN_TOO_BIG, n, p);
+  return -1;
 }
 
-/* Reads n and p of this row: (value, n) or (value, n, p). */
+/* n and p of this row: (value, n) or (value, n, p).  On the group's first
+** row, plan (checking n, p and the size now rather than after the group). */
 static int build_params(sqlite3_context *ctx, cbuild_state *s, int argc,
                         sqlite3_value **argv) {
-  uint64_t n = 0;
-  double p = BLOOM_DEFAULT_FPR;
-  arg_status st = sql_capacity_arg(ctx, fname, argv[1], &n);
-  if (st == ARG_ERROR) return -1;
-  int from_data = st == ARG_NULL;
-  if (argc >= 3) {
-    st = sql_fpr_arg(ctx, fname, argv[2], &p);
-    if (st == ARG_ERROR) return -1;
-    if (st == ARG_NULL) {
-      sql_error(ctx, fname, "p must be a number in (0,1), got NULL");
-      return -1;
-    }
-  }
-  if (s->started) {
-    if (from_data != s->sized_from_data || n != s->n || p != s->p) {
-      sql_error(ctx, fname,
-                "n and p must be the same on every row of a group "
-                "(first row: n = %s%llu, p = %.17g; this row: n = %s%llu, "
-                "p = %.17g)",
-                s->sized_from_data ? "NULL " : "", (unsigned long long)s->n,
-                s->p, from_data ? "NULL " : "", (unsigned long long)n, p);
-      return -1;
-    }
-    return 0;
-  }
-  s->started = 1;
-  s->sized_from_data = from_data;
-  s->n = n;
-  s->p = p;
-  /* Check n and p (and the size) now rather than after the whole group. */
-  if (plan(ctx, from_data ? 1 : n, p, &s->plan) != 0) return -1;
-  s->slots = from_data ? 0 : s->plan.buckets * CUCKOO_SLOTS_PER_BUCKET;
-  return 0;
-}
-
-/* Makes room for one more hash: first by dropping repeats, and only when
-** that frees less than half the buffer by growing it.  With n given, more
-** distinct values than slots can never fit: stop reading the group. */
-static int make_room(sqlite3_context *ctx, cbuild_state *s) {
-  if (s->count < s->alloc) return 0;
-  if (s->count > 0) {
-    s->count = cuckoo_unique_hashes(s->seen, s->count);
-    if (s->slots && s->count > s->slots) {
-      sql_error(ctx, fname,
-                "capacity exceeded: more than %llu distinct values, and a "
-                "filter for n = %llu has %llu slots",
-                (unsigned long long)s->slots, (unsigned long long)s->n,
-                (unsigned long long)s->slots);
-      return -1;
-    }
-    if (s->count < s->alloc / 2) return 0;
-  }
-  size_t grow = s->alloc ? s->alloc * 2 : 1024;
-  filter_hash *more = sqlite3_realloc64(s->seen, grow * sizeof *more);
-  if (more == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return -1;
-  }
-  s->seen = more;
-  s->alloc = grow;
+  int first = sql_group_params(ctx, fname, argc, argv, &s->params);
+  if (first != 1) return first;
+  const group_params *g = &s->params;
+  if (plan(ctx, g->sized_from_data ? 1 : g->n, g->p, &s->plan) != 0) return -1;
+  s->slots = g->sized_from_data ? 0 : s->plan.buckets * CUCKOO_SLOTS_PER_BUCKET;
   return 0;
 }
 
@@ -133,11 +65,20 @@ static void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
   filter_hash h;
   arg_status st = ARG_ERROR;
   if (build_params(ctx, s, argc, argv) == 0)
-    st = sql_hash_value(ctx, argv[0], BLOOM_DEFAULT_SEED, &h);
-  if (st == ARG_OK && make_room(ctx, s) != 0) st = ARG_ERROR;
+    st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
+  if (st == ARG_OK) {
+    /* With n given, more distinct values than slots can never fit: stop
+    ** reading the group. */
+    int rc = collector_add(ctx, &s->seen, h, (size_t)s->slots);
+    if (rc == 1)
+      sql_error(ctx, fname,
+                "capacity exceeded: more than %llu distinct values, and a "
+                "filter for n = %llu has %llu slots",
+                (unsigned long long)s->slots, (unsigned long long)s->params.n,
+                (unsigned long long)s->slots);
+    if (rc != 0) st = ARG_ERROR;
+  }
   if (st == ARG_ERROR) s->failed = 1;
-  if (st != ARG_OK) return; /* NULL value: skipped; error: already set */
-  s->seen[s->count++] = h;
 }
 
 /* Inserts the distinct hashes into a new filter; NULL after setting the
@@ -162,7 +103,7 @@ static unsigned char *fill(sqlite3_context *ctx, cbuild_state *s,
   unsigned char *body = blob + FILTER_HEADER_BYTES;
   for (size_t i = 0; i < distinct; i++) {
     if (cuckoo_insert(body, s->plan.buckets, s->plan.fingerprint_bits,
-                      s->seen[i]) != CUCKOO_OK) {
+                      s->seen.hashes[i]) != CUCKOO_OK) {
       sql_error(ctx, fname,
                 "capacity exceeded: %llu distinct values do not fit in a "
                 "filter for n = %llu (%llu slots; %llu placed)",
@@ -179,20 +120,19 @@ static unsigned char *fill(sqlite3_context *ctx, cbuild_state *s,
 
 static void sql_cuckoo_build_final(sqlite3_context *ctx) {
   cbuild_state *s = sqlite3_aggregate_context(ctx, 0);
-  if (s == NULL || !s->started) {
+  if (s == NULL || !s->params.started) {
     sqlite3_result_null(ctx); /* no rows, like sum() */
     return;
   }
   /* Also reached after an error in a step: then only free. */
   unsigned char *blob = NULL;
   if (!s->failed) {
-    size_t distinct = cuckoo_unique_hashes(s->seen, s->count);
-    if (!s->sized_from_data ||
-        plan(ctx, distinct ? distinct : 1, s->p, &s->plan) == 0)
+    size_t distinct = collector_distinct(&s->seen);
+    if (!s->params.sized_from_data ||
+        plan(ctx, distinct ? distinct : 1, s->params.p, &s->plan) == 0)
       blob = fill(ctx, s, distinct);
   }
-  sqlite3_free(s->seen);
-  s->seen = NULL;
+  collector_free(&s->seen);
   if (blob == NULL) return;
   sqlite3_result_blob64(ctx, blob, s->plan.bytes, sqlite3_free);
 }

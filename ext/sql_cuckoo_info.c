@@ -49,11 +49,6 @@ static int info_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
   return onerow_open(sizeof(info_cursor), out);
 }
 
-static int info_close(sqlite3_vtab_cursor *cur) {
-  sqlite3_free(cur);
-  return SQLITE_OK;
-}
-
 static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
                        const char *idx_str, int argc, sqlite3_value **argv) {
   (void)idx_str;
@@ -115,7 +110,7 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
 }
 
 static sqlite3_module info_module =
-    ONEROW_MODULE(info_open, info_close, info_filter, info_column);
+    ONEROW_MODULE(info_open, onerow_close, info_filter, info_column);
 
 int register_cuckoo_info(sqlite3 *db) {
   return sqlite3_create_module(db, "cuckoo_info", &info_module,

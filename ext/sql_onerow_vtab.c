@@ -97,6 +97,11 @@ int onerow_open(size_t size, sqlite3_vtab_cursor **out) {
   return SQLITE_OK;
 }
 
+int onerow_close(sqlite3_vtab_cursor *cur) {
+  sqlite3_free(cur);
+  return SQLITE_OK;
+}
+
 int onerow_next(sqlite3_vtab_cursor *cur) {
   ((onerow_cursor *)cur)->eof = 1;
   return SQLITE_OK;

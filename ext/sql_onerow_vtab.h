@@ -53,6 +53,9 @@ int onerow_error(sqlite3_vtab_cursor *cur, const char *fmt, ...);
 /* Allocates a zeroed cursor of `size` bytes, at eof. */
 int onerow_open(size_t size, sqlite3_vtab_cursor **out);
 
+/* xClose for a cursor that owns nothing but itself. */
+int onerow_close(sqlite3_vtab_cursor *cur);
+
 #define ONEROW_MODULE(open, close, filter, column)                          \
   {                                                                          \
     .iVersion = 0, .xCreate = NULL, .xConnect = onerow_connect,              \

@@ -377,9 +377,9 @@ static void test_order(void) {
 
 static void test_unique(void) {
   filter_hash h[6] = {{3, 1}, {1, 2}, {3, 1}, {1, 1}, {1, 2}, {3, 1}};
-  size_t n = cuckoo_unique_hashes(h, 6);
+  size_t n = filter_hash_unique(h, 6);
   tap_ok(n == 3 && h[0].h1 == 1 && h[0].h2 == 1 && h[1].h1 == 1 &&
-             h[1].h2 == 2 && h[2].h1 == 3 && cuckoo_unique_hashes(h, 0) == 0,
+             h[1].h2 == 2 && h[2].h1 == 3 && filter_hash_unique(h, 0) == 0,
          "unique hashes: sorted, repeats dropped");
 }
 
