@@ -84,16 +84,23 @@ static void sql_bloom_build_step(sqlite3_context *ctx, int argc,
     sqlite3_result_error_nomem(ctx);
     return;
   }
+  if (build_params(ctx, s, argc, argv) != 0) {
+    s->failed = 1;
+    return;
+  }
   filter_hash h;
-  arg_status st = ARG_ERROR;
-  if (build_params(ctx, s, argc, argv) == 0)
-    st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
-  if (st == ARG_OK && s->params.sized_from_data &&
-      collector_add(ctx, &s->seen, h, 0) != 0)
-    st = ARG_ERROR;
-  if (st == ARG_ERROR) s->failed = 1;
-  if (st != ARG_OK) return; /* NULL value: skipped; error: already set */
-  if (!s->params.sized_from_data) {
+  arg_status st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
+  if (st == ARG_NULL) return; /* NULL values are skipped */
+  if (st == ARG_ERROR) {
+    s->failed = 1;
+    return;
+  }
+  if (s->params.sized_from_data) {
+    if (collector_add(ctx, &s->seen, h, 0) != 0) {
+      s->failed = 1;
+      return;
+    }
+  } else {
     s->batch[s->batched++] = h;
     if (s->batched == BUILD_BATCH) flush_batch(s);
   }

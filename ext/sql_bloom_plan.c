@@ -87,7 +87,7 @@ static int plan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
   return SQLITE_OK;
 }
 
-static sqlite3_module plan_module =
+static const sqlite3_module plan_module =
     ONEROW_MODULE(plan_open, onerow_close, plan_filter, plan_column);
 
 int register_bloom_plan(sqlite3 *db) {

@@ -94,7 +94,7 @@ static int ref_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
   return SQLITE_OK;
 }
 
-static sqlite3_module ref_module =
+static const sqlite3_module ref_module =
     ONEROW_MODULE(ref_open, ref_close, ref_filter, ref_column);
 
 int register_bloom_ref(sqlite3 *db) {

@@ -62,23 +62,27 @@ static void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  filter_hash h;
-  arg_status st = ARG_ERROR;
-  if (build_params(ctx, s, argc, argv) == 0)
-    st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
-  if (st == ARG_OK) {
-    /* With n given, more distinct values than slots can never fit: stop
-    ** reading the group. */
-    int rc = collector_add(ctx, &s->seen, h, (size_t)s->slots);
-    if (rc == 1)
-      sql_error(ctx, fname,
-                "capacity exceeded: more than %llu distinct values, and a "
-                "filter for n = %llu has %llu slots",
-                (unsigned long long)s->slots, (unsigned long long)s->params.n,
-                (unsigned long long)s->slots);
-    if (rc != 0) st = ARG_ERROR;
+  if (build_params(ctx, s, argc, argv) != 0) {
+    s->failed = 1;
+    return;
   }
-  if (st == ARG_ERROR) s->failed = 1;
+  filter_hash h;
+  arg_status st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
+  if (st == ARG_NULL) return; /* NULL values are skipped */
+  if (st == ARG_ERROR) {
+    s->failed = 1;
+    return;
+  }
+  /* With n given, more distinct values than slots can never fit: stop
+  ** reading the group. */
+  int rc = collector_add(ctx, &s->seen, h, (size_t)s->slots);
+  if (rc == 1)
+    sql_error(ctx, fname,
+              "capacity exceeded: more than %llu distinct values, and a "
+              "filter for n = %llu has %llu slots",
+              (unsigned long long)s->slots, (unsigned long long)s->params.n,
+              (unsigned long long)s->slots);
+  if (rc != 0) s->failed = 1;
 }
 
 /* Inserts the distinct hashes into a new filter; NULL after setting the

@@ -109,7 +109,7 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
   return SQLITE_OK;
 }
 
-static sqlite3_module info_module =
+static const sqlite3_module info_module =
     ONEROW_MODULE(info_open, onerow_close, info_filter, info_column);
 
 int register_cuckoo_info(sqlite3 *db) {
