@@ -15,7 +15,17 @@
 */
 #define BLOOM_EXT_MAIN
 #include "sql_common.h"
+#undef sqlite3_api /* the variable itself, for its definition and the CAS */
 SQLITE_EXTENSION_INIT1
+#ifndef SQLITE_CORE
+static int claim_api(const sqlite3_api_routines *api) {
+  const sqlite3_api_routines *unset = NULL;
+  return __atomic_compare_exchange_n(&sqlite3_api, &unset, api, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+         unset == api;
+}
+#define sqlite3_api (__atomic_load_n(&sqlite3_api, __ATOMIC_ACQUIRE))
+#endif
 
 #define BLOOM_VERSION "1.0.0"
 
@@ -60,10 +70,7 @@ int sqlite3_bloom_init(sqlite3 *db, char **err,
   ** when connections in several threads load the extension at once.  Store
   ** it once; every later load must bring the same table (one SQLite library
   ** per process), and a second, different one is refused. */
-  const sqlite3_api_routines *unset = NULL;
-  if (!__atomic_compare_exchange_n(&sqlite3_api, &unset, api, 0,
-                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
-      unset != api) {
+  if (!claim_api(api)) {
     if (err) *err = api->mprintf("bloom: already loaded by another SQLite "
                                  "library in this process");
     return SQLITE_ERROR;
@@ -82,7 +89,13 @@ int sqlite3_bloom_init(sqlite3 *db, char **err,
   };
   for (size_t i = 0; i < sizeof registrations / sizeof registrations[0]; i++) {
     int rc = registrations[i](db);
-    if (rc != SQLITE_OK) return rc;
+    if (rc != SQLITE_OK) {
+      /* The library stays mapped (linked -z nodelete), so what did register
+      ** keeps working. */
+      if (err) *err = sqlite3_mprintf("bloom: registering its functions "
+                                      "failed: %s", sqlite3_errstr(rc));
+      return rc;
+    }
   }
   return SQLITE_OK;
 }

@@ -816,7 +816,7 @@ static void test_value_rules(sqlite3 *db) {
 ** vice versa; the blobs themselves are identical. */
 static void test_utf16(void) {
   static const char *in[] = {"ü", "日本", "😀", "plain", "", "Grüße, 世界",
-                             "\xef\xbb\xbf" "bom"};
+                             ("\xef\xbb\xbf" "bom")};
   static const char *out[] = {"u", "日", "😁", "Plain", " ", "Grüsse, 世界"};
   static const char *encs[] = {NULL, "UTF-16le", "UTF-16be"};
   sqlite3 *db[3];

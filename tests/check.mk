@@ -1,0 +1,112 @@
+# make check-all: the long and tool-heavy checks of issue 6 (parts 7-9 and
+# valgrind), kept out of `make test`.  Included by the Makefile.
+#
+#   check-warnings  ext/*.c and the C tests (tests/unit, tests/sql,
+#                   tests/check) compile with -Wall -Wextra -Wconversion
+#                   -Wshadow -Werror under gcc and clang
+#   check-cppcheck  cppcheck --enable=warning,performance,portability on ext/
+#   check-globals   bloom.so has no writable global but sqlite3_api
+#   check-iofault   fault-injecting VFS (WAL and rollback journal) and
+#                   SIGKILLed writers, then clean reopens (tests/check/iofault.c)
+#   check-threads   4 threads on one WAL database under ThreadSanitizer,
+#                   loading the extension concurrently (tests/check/threads.c)
+#   check-valgrind  the plain SQL tests (build/plain/sql-*.t) under memcheck
+#
+# check-all runs every step even when one fails, then lists the failures.
+# It takes about 14 minutes on 2 cores, almost all of it valgrind (which
+# runs tests 30-130 times slower; sql-algebra alone takes ~13 minutes):
+# `make check-all VALGRIND_TESTS="build/plain/sql-oom.t ..."` narrows it.
+# Extra Debian packages: valgrind cppcheck clang (`make check-deps` installs
+# them when run as root, like `make deps`).
+
+CHECK_DEB_PACKAGES = valgrind cppcheck clang
+CHECK_DIR  = $(BUILD)/check
+TSAN_DIR   = $(BUILD)/tsan
+TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
+CHECK_STEPS = check-warnings check-cppcheck check-globals check-iofault \
+              check-threads check-valgrind
+
+# The glibc headers have many #ifdef configurations; cppcheck tries 12 of
+# them, one of which no compiler has (it then fails with a syntaxError in
+# stdlib.h).  Give it the configuration gcc compiles in.
+CPPCHECK_FLAGS = --enable=warning,performance,portability --error-exitcode=1 \
+                 --inline-suppr
+CPPCHECK_GCC   = -I/usr/include -I/usr/include/x86_64-linux-gnu \
+                 -D__GNUC__=12 -D__GNUC_MINOR__=2 -D__STDC__=1 \
+                 -D__STDC_VERSION__=201112L -D__x86_64__ -D__linux__ \
+                 -D__CHAR_BIT__=8 -D__SIZEOF_LONG__=8
+
+WARN_TEST_SOURCES = $(wildcard tests/unit/test_*.c tests/sql/test_*.c \
+                               tests/check/*.c)
+VALGRIND_TESTS    = $(addprefix $(BUILD)/plain/,$(addsuffix .t,$(SQLT_NAMES)))
+
+.PHONY: check-all check-deps $(CHECK_STEPS)
+
+check-all: check-deps
+	@failed=""; t0=$$(date +%s); \
+	for s in $(CHECK_STEPS); do \
+	  echo "=== $$s"; s0=$$(date +%s); \
+	  if $(MAKE) --no-print-directory $$s; then r=passed; \
+	  else r=FAILED; failed="$$failed $$s"; fi; \
+	  echo "=== $$s: $$r ($$(( $$(date +%s) - s0 )) s)"; \
+	done; \
+	echo "=== check-all: $$(( $$(date +%s) - t0 )) s"; \
+	if [ -n "$$failed" ]; then echo "=== check-all FAILED:$$failed"; exit 1; fi; \
+	echo "=== check-all: every step passed"
+
+check-deps:
+	@$(MAKE) --no-print-directory deps \
+	    DEB_PACKAGES="$(DEB_PACKAGES) $(CHECK_DEB_PACKAGES)"
+
+check-warnings:
+	@n=0; bad=""; \
+	for cc in gcc clang; do \
+	  for f in $(CORE_SRC) $(SQL_SRC); do \
+	    n=$$((n + 1)); \
+	    $$cc $(STD) -O2 $(WARNINGS) -Werror -fPIC -Iext -c -o /dev/null $$f \
+	      || bad="$$bad $$cc:$$f"; \
+	  done; \
+	  for f in $(WARN_TEST_SOURCES); do \
+	    n=$$((n + 1)); \
+	    $$cc $(TEST_CFLAGS) -O2 -Werror -c -o /dev/null $$f \
+	      || bad="$$bad $$cc:$$f"; \
+	  done; \
+	done; \
+	if [ -n "$$bad" ]; then echo "check-warnings: warnings in$$bad"; exit 1; fi; \
+	echo "check-warnings: $$n compilations (gcc and clang, $(WARNINGS) -Werror), no warning"
+
+check-cppcheck:
+	cppcheck -q $(CPPCHECK_FLAGS) $(CPPCHECK_GCC) ext/
+	cppcheck -q --force $(CPPCHECK_FLAGS) --library=posix --std=c11 -Iext ext/
+	@echo "check-cppcheck: clean (with the system headers as gcc sees them, and without them over every configuration)"
+
+check-globals: bloom.so
+	sh tests/check/globals.sh bloom.so
+
+$(CHECK_DIR)/iofault.t: tests/check/iofault.c $(TEST_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -O2 -o $@ $< -lsqlite3 -lm
+
+check-iofault: bloom.so $(CHECK_DIR)/iofault.t
+	BLOOM_SO=$(CURDIR)/bloom.so $(PROVE) -v $(CHECK_DIR)/iofault.t
+
+# The extension as the Makefile builds it, with ThreadSanitizer.
+$(TSAN_DIR)/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(STD) -O1 -g $(WARNINGS) $(TSAN_FLAGS) $(SO_FLAGS) -o $@ \
+	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
+
+$(TSAN_DIR)/threads.t: tests/check/threads.c $(TEST_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -O1 $(TSAN_FLAGS) -o $@ $< -lsqlite3 -lpthread -lm
+
+check-threads: $(TSAN_DIR)/bloom.so $(TSAN_DIR)/threads.t
+	BLOOM_SO=$(CURDIR)/$(TSAN_DIR)/bloom.so \
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	    $(PROVE) -v $(TSAN_DIR)/threads.t
+
+# The fault and abort sweeps visit one point in 5 under valgrind (every
+# point in `make test`); everything else runs as in `make test`.
+check-valgrind: bloom.so $(VALGRIND_TESTS)
+	BLOOM_SO=$(CURDIR)/bloom.so BLOOM_SWEEP_STEP=5 \
+	    sh tests/check/valgrind.sh $(CHECK_DIR)/valgrind $(VALGRIND_TESTS)

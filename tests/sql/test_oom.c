@@ -1,0 +1,640 @@
+/*
+** Out-of-memory at every allocation (issue 6, parts 4 and 5).
+**
+** A counting, failing allocator (tests/sqlhelp.h) is installed with
+** SQLITE_CONFIG_MALLOC before sqlite3_initialize(), lookaside off, so that
+** every allocation SQLite and the extension make reaches it.  For each
+** scenario, on a fresh in-memory database with BLOOM_SO loaded and the
+** scenario's tables set up, allocation N of the statement under test
+** (prepare, steps, finalize) fails, for N = 1, 2, ... until a run in which
+** no allocation failed: once with only allocation N failing (one-shot),
+** once with every allocation from N on failing (persistent).  Each run must
+**   - return SQLITE_OK with the same rows as the run without faults, or
+**     fail with SQLITE_NOMEM (at prepare or at a step);
+**   - leave the database consistent (the scenario's check query, run with
+**     faults off, gives 1);
+**   - leave no allocation behind: after sqlite3_close the count of live
+**     allocations is back where it was before sqlite3_open;
+**   - not crash (the ASan+UBSan variant also checks every access).
+** Every fault point is swept; the number per scenario is printed.
+**
+** The load itself is swept too (part 5): after each failed load the
+** functions that did register are called (they must work, since the .so is
+** linked with -z nodelete), then a re-load must succeed and every function
+** must work.  The .so must stay mapped after every connection closed, and
+** must import no malloc/calloc/realloc/free.
+*/
+#define _GNU_SOURCE
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlhelp.h"
+#include "tap.h"
+
+/* ---- scenarios ----------------------------------------------------------- */
+
+#define SERIES(n)                                                         \
+  "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE " \
+  "x < " #n ") "
+
+/* Tables: t(x) 1..2000; vals(v) one value of each storage class and some
+** specials; filt(name, f) filters over vals and over 1..50; parts(g, f)
+** twelve filters over 1..600, three groups. */
+static const char SETUP_T[] =
+    "CREATE TABLE t(x INTEGER);"
+    "INSERT INTO t " SERIES(2000) "SELECT x FROM s;";
+static const char SETUP_VALS[] =
+    "CREATE TABLE vals(v);"
+    "INSERT INTO vals VALUES (42), (42.0), (-7), (2.5), (-0.0), ('text'),"
+    " ('gr\xc3\xbc\xc3\x9f" "e \xe6\x97\xa5\xe6\x9c\xac'), (''), (x''),"
+    " (x'00ff10'), (NULL), (9223372036854775807), ('a longer text value, "
+    "longer than a few bytes, to make the conversion allocate');"
+    "CREATE TABLE filt(name TEXT PRIMARY KEY, f BLOB);"
+    "INSERT INTO filt SELECT 'a', bloom_build(v, 100, 0.01) FROM vals;"
+    "INSERT INTO filt SELECT 'b', bloom_build(v, 100, 0.01) FROM vals"
+    " WHERE typeof(v) = 'text';";
+static const char SETUP_PARTS[] =
+    "CREATE TABLE parts(g, f);"
+    "INSERT INTO parts SELECT x % 3, bloom_build(x, 1000, 0.01) FROM (" SERIES(600)
+    "SELECT x FROM s) GROUP BY x % 12;";
+static const char SETUP_TRIGGER[] =
+    "CREATE TABLE items(id INTEGER PRIMARY KEY, v);"
+    "CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);"
+    "INSERT INTO filters VALUES ('items', bloom_empty(1000, 0.01));"
+    "CREATE TRIGGER items_ai AFTER INSERT ON items BEGIN"
+    "  UPDATE filters SET f = bloom_add(f, NEW.id) WHERE name = 'items';"
+    " END;";
+
+/* The stored filter holds every row and counted each exactly once. */
+#define TRIGGER_CHECK                                                      \
+  "SELECT (SELECT count(*) FROM items) IN (0, 40) AND"                     \
+  " (SELECT inserted FROM bloom_info((SELECT f FROM filters))) ="          \
+  " (SELECT count(*) FROM items) AND NOT EXISTS (SELECT 1 FROM items,"     \
+  " filters WHERE bloom_test(filters.f, items.id) IS NOT 1)"
+
+typedef struct scenario {
+  const char *name;
+  const char *encoding; /* NULL (UTF-8) or a PRAGMA encoding value */
+  const char *setup[3]; /* run after the load, before arming */
+  const char *sql;      /* the statement under faults */
+  const char *check;    /* with faults off, after it: must give 1 */
+  int cuckoo;           /* needs the cuckoo functions */
+  int error;            /* fails without faults too: the same error or
+                           SQLITE_NOMEM is expected */
+} scenario;
+
+static const scenario SCENARIOS[] = {
+    {"bloom_build over 0 rows", NULL, {"CREATE TABLE e(x);"},
+     "SELECT bloom_build(x, 100, 0.01) FROM e", NULL, 0, 0},
+    {"bloom_build over 1 row", NULL, {"CREATE TABLE e(x); INSERT INTO e VALUES (1);"},
+     "SELECT bloom_build(x, 100, 0.01) FROM e", NULL, 0, 0},
+    {"bloom_build over 2,000 rows", NULL, {SETUP_T},
+     "SELECT bloom_build(x, 2000, 0.01) FROM t", NULL, 0, 0},
+    {"bloom_build GROUP BY", NULL, {SETUP_T},
+     "SELECT x % 7, bloom_build(x, 500, 0.01) FROM t GROUP BY x % 7", NULL, 0, 0},
+    {"bloom_build(v) sized from the data", NULL, {SETUP_T},
+     "SELECT bloom_build(x % 1500) FROM t", NULL, 0, 0},
+    {"bloom_build(v, NULL, p) GROUP BY", NULL, {SETUP_T},
+     "SELECT x % 2, bloom_build(x, NULL, 0.001) FROM t GROUP BY 1", NULL, 0, 0},
+    {"bloom_build over every storage class, UTF-16le", "UTF-16le", {SETUP_VALS},
+     "SELECT bloom_build(v, 100, 0.01) = (SELECT f FROM filt WHERE name = 'a')"
+     " FROM vals", NULL, 0, 0},
+    {"bloom_test on each storage class, UTF-8", NULL, {SETUP_VALS},
+     "SELECT bloom_test(f, v), bloom_test(f, zeroblob(3)) FROM filt, vals",
+     NULL, 0, 0},
+    {"bloom_test on each storage class, UTF-16le", "UTF-16le", {SETUP_VALS},
+     "SELECT bloom_test(f, v) FROM filt, vals", NULL, 0, 0},
+    {"bloom_test on each storage class, UTF-16be", "UTF-16be", {SETUP_VALS},
+     "SELECT bloom_test(f, v) FROM filt, vals", NULL, 0, 0},
+    {"bloom_add, UTF-8", NULL, {SETUP_VALS},
+     "SELECT bloom_add(f, v, 'x', 2.5, x'01', NULL, zeroblob(2)) FROM filt, vals",
+     NULL, 0, 0},
+    {"bloom_add, UTF-16le", "UTF-16le", {SETUP_VALS},
+     "SELECT bloom_add(f, v, 'gr\xc3\xbc\xc3\x9f" "e') FROM filt, vals", NULL, 0, 0},
+    {"bloom_union and bloom_intersect", NULL, {SETUP_VALS},
+     "SELECT bloom_union(a.f, b.f), bloom_intersect(a.f, b.f) FROM filt a,"
+     " filt b", NULL, 0, 0},
+    {"bloom_merge", NULL, {SETUP_PARTS}, "SELECT bloom_merge(f) FROM parts",
+     NULL, 0, 0},
+    {"bloom_merge GROUP BY", NULL, {SETUP_PARTS},
+     "SELECT g, bloom_merge(f) FROM parts GROUP BY g", NULL, 0, 0},
+    {"bloom_info", NULL, {SETUP_VALS},
+     "SELECT * FROM bloom_info((SELECT f FROM filt WHERE name = 'a'))", NULL, 0, 0},
+    {"bloom_info correlated", NULL, {SETUP_VALS},
+     "SELECT name, i.* FROM filt, bloom_info(filt.f) AS i", NULL, 0, 0},
+    {"bloom_ref probe", NULL, {SETUP_T, SETUP_VALS},
+     "SELECT count(*) FROM bloom_ref((SELECT f FROM filt WHERE name = 'a'))"
+     " AS r CROSS JOIN t WHERE bloom_test(r.filter, t.x)", NULL, 0, 0},
+    {"bloom_ref correlated", NULL, {SETUP_VALS},
+     "SELECT name, r.filter FROM filt, bloom_ref(filt.f) AS r", NULL, 0, 0},
+    {"bloom_plan", NULL, {NULL},
+     "SELECT * FROM bloom_plan(1000000, 0.001)", NULL, 0, 0},
+    {"bloom_key, UTF-8", NULL, {SETUP_VALS},
+     "SELECT bloom_key(v, 'a', 2.5, 42.0, x'01', 'gr\xc3\xbc\xc3\x9f" "e')"
+     " FROM vals", NULL, 0, 0},
+    {"bloom_key, UTF-16le", "UTF-16le", {SETUP_VALS},
+     "SELECT bloom_key(v, 'a', 2.5, x'01', 'gr\xc3\xbc\xc3\x9f" "e') FROM vals",
+     NULL, 0, 0},
+    {"bloom_key with a zeroblob part", NULL, {NULL},
+     "SELECT bloom_key(zeroblob(4), 1)", NULL, 0, 0},
+    {"a zeroblob where a filter goes (an error)", NULL, {NULL},
+     "SELECT bloom_test(zeroblob(100), 1)", NULL, 0, 1},
+    {"bloom_build with a bad n on row 1,000 of a group (an error)", NULL,
+     {SETUP_T},
+     "SELECT x % 2, bloom_build(x, CASE WHEN x = 1000 THEN 0 ELSE 100 END,"
+     " 0.01) FROM t GROUP BY 1", NULL, 0, 1},
+    {"bloom_empty, bloom_count, bloom_version", NULL, {SETUP_VALS},
+     "SELECT bloom_empty(1000), bloom_empty(100, 0.001), bloom_count(f),"
+     " bloom_version() FROM filt", NULL, 0, 0},
+    {"trigger-maintained insert", NULL, {SETUP_T, SETUP_TRIGGER},
+     "INSERT INTO items SELECT x, 'v' || x FROM t WHERE x <= 40",
+     TRIGGER_CHECK, 0, 0},
+    {"cuckoo_build", NULL, {SETUP_T},
+     "SELECT cuckoo_build(x, 2000, 0.01) FROM t", NULL, 1, 0},
+    {"cuckoo_build GROUP BY", NULL, {SETUP_T},
+     "SELECT x % 5, cuckoo_build(x, 500, 0.01) FROM t GROUP BY 1", NULL, 1, 0},
+    {"cuckoo_build(v, NULL) sized from the data", NULL, {SETUP_T},
+     "SELECT cuckoo_build(x % 1500, NULL) FROM t", NULL, 1, 0},
+    {"cuckoo_build over its capacity (an error)", NULL, {SETUP_T},
+     "SELECT cuckoo_build(x, 100, 0.01) FROM t", NULL, 1, 1},
+    {"cuckoo_test, cuckoo_add, cuckoo_delete, UTF-16le", "UTF-16le",
+     {SETUP_VALS,
+      "CREATE TABLE cf(f); INSERT INTO cf SELECT cuckoo_build(v, 100, 0.01)"
+      " FROM vals;"},
+     "SELECT cuckoo_test(f, v), cuckoo_add(f, v), cuckoo_delete(f, v)"
+     " FROM cf, vals", NULL, 1, 0},
+    {"cuckoo_info", NULL,
+     {SETUP_VALS,
+      "CREATE TABLE cf(f); INSERT INTO cf SELECT cuckoo_build(v, 100, 0.01)"
+      " FROM vals;"},
+     "SELECT i.* FROM cf, cuckoo_info(cf.f) AS i", NULL, 1, 0},
+};
+#define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
+
+/* ---- one run ------------------------------------------------------------- */
+
+static int cuckoo_registered;
+
+/* A fresh database with the scenario set up (faults off). */
+static sqlite3 *scenario_open(const scenario *sc) {
+  sqlite3 *db = NULL;
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
+    printf("Bail out! cannot open a database\n");
+    exit(2);
+  }
+  if (sc->encoding) {
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA encoding = '%s'", sc->encoding);
+    sh_exec(db, sql);
+  }
+  char *err = NULL;
+  if (sh_load(db, &err) != SQLITE_OK) {
+    printf("Bail out! cannot load %s: %s\n", sh_so_path(), err ? err : "?");
+    exit(2);
+  }
+  free(err);
+  for (int i = 0; i < 3 && sc->setup[i]; i++)
+    if (!sh_exec(db, sc->setup[i])) {
+      printf("Bail out! setup of \"%s\" failed\n", sc->name);
+      exit(2);
+    }
+  return db;
+}
+
+typedef struct sweep_stats {
+  long long points;      /* fault points swept */
+  long long same, nomem; /* runs that gave the same outcome / SQLITE_NOMEM */
+  long long lost_msg;    /* the expected error, its message lost */
+  long long bad, leaks, bad_checks;
+  long long at;          /* the run in progress (to name a crash) */
+  int done;
+} sweep_stats;
+
+/* Shared with the child process that runs a scenario's sweeps. */
+typedef struct sweep_report {
+  int baseline_ok, baseline_rows;
+  long long baseline_allocs;
+  sweep_stats mode[2]; /* one-shot, persistent */
+} sweep_report;
+
+static int show_budget = 12; /* diagnostics printed for failures, in total */
+static long long sweep_step = 1; /* BLOOM_SWEEP_STEP */
+
+static int digest_eq(const sh_outcome *a, const sh_outcome *b) {
+  return a->digest.len == b->digest.len &&
+         (a->digest.len == 0 ||
+          memcmp(a->digest.p, b->digest.p, a->digest.len) == 0);
+}
+
+/* The sweeps of one scenario (in a child process).  A run's outcome is
+** acceptable when it is the outcome without faults (the same rows, or the
+** same error and message), or SQLITE_NOMEM (at prepare or at a step).
+** When the outcome without faults is an error, SQLite may fail to copy the
+** error message out (sqlite3VdbeTransferError): the same code with the
+** generic sqlite3_errstr() message is accepted too. */
+static void sweep_scenario(const scenario *sc, sweep_report *r) {
+  sh_outcome want = {0}, got = {0};
+  long long base = sh_mem_live();
+  sqlite3 *db = scenario_open(sc);
+  sh_mem_count_only();
+  sh_run(db, sc->sql, &want);
+  r->baseline_allocs = sh_mem_seen;
+  r->baseline_rows = want.rows;
+  sh_mem_disarm();
+  int check_ok = 1;
+  if (sc->check) check_ok = sh_query_int(db, sc->check) == 1;
+  sqlite3_close(db);
+  r->baseline_ok = (want.rc == SQLITE_OK || sc->error) && check_ok &&
+                   sh_mem_live() == base;
+  if (!r->baseline_ok) {
+    tap_diag("  without faults: rc %d: %s; check %d; leaked %lld", want.rc,
+             want.msg, check_ok, sh_mem_live() - base);
+    return;
+  }
+  for (int persistent = 0; persistent <= 1; persistent++) {
+    sweep_stats *s = &r->mode[persistent];
+    for (long long n = 1;; n += sweep_step) {
+      s->at = n;
+      base = sh_mem_live();
+      db = scenario_open(sc);
+      sh_mem_arm(n, persistent);
+      sh_run(db, sc->sql, &got);
+      long long fired = sh_mem_fired;
+      sh_mem_disarm();
+      int check = sc->check ? sh_query_int(db, sc->check) == 1 : 1;
+      sqlite3_close(db);
+      long long leaked = sh_mem_live() - base;
+      const char *what = NULL;
+      if (got.rc == want.rc && digest_eq(&got, &want) &&
+          (got.rc == SQLITE_OK || strcmp(got.msg, want.msg) == 0))
+        s->same += fired > 0;
+      else if (got.rc == SQLITE_NOMEM && fired > 0)
+        s->nomem++;
+      else if (fired > 0 && want.rc != SQLITE_OK && got.rc == want.rc &&
+               strcmp(got.msg, sqlite3_errstr(got.rc)) == 0)
+        /* The expected error, whose message SQLite could not copy out
+        ** (sqlite3VdbeTransferError's allocations are benign). */
+        s->lost_msg++;
+      else if (got.rc == SQLITE_OK)
+        what = "SQLITE_OK with another result";
+      else
+        what = "an error other than SQLITE_NOMEM";
+      if (what) s->bad++;
+      if (leaked) s->leaks++;
+      if (!check) s->bad_checks++;
+      if ((what || leaked || !check) && show_budget > 0) {
+        show_budget--;
+        tap_diag("  %s, %s fault at allocation %lld: %s (rc %d%s: %s), "
+                 "leaked %lld, check %s", sc->name,
+                 persistent ? "persistent" : "one-shot", n, what ? what : "ok",
+                 got.rc, got.at_prepare ? " at prepare" : "", got.msg, leaked,
+                 check ? "ok" : "FAILED");
+        if (what && want.rc != SQLITE_OK)
+          tap_diag("  (without faults: rc %d: %s)", want.rc, want.msg);
+      }
+      if (fired == 0) break; /* past the last allocation: swept them all */
+      s->points++;
+    }
+    s->done = 1;
+  }
+  sh_str_free(&want.digest);
+  sh_str_free(&got.digest);
+}
+
+/* Runs a scenario's sweeps in a child, so that a crash fails that
+** scenario only and names the fault point. */
+static void run_scenario(const scenario *sc) {
+  sweep_report *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE,
+                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (r == MAP_FAILED) {
+    printf("Bail out! mmap\n");
+    exit(2);
+  }
+  memset(r, 0, sizeof *r);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sweep_scenario(sc, r);
+    fflush(stdout);
+    exit(0);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+    printf("Bail out! fork\n");
+    exit(2);
+  }
+  int crashed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  if (!tap_ok(r->baseline_ok, "%s: runs without faults (%d rows, %lld "
+              "allocations)%s", sc->name, r->baseline_rows,
+              r->baseline_allocs, sc->error ? ", an error" : "")) {
+    munmap(r, sizeof *r);
+    return;
+  }
+  for (int persistent = 0; persistent <= 1; persistent++) {
+    const sweep_stats *s = &r->mode[persistent];
+    const char *mode = persistent ? "persistent" : "one-shot";
+    if (!s->done) {
+      if (crashed && (persistent == 0 || r->mode[0].done)) {
+        tap_ok(0, "%s, %s faults: the process died at fault point %lld "
+               "(%s %d)", sc->name, mode, s->at,
+               WIFSIGNALED(status) ? "signal" : "exit status",
+               WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        tap_diag("  repro: the statement \"%s\" with allocation %lld %s",
+                 sc->sql, s->at,
+                 persistent ? "and every later one failing" : "failing");
+      }
+      continue;
+    }
+    tap_ok(s->bad == 0 && s->leaks == 0 && s->bad_checks == 0,
+           "%s, %s faults: %lld points swept: %lld SQLITE_NOMEM, %lld "
+           "recovered with the same outcome, %lld wrong, %lld leaking, %lld "
+           "failed checks", sc->name, mode, s->points, s->nomem, s->same,
+           s->bad, s->leaks, s->bad_checks);
+    if (s->lost_msg)
+      tap_diag("  (%lld of them: the expected error, with SQLite's generic "
+               "message: SQLite could not copy the message out)", s->lost_msg);
+  }
+  if (crashed && r->mode[0].done && r->mode[1].done)
+    tap_ok(0, "%s: the sweeping process ended with %s %d after both sweeps "
+           "(a sanitizer's report at exit?)", sc->name,
+           WIFSIGNALED(status) ? "signal" : "exit status",
+           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+  munmap(r, sizeof *r);
+}
+
+/* ---- the load itself ------------------------------------------------------ */
+
+/* A call of each function the extension registers, by name and argument
+** count (-1: a table-valued function, looked up in pragma_module_list;
+** -2: variadic).  @B and @C stand for a literal Bloom and cuckoo filter,
+** so that a probe needs no other function of the extension. */
+typedef struct probe {
+  const char *name;
+  int narg;
+  const char *tmpl;
+  int cuckoo;
+  char *sql;  /* tmpl with the literals in */
+  char *want; /* its result on a fully loaded connection */
+} probe;
+
+static probe PROBES[] = {
+    {"bloom_version", 0, "SELECT bloom_version()", 0, NULL, NULL},
+    {"bloom_build", 1, "SELECT hex(bloom_build(x)) FROM (SELECT 1 AS x)", 0, NULL, NULL},
+    {"bloom_build", 2, "SELECT hex(bloom_build(x, 10)) FROM (SELECT 1 AS x)", 0, NULL, NULL},
+    {"bloom_build", 3, "SELECT hex(bloom_build(x, 10, 0.01)) FROM (SELECT 1 AS x)", 0, NULL, NULL},
+    {"bloom_test", 2, "SELECT bloom_test(@B, 1), bloom_test(@B, 3)", 0, NULL, NULL},
+    {"bloom_add", -2, "SELECT hex(bloom_add(@B, 3))", 0, NULL, NULL},
+    {"bloom_union", 2, "SELECT hex(bloom_union(@B, @B))", 0, NULL, NULL},
+    {"bloom_intersect", 2, "SELECT hex(bloom_intersect(@B, @B))", 0, NULL, NULL},
+    {"bloom_merge", 1, "SELECT hex(bloom_merge(f)) FROM (SELECT @B AS f UNION ALL SELECT @B)", 0, NULL, NULL},
+    {"bloom_count", 1, "SELECT bloom_count(@B)", 0, NULL, NULL},
+    {"bloom_empty", 1, "SELECT hex(bloom_empty(10))", 0, NULL, NULL},
+    {"bloom_empty", 2, "SELECT hex(bloom_empty(10, 0.1))", 0, NULL, NULL},
+    {"bloom_key", -2, "SELECT hex(bloom_key(1, 'a'))", 0, NULL, NULL},
+    {"bloom_info", -1, "SELECT * FROM bloom_info(@B)", 0, NULL, NULL},
+    {"bloom_ref", -1, "SELECT hex(filter) FROM bloom_ref(@B)", 0, NULL, NULL},
+    {"bloom_plan", -1, "SELECT * FROM bloom_plan(1000, 0.01)", 0, NULL, NULL},
+    {"cuckoo_build", 2, "SELECT hex(cuckoo_build(x, 10)) FROM (SELECT 1 AS x)", 1, NULL, NULL},
+    {"cuckoo_build", 3, "SELECT hex(cuckoo_build(x, 10, 0.01)) FROM (SELECT 1 AS x)", 1, NULL, NULL},
+    {"cuckoo_test", 2, "SELECT cuckoo_test(@C, 1), cuckoo_test(@C, 3)", 1, NULL, NULL},
+    {"cuckoo_add", 2, "SELECT hex(cuckoo_add(@C, 3))", 1, NULL, NULL},
+    {"cuckoo_delete", 2, "SELECT hex(cuckoo_delete(@C, 1))", 1, NULL, NULL},
+    {"cuckoo_info", -1, "SELECT * FROM cuckoo_info(@C)", 1, NULL, NULL},
+};
+#define N_PROBES (sizeof PROBES / sizeof PROBES[0])
+static int n_probes; /* those that apply (cuckoo ones when registered) */
+
+/* tmpl with @B and @C replaced (libc-allocated). */
+static char *fill_template(const char *tmpl, const char *b, const char *c) {
+  sh_str out = {0};
+  sh_str_add(&out, "%s", "");
+  for (const char *p = tmpl; *p; p++) {
+    if (p[0] == '@' && (p[1] == 'B' || p[1] == 'C')) {
+      sh_str_add(&out, "x'%s'", p[1] == 'B' ? b : c);
+      p++;
+    } else {
+      sh_str_add(&out, "%c", *p);
+    }
+  }
+  return out.p;
+}
+
+static void probes_prepare(void) {
+  sqlite3 *db = NULL;
+  sqlite3_open(":memory:", &db);
+  sh_load(db, NULL);
+  char *b = sh_query_text(db, "SELECT hex(bloom_build(x, 10, 0.01)) FROM "
+                              "(SELECT 1 AS x UNION ALL SELECT 2)");
+  char *c = cuckoo_registered
+                ? sh_query_text(db, "SELECT hex(cuckoo_build(x, 10, 0.01)) "
+                                    "FROM (SELECT 1 AS x UNION ALL SELECT 2)")
+                : strdup("00");
+  if (!b || !c) {
+    printf("Bail out! cannot build the probe filters\n");
+    exit(2);
+  }
+  n_probes = 0;
+  for (size_t i = 0; i < N_PROBES; i++) {
+    probe *p = &PROBES[i];
+    if (p->cuckoo && !cuckoo_registered) continue;
+    n_probes++;
+    p->sql = fill_template(p->tmpl, b, c);
+    p->want = sh_query_text(db, p->sql);
+    if (!p->want) {
+      printf("Bail out! probe %s failed on a loaded connection\n", p->name);
+      exit(2);
+    }
+  }
+  free(b);
+  free(c);
+  sqlite3_close(db);
+}
+
+/* Is this probe's function registered on db? */
+static int probe_registered(sqlite3 *db, const probe *p) {
+  char sql[256];
+  if (p->narg == -1)
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM pragma_module_list WHERE name = '%s'",
+             p->name);
+  else
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM pragma_function_list WHERE name = '%s' "
+             "AND narg = %d", p->name, p->narg == -2 ? -1 : p->narg);
+  return sh_query_int(db, sql) > 0;
+}
+
+/* Runs every registered probe; returns how many gave a wrong answer. */
+static int run_probes(sqlite3 *db, int *registered) {
+  int wrong = 0;
+  *registered = 0;
+  for (size_t i = 0; i < N_PROBES; i++) {
+    if (!PROBES[i].sql || !probe_registered(db, &PROBES[i])) continue;
+    ++*registered;
+    char *got = sh_query_text(db, PROBES[i].sql);
+    if (!got || strcmp(got, PROBES[i].want) != 0) {
+      wrong++;
+      tap_diag("  probe %s/%d: got %s", PROBES[i].name, PROBES[i].narg,
+               got ? got : "an error");
+    }
+    free(got);
+  }
+  return wrong;
+}
+
+static void test_load_sweep(void) {
+  probes_prepare();
+  for (int persistent = 0; persistent <= 1; persistent++) {
+    long long points = 0, failed_loads = 0, partial = 0, wrong = 0, leaks = 0,
+              reload_failed = 0, max_registered = 0;
+    for (long long n = 1;; n += sweep_step) {
+      long long base = sh_mem_live();
+      sqlite3 *db = NULL;
+      if (sqlite3_open(":memory:", &db) != SQLITE_OK) exit(2);
+      sqlite3_enable_load_extension(db, 1);
+      char *msg = NULL;
+      sh_mem_arm(n, persistent);
+      int rc = sqlite3_load_extension(db, sh_so_path(), "sqlite3_bloom_init",
+                                      &msg);
+      long long fired = sh_mem_fired;
+      sh_mem_disarm();
+      if (rc != SQLITE_OK) {
+        failed_loads++;
+        /* The functions that did register must work (nodelete). */
+        int registered = 0;
+        int w = run_probes(db, &registered);
+        if (registered > 0 && registered < n_probes) partial++;
+        if (registered > max_registered) max_registered = registered;
+        /* Then a re-load succeeds and everything works. */
+        char *err = NULL;
+        if (sh_load(db, &err) != SQLITE_OK) {
+          reload_failed++;
+          tap_diag("  re-load after fault %lld failed: %s", n, err ? err : "?");
+        } else {
+          w += run_probes(db, &registered);
+          if (registered != n_probes) w++;
+        }
+        free(err);
+        if (w && show_budget-- > 0)
+          tap_diag("  after a load failed at allocation %lld (%s)", n,
+                   msg ? msg : "no message");
+        wrong += w;
+      }
+      sqlite3_free(msg);
+      sqlite3_close(db);
+      if (sh_mem_live() != base) {
+        leaks++;
+        if (show_budget-- > 0)
+          tap_diag("  load with fault at %lld leaked %lld allocations", n,
+                   sh_mem_live() - base);
+      }
+      if (fired == 0) {
+        if (rc != SQLITE_OK) {
+          wrong++;
+          tap_diag("  the load failed with no fault: %d", rc);
+        }
+        break;
+      }
+      points++;
+    }
+    tap_ok(wrong == 0 && leaks == 0 && reload_failed == 0 &&
+               failed_loads == points,
+           "load, %s faults: %lld points swept, every one failed the load "
+           "(%lld after some functions had registered, up to %lld of %d); "
+           "the registered ones work, a re-load works; %lld wrong, %lld "
+           "leaking",
+           persistent ? "persistent" : "one-shot", points, partial,
+           max_registered, n_probes, wrong, leaks);
+  }
+  for (size_t i = 0; i < N_PROBES; i++) {
+    free(PROBES[i].sql);
+    free(PROBES[i].want);
+  }
+}
+
+/* nodelete: the .so stays mapped once every connection that loaded it is
+** closed, so function pointers kept by a failed load stay valid. */
+static void test_nodelete(void) {
+  void *h = dlopen(sh_so_path(), RTLD_NOW | RTLD_NOLOAD);
+  tap_ok(h != NULL, "the extension stays mapped after every connection that "
+                    "loaded it closed (-z nodelete)");
+  if (h) dlclose(h);
+}
+
+/* No allocation behind SQLite's back: the .so imports no malloc family. */
+static void test_imports(void) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "nm -D --undefined-only '%s' 2>&1", sh_so_path());
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    tap_ok(0, "run nm");
+    return;
+  }
+  char line[512];
+  int lines = 0, bad = 0;
+  static const char *const banned[] = {"malloc", "calloc", "realloc", "free",
+                                       "reallocarray", "strdup", "strndup",
+                                       "posix_memalign", "aligned_alloc",
+                                       "memalign", "valloc", "pvalloc"};
+  while (fgets(line, sizeof line, p)) {
+    lines++;
+    char *sym = strrchr(line, ' ');
+    sym = sym ? sym + 1 : line;
+    sym[strcspn(sym, "@\n")] = '\0';
+    for (size_t i = 0; i < sizeof banned / sizeof banned[0]; i++)
+      if (!strcmp(sym, banned[i])) {
+        bad++;
+        tap_diag("  imports %s", sym);
+      }
+  }
+  int status = pclose(p);
+  tap_ok(status == 0 && lines > 0 && bad == 0,
+         "nm -D --undefined-only: %d imports, none of the malloc family "
+         "(every allocation goes through sqlite3_malloc64)", lines);
+}
+
+int main(void) {
+  double t0 = sh_now();
+  if (sh_mem_install() != SQLITE_OK) {
+    printf("Bail out! cannot install the counting allocator\n");
+    return 2;
+  }
+  /* Are the cuckoo functions there yet? */
+  {
+    sqlite3 *db = NULL;
+    sqlite3_open(":memory:", &db);
+    if (sh_load(db, NULL) != SQLITE_OK) {
+      printf("Bail out! cannot load %s\n", sh_so_path());
+      return 2;
+    }
+    cuckoo_registered = sh_query_int(db, "SELECT count(*) FROM "
+                                         "pragma_function_list WHERE name = "
+                                         "'cuckoo_build'") > 0;
+    sqlite3_close(db);
+  }
+  sweep_step = sh_sweep_step();
+  if (sweep_step > 1)
+    tap_diag("BLOOM_SWEEP_STEP=%lld: one fault point in %lld only",
+             sweep_step, sweep_step);
+  test_imports();
+  test_load_sweep();
+  test_nodelete();
+  for (size_t i = 0; i < N_SCENARIOS; i++) {
+    if (SCENARIOS[i].cuckoo && !cuckoo_registered) {
+      printf("ok %d - %s # SKIP cuckoo_build is not registered\n",
+             ++tap_count, SCENARIOS[i].name);
+      continue;
+    }
+    double ts = sh_now();
+    run_scenario(&SCENARIOS[i]);
+    tap_diag("  %.2f s", sh_now() - ts);
+  }
+  tap_diag("total %.2f s", sh_now() - t0);
+  return tap_done();
+}
