@@ -26,43 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "sqltest.h"
 
-/* ---- small helpers (as in test_sql.c) ------------------------------------ */
-
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t seed, const char *what) {
-  rng_state = seed;
-  tap_diag("seed: 0x%016llx (%s)", (unsigned long long)seed, what);
-}
-
-/* splitmix64 */
-static uint64_t rng_next(void) {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static uint64_t le64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-static uint32_t le32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-static void put_le32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static double le_double(const unsigned char *p) {
-  uint64_t u = le64(p);
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-}
+/* ---- helpers (the shared ones are in sqltest.h) --------------------------- */
 
 /* Header fields at the offsets of FORMAT.md. */
 #define H_SEED(b) le32((b) + 8)
@@ -71,29 +37,6 @@ static double le_double(const unsigned char *p) {
 #define H_CAPACITY(b) le64((b) + 24)
 #define H_TARGET(b) le_double((b) + 32)
 #define H_INSERTED(b) le64((b) + 40)
-
-static uint64_t popcount_bytes(const unsigned char *p, size_t n) {
-  uint64_t c = 0;
-  for (size_t i = 0; i < n; i++)
-    for (unsigned char b = p[i]; b; b &= (unsigned char)(b - 1)) c++;
-  return c;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static unsigned char *dup_exact(const void *src, size_t len) {
-  unsigned char *p = malloc(len ? len : 1);
-  if (!p) {
-    tap_diag("out of memory");
-    exit(2);
-  }
-  if (len) memcpy(p, src, len);
-  return p;
-}
 
 static int blob_eq(const unsigned char *a, int la, const unsigned char *b,
                    int lb) {
@@ -119,99 +62,14 @@ static void diag_diff(const char *what, const unsigned char *a, int la,
     }
 }
 
-/* ---- statement arguments ------------------------------------------------- */
-
-enum { A_NULL, A_INT, A_REAL, A_TEXT, A_BLOB };
-typedef struct arg {
-  int kind;
-  sqlite3_int64 i;
-  double d;
-  const void *p;
-  int n;
-} arg;
-
-static arg a_null(void) { arg a = {A_NULL, 0, 0, NULL, 0}; return a; }
-static arg a_int(sqlite3_int64 v) { arg a = {A_INT, v, 0, NULL, 0}; return a; }
-static arg a_real(double v) { arg a = {A_REAL, 0, v, NULL, 0}; return a; }
-static arg a_text(const char *s) { arg a = {A_TEXT, 0, 0, s, -1}; return a; }
-static arg a_blob(const void *p, int n) { arg a = {A_BLOB, 0, 0, p, n}; return a; }
-
-#define ARGS(...) \
-  (const arg[]){__VA_ARGS__}, (int)(sizeof((const arg[]){__VA_ARGS__}) / sizeof(arg))
-#define NOARGS NULL, 0
-
-static int bind_args(sqlite3_stmt *st, const arg *a, int n) {
-  for (int i = 0; i < n; i++) {
-    int rc, col = i + 1;
-    switch (a[i].kind) {
-      case A_INT: rc = sqlite3_bind_int64(st, col, a[i].i); break;
-      case A_REAL: rc = sqlite3_bind_double(st, col, a[i].d); break;
-      case A_TEXT:
-        rc = sqlite3_bind_text(st, col, a[i].p, a[i].n, SQLITE_STATIC);
-        break;
-      case A_BLOB:
-        rc = sqlite3_bind_blob(st, col, a[i].p, a[i].n, SQLITE_STATIC);
-        break;
-      default: rc = sqlite3_bind_null(st, col); break;
-    }
-    if (rc != SQLITE_OK) return rc;
-  }
-  return SQLITE_OK;
-}
-
-static sqlite3_stmt *prep(sqlite3 *db, const char *sql, const arg *a, int n) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-    tap_diag("  prepare failed: %s", sqlite3_errmsg(db));
-    tap_diag("    %s", sql);
-    sqlite3_finalize(st);
-    return NULL;
-  }
-  if (bind_args(st, a, n) != SQLITE_OK) {
-    tap_diag("  bind failed: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    return NULL;
-  }
-  return st;
-}
-
-/* Type of the last q_* result: SQLITE_INTEGER..SQLITE_NULL, or 0 when the
-** statement failed or returned no row. */
-static int q_type;
-
-static sqlite3_int64 q_int(sqlite3 *db, const char *sql, const arg *a, int n) {
-  sqlite3_int64 v = -424242;
-  q_type = 0;
-  sqlite3_stmt *st = prep(db, sql, a, n);
-  if (!st) return v;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    q_type = sqlite3_column_type(st, 0);
-    v = sqlite3_column_int64(st, 0);
-  } else if (rc != SQLITE_DONE) {
-    tap_diag("  step failed: %s", sqlite3_errmsg(db));
-    tap_diag("    %s", sql);
-  }
-  sqlite3_finalize(st);
-  return v;
-}
-
 /* The first `ncol` columns of the first row as integers; returns 1 on a row. */
 static int q_ints(sqlite3 *db, const char *sql, const arg *a, int n,
                   sqlite3_int64 *out, int ncol) {
-  sqlite3_stmt *st = prep(db, sql, a, n);
-  int got = 0;
+  sqlite3_stmt *st = first_row(db, sql, a, n);
   if (!st) return 0;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    for (int i = 0; i < ncol; i++) out[i] = sqlite3_column_int64(st, i);
-    got = 1;
-  } else if (rc != SQLITE_DONE) {
-    tap_diag("  step failed: %s", sqlite3_errmsg(db));
-    tap_diag("    %s", sql);
-  }
+  for (int i = 0; i < ncol; i++) out[i] = sqlite3_column_int64(st, i);
   sqlite3_finalize(st);
-  return got;
+  return 1;
 }
 
 /* The first `ncol` columns of the first row as exactly sized malloc'd copies
@@ -222,88 +80,15 @@ static void q_blobs(sqlite3 *db, const char *sql, const arg *a, int n,
     out[i] = NULL;
     lens[i] = 0;
   }
-  sqlite3_stmt *st = prep(db, sql, a, n);
+  sqlite3_stmt *st = first_row(db, sql, a, n);
   if (!st) return;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    for (int i = 0; i < ncol; i++) {
-      if (sqlite3_column_type(st, i) == SQLITE_NULL) continue;
-      const void *p = sqlite3_column_blob(st, i);
-      lens[i] = sqlite3_column_bytes(st, i);
-      out[i] = dup_exact(p, (size_t)lens[i]);
-    }
-  } else if (rc != SQLITE_DONE) {
-    tap_diag("  step failed: %s", sqlite3_errmsg(db));
-    tap_diag("    %s", sql);
+  for (int i = 0; i < ncol; i++) {
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) continue;
+    const void *p = sqlite3_column_blob(st, i);
+    lens[i] = sqlite3_column_bytes(st, i);
+    out[i] = dup_exact(p, (size_t)lens[i]);
   }
   sqlite3_finalize(st);
-}
-
-static unsigned char *q_blob(sqlite3 *db, const char *sql, const arg *a, int n,
-                             int *len) {
-  unsigned char *out = NULL;
-  *len = 0;
-  q_type = 0;
-  sqlite3_stmt *st = prep(db, sql, a, n);
-  if (!st) return NULL;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    q_type = sqlite3_column_type(st, 0);
-    if (q_type != SQLITE_NULL) {
-      const void *p = sqlite3_column_blob(st, 0);
-      *len = sqlite3_column_bytes(st, 0);
-      out = dup_exact(p, (size_t)*len);
-    }
-  } else if (rc != SQLITE_DONE) {
-    tap_diag("  step failed: %s", sqlite3_errmsg(db));
-    tap_diag("    %s", sql);
-  }
-  sqlite3_finalize(st);
-  return out;
-}
-
-static int exec_ok(sqlite3 *db, const char *sql) {
-  char *err = NULL;
-  int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
-  if (rc != SQLITE_OK) {
-    tap_diag("  exec failed: %s", err ? err : sqlite3_errmsg(db));
-    tap_diag("    %s", sql);
-  }
-  sqlite3_free(err);
-  return rc == SQLITE_OK;
-}
-
-/* Runs sql to the end.  Returns 1 if it failed (at prepare or step) and
-** copies the message out. */
-static int run_for_error(sqlite3 *db, const char *sql, const arg *a, int n,
-                         char *msg, size_t msg_size) {
-  sqlite3_stmt *st = NULL;
-  int failed = 0;
-  msg[0] = '\0';
-  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-  if (rc == SQLITE_OK) rc = bind_args(st, a, n);
-  if (rc == SQLITE_OK) {
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    }
-  }
-  if (rc != SQLITE_OK && rc != SQLITE_DONE) {
-    failed = 1;
-    snprintf(msg, msg_size, "%s", sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(st);
-  return failed;
-}
-
-/* One check: sql fails with a message starting with prefix. */
-static void expect_error(sqlite3 *db, const char *name, const char *sql,
-                         const arg *a, int n, const char *prefix) {
-  char msg[512];
-  int failed = run_for_error(db, sql, a, n, msg, sizeof msg);
-  int pass = failed && strncmp(msg, prefix, strlen(prefix)) == 0;
-  if (!tap_ok(pass, "%s: error starting \"%s\"", name, prefix)) {
-    if (!failed) tap_diag("  no error from: %s", sql);
-    else tap_diag("  got \"%s\"", msg);
-  }
 }
 
 #define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -314,7 +99,7 @@ static void expect_error_with(sqlite3 *db, const char *name, const char *sql,
                               const arg *a, int n, const char *fname,
                               const char *const *needles) {
   char msg[512], prefix[64];
-  int failed = run_for_error(db, sql, a, n, msg, sizeof msg);
+  int failed = run_for_error(db, sql, a, n, msg, sizeof msg, NULL, NULL);
   snprintf(prefix, sizeof prefix, "%s: ", fname);
   int pass = failed && strncmp(msg, prefix, strlen(prefix)) == 0;
   for (int i = 0; pass && needles[i]; i++)
@@ -326,29 +111,6 @@ static void expect_error_with(sqlite3 *db, const char *name, const char *sql,
     for (int i = 0; needles[i]; i++) tap_diag("  wanted \"%s\"", needles[i]);
   }
 }
-
-static sqlite3 *open_db_at(const char *path) {
-  sqlite3 *db;
-  if (sqlite3_open(path ? path : ":memory:", &db) != SQLITE_OK) {
-    tap_diag("cannot open a database: %s", sqlite3_errmsg(db));
-    exit(2);
-  }
-  sqlite3_enable_load_extension(db, 1);
-  const char *so = getenv("BLOOM_SO");
-  char *err = NULL;
-  if (sqlite3_load_extension(db, so ? so : "./bloom.so", "sqlite3_bloom_init",
-                             &err) != SQLITE_OK) {
-    tap_diag("cannot load %s: %s", so ? so : "./bloom.so", err);
-    exit(2);
-  }
-  return db;
-}
-
-/* A recursive CTE of integers lo..hi as s(x) (libsqlite3 has no
-** generate_series). */
-#define SERIES(lo, hi)                                              \
-  "WITH RECURSIVE s(x) AS (SELECT " lo " UNION ALL SELECT x + 1 FROM s " \
-  "WHERE x < " hi ") "
 
 /* FORMAT.md's false-positive model of the blocked filter:
 ** sum over i of Pois(i; lambda) * (1 - (1 - 1/512)^(i k))^k, computed here
@@ -625,15 +387,15 @@ static void test_merge(sqlite3 *db) {
     expect_error(db, "bloom_merge with a truncated filter after a good one",
                  "SELECT bloom_merge(f) FROM (SELECT 1 AS o, ?1 AS f UNION ALL "
                  "SELECT 2, ?2 ORDER BY o)",
-                 ARGS(a_blob(e10, l10), a_blob(cut, l10 - 1)), "bloom_merge: ");
+                 ARGS(a_blob(e10, l10), a_blob(cut, l10 - 1)), "bloom_merge: ", 0);
     expect_error(db, "bloom_merge with a TEXT value",
                  "SELECT bloom_merge(f) FROM (SELECT 1 AS o, ?1 AS f UNION ALL "
                  "SELECT 2, 'junk' ORDER BY o)",
-                 ARGS(a_blob(e10, l10)), "bloom_merge: ");
+                 ARGS(a_blob(e10, l10)), "bloom_merge: ", 0);
     expect_error(db, "bloom_merge with a cuckoo filter",
                  "SELECT bloom_merge(f) FROM (SELECT 1 AS o, ?1 AS f UNION ALL "
                  "SELECT 2, cuckoo_build(1, 10) ORDER BY o)",
-                 ARGS(a_blob(e10, l10)), "bloom_merge: ");
+                 ARGS(a_blob(e10, l10)), "bloom_merge: ", 0);
     free(seeded);
     free(cut);
   } else {
@@ -948,11 +710,11 @@ static void test_mismatch(sqlite3 *db) {
       }
       snprintf(name, sizeof name, "%s: corrupt second argument (%s)", fn,
                what[w]);
-      expect_error(db, name, sql, ARGS(a_blob(b, lb), bad), prefix);
+      expect_error(db, name, sql, ARGS(a_blob(b, lb), bad), prefix, 0);
       if (w == 1 || w == 4) {
         snprintf(name, sizeof name, "%s: corrupt first argument (%s)", fn,
                  what[w]);
-        expect_error(db, name, sql, ARGS(bad, a_blob(b, lb)), prefix);
+        expect_error(db, name, sql, ARGS(bad, a_blob(b, lb)), prefix, 0);
       }
     }
     free(short63);
@@ -1085,16 +847,16 @@ static void test_add_rules(sqlite3 *db) {
   free(r2);
 
   expect_error(db, "bloom_add(f) with no value",
-               "SELECT bloom_add(f) FROM fa WHERE id = 1", NOARGS, "bloom_add: ");
+               "SELECT bloom_add(f) FROM fa WHERE id = 1", NOARGS, "bloom_add: ", 0);
   expect_error(db, "bloom_add(NULL) with no value", "SELECT bloom_add(NULL)",
-               NOARGS, "bloom_add: ");
+               NOARGS, "bloom_add: ", 0);
   expect_error(db, "bloom_add() with no argument", "SELECT bloom_add()",
-               NOARGS, "bloom_add: ");
+               NOARGS, "bloom_add: ", 0);
   expect_error(db, "bloom_add on TEXT", "SELECT bloom_add('abc', 1)", NOARGS,
-               "bloom_add: ");
+               "bloom_add: ", 0);
   expect_error(db, "bloom_add on a cuckoo filter",
                "SELECT bloom_add(cuckoo_build(1, 10), 1) FROM (SELECT 1)",
-               NOARGS, "bloom_add: ");
+               NOARGS, "bloom_add: ", 0);
 
   /* The UPDATE form: the stored filter changes only when written back. */
   exec_ok(db, "UPDATE fa SET f = bloom_add(f, 'y') WHERE id = 1");

@@ -26,6 +26,8 @@
 ** Then: bad n and p for bloom_build, bloom_empty, bloom_plan, cuckoo_build;
 ** the blob length limit; inconsistent counters; an all-ones body.
 */
+#define _POSIX_C_SOURCE 200809L
+
 #include <sqlite3.h>
 #include <math.h>
 #include <stdarg.h>
@@ -34,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tap.h"
+#include "sqltest.h"
 #include "fuzz/bloom_spec.h"
 
 static sqlite3 *db;
@@ -44,25 +46,8 @@ static void die(const char *what) {
   exit(2);
 }
 
-static void exec(const char *sql) {
-  char *err = NULL;
-  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
-    tap_diag("%s: %s", sql, err ? err : "?");
-    exit(2);
-  }
-}
-
-static sqlite3_stmt *prepare(const char *sql) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-    tap_diag("prepare: %s", sql);
-    die("prepare");
-  }
-  return st;
-}
-
 static int registered(const char *name) {
-  sqlite3_stmt *st = prepare(
+  sqlite3_stmt *st = must_prep(db,
       "SELECT 1 FROM pragma_function_list WHERE name = ?1 "
       "UNION ALL SELECT 1 FROM pragma_module_list WHERE name = ?1");
   sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -80,19 +65,15 @@ typedef struct blob {
 } blob;
 
 static blob blob_dup(const void *p, size_t n) {
-  blob b;
-  b.p = malloc(n ? n : 1);
-  if (b.p == NULL) die("malloc");
-  if (n) memcpy(b.p, p, n);
-  b.n = n;
+  blob b = {dup_exact(p, n), n};
   return b;
 }
 
 /* The blob the query's first row gives in column 0 (the query may use ?1,
-** bound to `arg` when given). */
-static blob query_blob(const char *sql, const blob *arg) {
-  sqlite3_stmt *st = prepare(sql);
-  if (arg) sqlite3_bind_blob64(st, 1, arg->p, arg->n, SQLITE_STATIC);
+** bound to `arg1` when given). */
+static blob query_blob(const char *sql, const blob *arg1) {
+  sqlite3_stmt *st = must_prep(db, sql);
+  if (arg1) sqlite3_bind_blob64(st, 1, arg1->p, arg1->n, SQLITE_STATIC);
   blob b = {NULL, 0};
   if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) != SQLITE_BLOB) {
     tap_diag("no blob from: %s (%s)", sql, sqlite3_errmsg(db));
@@ -105,13 +86,13 @@ static blob query_blob(const char *sql, const blob *arg) {
 }
 
 /* An integer from the query's first row, with ?1 bound to an exact copy
-** of `arg` (when given); `fallback` if there is no row or an error. */
-static sqlite3_int64 query_int(const char *sql, const blob *arg,
+** of `arg1` (when given); `fallback` if there is no row or an error. */
+static sqlite3_int64 query_int(const char *sql, const blob *arg1,
                                sqlite3_int64 fallback) {
-  sqlite3_stmt *st = prepare(sql);
+  sqlite3_stmt *st = must_prep(db, sql);
   blob exact = {NULL, 0};
-  if (arg) {
-    exact = blob_dup(arg->p, arg->n);
+  if (arg1) {
+    exact = blob_dup(arg1->p, arg1->n);
     sqlite3_bind_blob64(st, 1, exact.p, exact.n, SQLITE_STATIC);
   }
   sqlite3_int64 v = fallback;
@@ -200,11 +181,11 @@ static char *subst(const char *sql, const char *f, const char *t) {
 static int have_cuckoo;
 
 static void setup_probes(void) {
-  exec("CREATE TABLE t(f); CREATE TABLE sink(x);");
-  st_t_clear = prepare("DELETE FROM t");
-  st_t_insert = prepare("INSERT INTO t(f) VALUES(?1)");
-  st_sink_read = prepare("SELECT x FROM sink");
-  st_sink_clear = prepare("DELETE FROM sink");
+  must_exec(db, "CREATE TABLE t(f); CREATE TABLE sink(x);");
+  st_t_clear = must_prep(db, "DELETE FROM t");
+  st_t_insert = must_prep(db, "INSERT INTO t(f) VALUES(?1)");
+  st_sink_read = must_prep(db, "SELECT x FROM sink");
+  st_sink_clear = must_prep(db, "DELETE FROM sink");
   for (int i = 0; i < NPROBES; i++) {
     probe *p = &probes[i];
     p->active = registered(p->fname);
@@ -214,10 +195,10 @@ static void setup_probes(void) {
     }
     if (p->kind == 2) have_cuckoo = 1;
     char *sql = subst(p->sql, "?1", "");
-    p->direct = prepare(sql);
+    p->direct = must_prep(db, sql);
     free(sql);
     sql = subst(p->sql, "t.f", "t, ");
-    p->table = prepare(sql);
+    p->table = must_prep(db, sql);
     free(sql);
     char *body = subst(p->sql, "NEW.f", "");
     size_t n = strlen(body) + 256;
@@ -228,9 +209,9 @@ static void setup_probes(void) {
              "CREATE TRIGGER trg%d AFTER INSERT ON src%d BEGIN "
              "INSERT INTO sink(x) %s; DELETE FROM src%d; END;",
              i, i, i, body, i);
-    exec(ddl);
+    must_exec(db, ddl);
     snprintf(ddl, n, "INSERT INTO src%d(f) VALUES(?1)", i);
-    p->trigger = prepare(ddl);
+    p->trigger = must_prep(db, ddl);
     free(ddl);
     free(body);
   }
@@ -490,11 +471,12 @@ static input blob_input(const char *name, const blob *b) {
 /* ------------------------------------------------------------------ */
 /* Part 1: every blob the extension writes parses                       */
 
-#define SERIES "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < ?2) "
+/* x = 1..?2 as s(x). */
+#define SERIES_TO_P2 SERIES("1", "?2")
 
 /* bloom_build(x, n, p) over x = 1..rows, as a blob. */
 static blob build(sqlite3_int64 rows, sqlite3_int64 n, double p) {
-  sqlite3_stmt *st = prepare(SERIES "SELECT bloom_build(x, ?1, ?3) FROM s");
+  sqlite3_stmt *st = must_prep(db, SERIES_TO_P2 "SELECT bloom_build(x, ?1, ?3) FROM s");
   sqlite3_bind_int64(st, 1, n);
   sqlite3_bind_int64(st, 2, rows);
   sqlite3_bind_double(st, 3, p);
@@ -511,8 +493,8 @@ static blob build(sqlite3_int64 rows, sqlite3_int64 n, double p) {
 /* How many of x = 1..rows test anything but 1 (false negatives). */
 static sqlite3_int64 missing(const blob *f, sqlite3_int64 rows, const char *test) {
   char sql[256];
-  snprintf(sql, sizeof sql, SERIES "SELECT count(*) FROM s WHERE %s(?1, x) IS NOT 1", test);
-  sqlite3_stmt *st = prepare(sql);
+  snprintf(sql, sizeof sql, SERIES_TO_P2 "SELECT count(*) FROM s WHERE %s(?1, x) IS NOT 1", test);
+  sqlite3_stmt *st = must_prep(db, sql);
   blob exact = blob_dup(f->p, f->n);
   sqlite3_bind_blob64(st, 1, exact.p, exact.n, SQLITE_STATIC);
   sqlite3_bind_int64(st, 2, rows);
@@ -553,24 +535,24 @@ static void part1_writers(void) {
 
   group w = {"blobs the other writers write", 0, {0}, {0}};
   static const char *const writers[] = {
-      SERIES "SELECT bloom_build(x) FROM s",
-      SERIES "SELECT bloom_build(x, NULL, 0.001) FROM s",
-      SERIES "SELECT bloom_build(NULL, 10, 0.01) FROM s",
-      SERIES "SELECT bloom_build(CASE WHEN x % 2 THEN x END) FROM s",
+      SERIES_TO_P2 "SELECT bloom_build(x) FROM s",
+      SERIES_TO_P2 "SELECT bloom_build(x, NULL, 0.001) FROM s",
+      SERIES_TO_P2 "SELECT bloom_build(NULL, 10, 0.01) FROM s",
+      SERIES_TO_P2 "SELECT bloom_build(CASE WHEN x % 2 THEN x END) FROM s",
       "SELECT bloom_empty(1)",
       "SELECT bloom_empty(10, 0.9999999999999999)",
       "SELECT bloom_empty(5000, 1e-12)",
       "SELECT bloom_add(bloom_empty(10), 1, 'two', x'03', 4.5, NULL)",
-      SERIES "SELECT bloom_add(bloom_build(x, 100, 0.01), 'more') FROM s",
-      SERIES "SELECT bloom_union(bloom_build(x, 50, 0.01), bloom_build(-x, 50, 0.01)) FROM s",
-      SERIES "SELECT bloom_intersect(bloom_build(x, 50, 0.01), bloom_build(x % 5, 50, 0.01)) FROM s",
-      SERIES ", f(g, b) AS (SELECT x % 3, bloom_build(x, 64, 0.02) FROM s GROUP BY x % 3) "
+      SERIES_TO_P2 "SELECT bloom_add(bloom_build(x, 100, 0.01), 'more') FROM s",
+      SERIES_TO_P2 "SELECT bloom_union(bloom_build(x, 50, 0.01), bloom_build(-x, 50, 0.01)) FROM s",
+      SERIES_TO_P2 "SELECT bloom_intersect(bloom_build(x, 50, 0.01), bloom_build(x % 5, 50, 0.01)) FROM s",
+      SERIES_TO_P2 ", f(g, b) AS (SELECT x % 3, bloom_build(x, 64, 0.02) FROM s GROUP BY x % 3) "
              "SELECT bloom_merge(b) FROM f",
       "SELECT bloom_merge(f) FROM (SELECT bloom_empty(7) AS f UNION ALL SELECT NULL)",
   };
   int n_ok = 0, n_all = 0;
   for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) {
-    sqlite3_stmt *st = prepare(writers[i]);
+    sqlite3_stmt *st = must_prep(db, writers[i]);
     sqlite3_bind_int64(st, 2, 37);
     blob b = {NULL, 0};
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_BLOB)
@@ -583,7 +565,7 @@ static void part1_writers(void) {
       continue;
     }
     n_ok++;
-    input in = blob_input(writers[i] + (strncmp(writers[i], "WITH", 4) ? 0 : strlen(SERIES)), &b);
+    input in = blob_input(writers[i] + (strncmp(writers[i], "WITH", 4) ? 0 : strlen(SERIES_TO_P2)), &b);
     run_case(&w, &in, E_ACCEPT, 1u << W_DIRECT);
     free(b.p);
   }
@@ -615,20 +597,20 @@ static void part1_writers(void) {
   }
   group c = {"blobs the cuckoo writers write", 0, {0}, {0}};
   static const char *const cwriters[] = {
-      SERIES "SELECT cuckoo_build(x, 37, 0.01) FROM s",
-      SERIES "SELECT cuckoo_build(x, 64, 0.2) FROM s",
-      SERIES "SELECT cuckoo_build(x, 1000, 1e-6) FROM s",
-      SERIES "SELECT cuckoo_build(x, 100, 0.9999999999999999) FROM s",
-      SERIES "SELECT cuckoo_build(x, NULL) FROM s",
-      SERIES "SELECT cuckoo_build(x % 4, 1) FROM s",
-      SERIES "SELECT cuckoo_build(NULL, 10, 0.01) FROM s",
-      SERIES "SELECT cuckoo_add(cuckoo_build(x, 100, 0.01), 'new') FROM s",
-      SERIES "SELECT cuckoo_delete(cuckoo_build(x, 100, 0.01), 3) FROM s",
-      SERIES "SELECT cuckoo_delete(cuckoo_build(x, 100, 0.01), 'absent') FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_build(x, 37, 0.01) FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_build(x, 64, 0.2) FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_build(x, 1000, 1e-6) FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_build(x, 100, 0.9999999999999999) FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_build(x, NULL) FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_build(x % 4, 1) FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_build(NULL, 10, 0.01) FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_add(cuckoo_build(x, 100, 0.01), 'new') FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_delete(cuckoo_build(x, 100, 0.01), 3) FROM s",
+      SERIES_TO_P2 "SELECT cuckoo_delete(cuckoo_build(x, 100, 0.01), 'absent') FROM s",
   };
   int c_all = 0, c_ok = 0, c_fn = 0;
   for (size_t i = 0; i < sizeof cwriters / sizeof cwriters[0]; i++) {
-    sqlite3_stmt *st = prepare(cwriters[i]);
+    sqlite3_stmt *st = must_prep(db, cwriters[i]);
     sqlite3_bind_int64(st, 2, 37);
     blob b = {NULL, 0};
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_BLOB)
@@ -639,12 +621,12 @@ static void part1_writers(void) {
     c_all++;
     if (b.p == NULL) continue;
     c_ok += query_int("SELECT bytes FROM cuckoo_info(?1)", &b, -1) == (sqlite3_int64)b.n;
-    if (strncmp(cwriters[i] + strlen(SERIES), "SELECT cuckoo_build(x, ", 23) == 0 &&
+    if (strncmp(cwriters[i] + strlen(SERIES_TO_P2), "SELECT cuckoo_build(x, ", 23) == 0 &&
         missing(&b, 37, "cuckoo_test") != 0) {
       tap_diag("  false negative in %s", cwriters[i]);
       c_fn++;
     }
-    input in = blob_input(cwriters[i] + strlen(SERIES), &b);
+    input in = blob_input(cwriters[i] + strlen(SERIES_TO_P2), &b);
     run_case(&c, &in, E_ACCEPT, 1u << W_DIRECT);
     free(b.p);
   }
@@ -919,7 +901,7 @@ static void catalogue(const blob *bloom1, const blob *bloom2, const blob *cuckoo
 static int insert_rows(const char *table, const blob *const *src, size_t n) {
   char sql[128];
   snprintf(sql, sizeof sql, "INSERT INTO %s(f) VALUES(?1)", table);
-  sqlite3_stmt *ins = prepare(sql);
+  sqlite3_stmt *ins = must_prep(db, sql);
   int count = 0;
   for (size_t i = 0; i < n; i++) {
     if (src[i] == NULL || src[i]->p == NULL) continue;
@@ -933,9 +915,9 @@ static int insert_rows(const char *table, const blob *const *src, size_t n) {
 }
 
 static void correlated_ref(const blob *bloom1, const blob *bloom2, const blob *cuckoo) {
-  exec("CREATE TABLE mixed(id INTEGER PRIMARY KEY, f);"
-       "CREATE TABLE blooms(id INTEGER PRIMARY KEY, f);"
-       "CREATE TABLE broken(id INTEGER PRIMARY KEY, f);");
+  must_exec(db, "CREATE TABLE mixed(id INTEGER PRIMARY KEY, f);"
+                "CREATE TABLE blooms(id INTEGER PRIMARY KEY, f);"
+                "CREATE TABLE broken(id INTEGER PRIMARY KEY, f);");
   const blob *mixed[] = {bloom2, bloom1, cuckoo, bloom2, cuckoo, bloom1};
   const blob *blooms[] = {bloom2, bloom1, bloom1, bloom2};
   int n = insert_rows("mixed", mixed, sizeof mixed / sizeof mixed[0]);
@@ -958,7 +940,7 @@ static void correlated_ref(const blob *bloom1, const blob *bloom2, const blob *c
   blob cut = blob_dup(bloom1->p, bloom1->n - 1);
   const blob *broken[] = {bloom2, &cut, bloom1};
   insert_rows("broken", broken, 3);
-  sqlite3_stmt *st = prepare("SELECT bloom_test(r.filter, 1) FROM broken, "
+  sqlite3_stmt *st = must_prep(db, "SELECT bloom_test(r.filter, 1) FROM broken, "
                              "bloom_ref(broken.f) AS r");
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1008,8 +990,8 @@ static void counters(void) {
   if (ones.p == NULL) return;
   memset(ones.p + SPEC_HEADER, 0xff, ones.n - SPEC_HEADER);
   const uint64_t bits = spec_le64(ones.p + SPEC_OFF_BITS);
-  sqlite3_stmt *st = prepare(
-      SERIES "SELECT count(*) FROM s WHERE bloom_test(?1, 'x' || x) IS 1");
+  sqlite3_stmt *st = must_prep(db,
+      SERIES_TO_P2 "SELECT count(*) FROM s WHERE bloom_test(?1, 'x' || x) IS 1");
   blob exact = blob_dup(ones.p, ones.n);
   sqlite3_bind_blob64(st, 1, exact.p, exact.n, SQLITE_STATIC);
   sqlite3_bind_int64(st, 2, 500);
@@ -1089,7 +1071,7 @@ static void bad_params(void) {
   };
   for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
     if (!registered(fns[f].fname)) continue;
-    sqlite3_stmt *st = prepare(fns[f].sql);
+    sqlite3_stmt *st = must_prep(db, fns[f].sql);
     int bad = 0, n = 0;
     for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
       const param *p = &params[i];
@@ -1139,7 +1121,7 @@ static void bad_params(void) {
   }
 
   /* What a NaN becomes. */
-  sqlite3_stmt *st = prepare("SELECT typeof(?1)");
+  sqlite3_stmt *st = must_prep(db, "SELECT typeof(?1)");
   sqlite3_bind_double(st, 1, NAN);
   tap_ok(sqlite3_step(st) == SQLITE_ROW &&
              strcmp((const char *)sqlite3_column_text(st, 0), "null") == 0,
@@ -1150,14 +1132,14 @@ static void bad_params(void) {
 
   /* bloom_plan for the largest n: the plan would be over 2^63 bits, which
   ** no INTEGER holds (it once came back negative): an error. */
-  st = prepare("SELECT bits, bytes FROM bloom_plan(9223372036854775807, 0.5)");
+  st = must_prep(db, "SELECT bits, bytes FROM bloom_plan(9223372036854775807, 0.5)");
   int rc = sqlite3_step(st);
   tap_ok(rc == SQLITE_ERROR && named(sqlite3_errmsg(db), "bloom_plan"),
          "bloom_plan(INT64_MAX, 0.5): an error naming bloom_plan, not a "
          "negative bits (rc %d: %s)", rc, sqlite3_errmsg(db));
   sqlite3_finalize(st);
   /* The largest plans that do fit come back with positive figures. */
-  st = prepare("SELECT bits > 0 AND bytes > 0 FROM bloom_plan(900000000000000000, 0.5)");
+  st = must_prep(db, "SELECT bits > 0 AND bytes > 0 FROM bloom_plan(900000000000000000, 0.5)");
   tap_ok(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1,
          "bloom_plan(9e17, 0.5): a plan of ~1.4e18 bits, positive figures");
   sqlite3_finalize(st);
@@ -1166,15 +1148,15 @@ static void bad_params(void) {
 /* ------------------------------------------------------------------ */
 /* SQLITE_LIMIT_LENGTH                                                  */
 
-static int step_rc(const char *sql, const blob *arg, char *msg, size_t msg_size) {
+static int step_rc(const char *sql, const blob *arg1, char *msg, size_t msg_size) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
     snprintf(msg, msg_size, "%s", sqlite3_errmsg(db));
     return -1;
   }
   blob exact = {NULL, 0};
-  if (arg) {
-    exact = blob_dup(arg->p, arg->n);
+  if (arg1) {
+    exact = blob_dup(arg1->p, arg1->n);
     sqlite3_bind_blob64(st, 1, exact.p, exact.n, SQLITE_STATIC);
   }
   int rc = sqlite3_step(st);
@@ -1189,8 +1171,8 @@ static void length_limit(void) {
   char msg[256];
   blob f = query_blob("SELECT bloom_empty(1000, 0.01)", NULL); /* 1280 + 64 bytes */
   if (f.p == NULL) return;
-  exec("CREATE TABLE big(f)");
-  sqlite3_stmt *ins = prepare("INSERT INTO big VALUES(?1)");
+  must_exec(db, "CREATE TABLE big(f)");
+  sqlite3_stmt *ins = must_prep(db, "INSERT INTO big VALUES(?1)");
   sqlite3_bind_blob64(ins, 1, f.p, f.n, SQLITE_STATIC);
   sqlite3_step(ins);
   sqlite3_finalize(ins);
@@ -1198,15 +1180,15 @@ static void length_limit(void) {
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 10000);
   static const struct { const char *fname, *sql; } toobig[] = {
       {"bloom_build", "SELECT bloom_build(1, 100000, 0.01)"},
-      {"bloom_build", SERIES "SELECT bloom_build(x) FROM s"},
+      {"bloom_build", SERIES_TO_P2 "SELECT bloom_build(x) FROM s"},
       {"bloom_empty", "SELECT bloom_empty(100000)"},
       {"bloom_key", "SELECT bloom_key(zeroblob(10000))"},
       {"cuckoo_build", "SELECT cuckoo_build(1, 100000, 0.01)"},
-      {"cuckoo_build", SERIES "SELECT cuckoo_build(x, NULL) FROM s"},
+      {"cuckoo_build", SERIES_TO_P2 "SELECT cuckoo_build(x, NULL) FROM s"},
   };
   for (size_t i = 0; i < sizeof toobig / sizeof toobig[0]; i++) {
     if (!registered(toobig[i].fname)) continue;
-    sqlite3_stmt *st = prepare(toobig[i].sql);
+    sqlite3_stmt *st = must_prep(db, toobig[i].sql);
     sqlite3_bind_int64(st, 2, 20000);
     int rc = sqlite3_step(st);
     snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(db));
@@ -1229,7 +1211,7 @@ static void length_limit(void) {
 
   /* One byte over: SQLite refuses the binding itself. */
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, (int)f.n - 1);
-  sqlite3_stmt *st = prepare("SELECT bloom_test(?1, 1)");
+  sqlite3_stmt *st = must_prep(db, "SELECT bloom_test(?1, 1)");
   int rc = sqlite3_bind_blob64(st, 1, f.p, f.n, SQLITE_STATIC);
   sqlite3_finalize(st);
   tap_ok(rc == SQLITE_TOOBIG, "limit one byte below the filter: sqlite3_bind_blob refuses it "
@@ -1262,18 +1244,9 @@ static void length_limit(void) {
 /* ------------------------------------------------------------------ */
 
 int main(void) {
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) die("open");
-  sqlite3_enable_load_extension(db, 1);
-  const char *so = getenv("BLOOM_SO");
-  char *err = NULL;
-  if (sqlite3_load_extension(db, so ? so : "./bloom.so", "sqlite3_bloom_init", &err) !=
-      SQLITE_OK) {
-    tap_diag("cannot load %s: %s", so ? so : "./bloom.so", err ? err : "?");
-    sqlite3_free(err);
-    return 2;
-  }
+  db = open_db(NULL);
   /* Triggers may then only call innocuous functions. */
-  exec("PRAGMA trusted_schema = OFF");
+  must_exec(db, "PRAGMA trusted_schema = OFF");
   setup_probes();
 
   part1_writers();

@@ -11,108 +11,19 @@
 #include <string.h>
 #include <time.h>
 
-#include "tap.h"
+#include "sqltest.h"
 
 static sqlite3 *db;
-
-static void open_db(void) {
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) exit(2);
-  sqlite3_enable_load_extension(db, 1);
-  const char *so = getenv("BLOOM_SO");
-  char *err = NULL;
-  if (sqlite3_load_extension(db, so ? so : "./bloom.so", "sqlite3_bloom_init",
-                             &err) != SQLITE_OK) {
-    tap_diag("cannot load %s: %s", so ? so : "./bloom.so", err);
-    exit(2);
-  }
-}
-
-static sqlite3_stmt *prep(const char *sql) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-    tap_diag("prepare failed: %s: %s", sql, sqlite3_errmsg(db));
-    exit(2);
-  }
-  return st;
-}
-
-static void exec(const char *sql) {
-  char *err = NULL;
-  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
-    tap_diag("exec failed: %s: %s", sql, err);
-    exit(2);
-  }
-}
-
-/* The first column of the first row, as an integer; -1 on error. */
-static sqlite3_int64 q_int(const char *sql) {
-  sqlite3_stmt *st = prep(sql);
-  sqlite3_int64 v = -1;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  else if (rc != SQLITE_DONE)
-    tap_diag("step failed: %s: %s", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return v;
-}
-
-/* A malloc'd copy of the first column of the first row (a BLOB). */
-static unsigned char *q_blob(const char *sql, int *len) {
-  sqlite3_stmt *st = prep(sql);
-  unsigned char *copy = NULL;
-  *len = -1;
-  if (sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_type(st, 0) == SQLITE_BLOB) {
-    *len = sqlite3_column_bytes(st, 0);
-    copy = malloc((size_t)*len);
-    memcpy(copy, sqlite3_column_blob(st, 0), (size_t)*len);
-  } else {
-    tap_diag("no blob from %s: %s", sql, sqlite3_errmsg(db));
-  }
-  sqlite3_finalize(st);
-  return copy;
-}
-
-/* Runs sql with ?1 bound to blob[0..len) (SQLITE_STATIC: no copy, so ASan
-** sees an over-read of an exactly sized buffer) and steps it to the end.
-** Returns the result code; the message is copied into msg. */
-static int run_blob(const char *sql, const void *blob, int len, char *msg,
-                    size_t msg_size) {
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-  if (rc != SQLITE_OK) { /* some errors come at prepare time */
-    snprintf(msg, msg_size, "%s", sqlite3_errmsg(db));
-    return rc;
-  }
-  if (blob) sqlite3_bind_blob(st, 1, blob, len, SQLITE_STATIC);
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-  }
-  snprintf(msg, msg_size, "%s", sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
 
 /* An error whose message starts with `prefix`. */
 static int fails_with(const char *sql, const char *prefix) {
   char msg[300];
-  int rc = run_blob(sql, NULL, 0, msg, sizeof msg);
-  if (rc != SQLITE_OK && strncmp(msg, prefix, strlen(prefix)) == 0) return 1;
+  int rc = 0;
+  if (run_for_error(db, sql, NOARGS, msg, sizeof msg, &rc, NULL) &&
+      strncmp(msg, prefix, strlen(prefix)) == 0)
+    return 1;
   tap_diag("  rc %d, message \"%s\", expected \"%s...\"", rc, msg, prefix);
   return 0;
-}
-
-static uint64_t next_u64(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-static double seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- trigger-synced tables under random churn --------------------------- */
@@ -182,7 +93,7 @@ static int synced(const char *table, long long absent, long long *false_pos) {
            "     CROSS JOIN probe WHERE v >= %d AND cuckoo_test(r.filter, v))",
            SYNC_UNIVERSE, absent, table, SYNC_N, SYNC_P, table, table, table,
            SYNC_UNIVERSE);
-  sqlite3_stmt *st = prep(sql);
+  sqlite3_stmt *st = must_prep(db, sql);
   int ok = 0;
   if (sqlite3_step(st) == SQLITE_ROW) {
     ok = sqlite3_column_int(st, 0) == 1;
@@ -195,28 +106,30 @@ static int synced(const char *table, long long absent, long long *false_pos) {
 }
 
 static void test_sync_churn(void) {
-  exec(sync_schema);
+  must_exec(db, sync_schema);
   const uint64_t seed = 0xC0C0C0C0;
   tap_diag("seed: churn 0x%llx (%d operations per table, keys 0..%d)",
            (unsigned long long)seed, SYNC_OPS, SYNC_UNIVERSE - 1);
   sqlite3_stmt *ops[2][3] = {
-      {prep("INSERT OR IGNORE INTO u(k) VALUES (?1)"),
-       prep("DELETE FROM u WHERE k = ?1"),
-       prep("UPDATE OR IGNORE u SET k = ?2 WHERE k = ?1")},
-      {prep("INSERT INTO r(k) VALUES (?1)"),
-       prep("DELETE FROM r WHERE id = (SELECT id FROM r WHERE k = ?1 LIMIT 1)"),
-       prep("UPDATE r SET k = ?2"
-            " WHERE id = (SELECT id FROM r WHERE k = ?1 LIMIT 1)")}};
+      {must_prep(db, "INSERT OR IGNORE INTO u(k) VALUES (?1)"),
+       must_prep(db, "DELETE FROM u WHERE k = ?1"),
+       must_prep(db, "UPDATE OR IGNORE u SET k = ?2 WHERE k = ?1")},
+      {must_prep(db, "INSERT INTO r(k) VALUES (?1)"),
+       must_prep(db, "DELETE FROM r WHERE id ="
+                     " (SELECT id FROM r WHERE k = ?1 LIMIT 1)"),
+       must_prep(db,
+                 "UPDATE r SET k = ?2"
+                 " WHERE id = (SELECT id FROM r WHERE k = ?1 LIMIT 1)")}};
   const char *names[2] = {"u", "r"};
   const char *what[2] = {"unique key", "repeating key"};
-  double t0 = seconds();
+  double t0 = now();
   for (int t = 0; t < 2; t++) {
     uint64_t rng = seed + (uint64_t)t;
     int always = 1;
     long long fp = 0;
-    exec("BEGIN");
+    must_exec(db, "BEGIN");
     for (int i = 1; i <= SYNC_OPS; i++) {
-      uint64_t r = next_u64(&rng);
+      uint64_t r = splitmix64(&rng);
       int op = (int)(r % 100) < 36 ? 0 : (int)(r % 100) < 70 ? 1 : 2;
       sqlite3_stmt *st = ops[t][op];
       sqlite3_bind_int64(st, 1, (sqlite3_int64)((r >> 8) % SYNC_UNIVERSE));
@@ -234,18 +147,18 @@ static void test_sync_churn(void) {
         always = 0;
       }
     }
-    exec("COMMIT");
+    must_exec(db, "COMMIT");
     char sql[200];
     snprintf(sql, sizeof sql, "SELECT count(*), count(DISTINCT k) FROM %s",
              names[t]);
-    long long rows = q_int(sql);
+    long long rows = q_int(db, sql, NOARGS);
     const long long absent = 100000;
-    int now = synced(names[t], absent, &fp);
+    int in_sync = synced(names[t], absent, &fp);
     snprintf(sql, sizeof sql,
              "SELECT i.load_factor * 1e6 FROM filters, cuckoo_info(f) AS i"
              " WHERE name = '%s'", names[t]);
-    double load = (double)q_int(sql) / 1e6;
-    tap_ok(always && now,
+    double load = (double)q_int(db, sql, NOARGS) / 1e6;
+    tap_ok(always && in_sync,
            "%s: after %d random inserts, deletes and key updates (%lld rows "
            "left) the trigger-kept filter holds exactly the table's values: "
            "items = count(DISTINCT k), every value tests 1, and it answers "
@@ -259,18 +172,19 @@ static void test_sync_churn(void) {
            "%s: false-positive rate on %lld absent keys %.5f <= %g "
            "(load %.3f)", what[t], absent, rate, SYNC_P, load);
   }
-  tap_diag("churn took %.2f s", seconds() - t0);
+  tap_diag("churn took %.2f s", now() - t0);
   for (int t = 0; t < 2; t++)
     for (int o = 0; o < 3; o++) sqlite3_finalize(ops[t][o]);
-  exec("DROP TABLE u; DROP TABLE r; DROP TABLE filters;");
+  must_exec(db, "DROP TABLE u; DROP TABLE r; DROP TABLE filters;");
 }
 
 /* ---- capacity, failure, copies ------------------------------------------ */
 
 static void test_fill_until_failure(void) {
   int len;
-  unsigned char *f = q_blob("SELECT cuckoo_build(NULL, 1000)", &len);
-  sqlite3_stmt *add = prep("SELECT cuckoo_add(?1, ?2)");
+  unsigned char *f =
+      q_blob(db, "SELECT cuckoo_build(NULL, 1000)", NOARGS, &len);
+  sqlite3_stmt *add = must_prep(db, "SELECT cuckoo_add(?1, ?2)");
   long long added = 0;
   char msg[300] = "";
   unsigned char *before = NULL;
@@ -292,7 +206,7 @@ static void test_fill_until_failure(void) {
   sqlite3_finalize(add);
   char sql[300];
   long long buckets;
-  sqlite3_stmt *st = prep("SELECT buckets FROM cuckoo_info(?1)");
+  sqlite3_stmt *st = must_prep(db, "SELECT buckets FROM cuckoo_info(?1)");
   sqlite3_bind_blob(st, 1, f, len, SQLITE_STATIC);
   buckets = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 1;
   sqlite3_finalize(st);
@@ -303,9 +217,10 @@ static void test_fill_until_failure(void) {
 
   /* The failed add changed nothing: the blob is the input blob, and every
   ** value added before still tests 1. */
-  st = prep("WITH RECURSIVE v(x) AS (SELECT 1000000 UNION ALL SELECT x + 1"
-            " FROM v WHERE x < 1000000 + ?2 - 1)"
-            " SELECT count(*) FROM v WHERE cuckoo_test(?1, x)");
+  st = must_prep(db,
+                 "WITH RECURSIVE v(x) AS (SELECT 1000000 UNION ALL SELECT x + 1"
+                 " FROM v WHERE x < 1000000 + ?2 - 1)"
+                 " SELECT count(*) FROM v WHERE cuckoo_test(?1, x)");
   sqlite3_bind_blob(st, 1, f, len, SQLITE_STATIC);
   sqlite3_bind_int64(st, 2, added);
   long long found = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0)
@@ -316,100 +231,119 @@ static void test_fill_until_failure(void) {
          "added before test 1", found);
 
   /* In a trigger the failing add aborts the statement: no row, no change. */
-  exec("CREATE TABLE ff(name TEXT PRIMARY KEY, f BLOB);"
-       "CREATE TABLE t(k INTEGER PRIMARY KEY);"
-       "CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN"
-       " UPDATE ff SET f = cuckoo_add(f, NEW.k) WHERE name = 't'; END;");
-  st = prep("INSERT INTO ff VALUES ('t', ?1)");
+  must_exec(db,
+            "CREATE TABLE ff(name TEXT PRIMARY KEY, f BLOB);"
+            "CREATE TABLE t(k INTEGER PRIMARY KEY);"
+            "CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN"
+            " UPDATE ff SET f = cuckoo_add(f, NEW.k) WHERE name = 't'; END;");
+  st = must_prep(db, "INSERT INTO ff VALUES ('t', ?1)");
   sqlite3_bind_blob(st, 1, f, len, SQLITE_STATIC);
   sqlite3_step(st);
   sqlite3_finalize(st);
   /* The value whose add failed above fails again: same filter, same walk. */
   snprintf(sql, sizeof sql, "INSERT INTO t VALUES (%lld)", 1000000 + added);
   int failed = fails_with(sql, "cuckoo_add: the filter is full");
-  st = prep("SELECT f = ?1 AND (SELECT count(*) FROM t) = 0 FROM ff");
+  st = must_prep(db, "SELECT f = ?1 AND (SELECT count(*) FROM t) = 0 FROM ff");
   sqlite3_bind_blob(st, 1, f, len, SQLITE_STATIC);
   int same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
   sqlite3_finalize(st);
   tap_ok(failed && same,
          "a trigger's failing add aborts the INSERT: no row, filter unchanged");
-  exec("DROP TABLE t; DROP TABLE ff;");
+  must_exec(db, "DROP TABLE t; DROP TABLE ff;");
   free(before);
   free(f);
 }
 
 static void test_copies(void) {
-  exec("CREATE TEMP TABLE c(f BLOB);"
-       "INSERT INTO c SELECT cuckoo_build(NULL, 100);");
-  for (int i = 0; i < 8; i++) exec("UPDATE c SET f = cuckoo_add(f, 'x')");
-  double t0 = seconds();
+  must_exec(db, "CREATE TEMP TABLE c(f BLOB);"
+                "INSERT INTO c SELECT cuckoo_build(NULL, 100);");
+  for (int i = 0; i < 8; i++)
+    must_exec(db, "UPDATE c SET f = cuckoo_add(f, 'x')");
+  double t0 = now();
   int refused = fails_with("UPDATE c SET f = cuckoo_add(f, 'x')",
                            "cuckoo_add: the value does not fit: its two "
                            "buckets already hold 8 copies");
-  double ms = 1000.0 * (seconds() - t0);
+  double ms = 1000.0 * (now() - t0);
   tap_ok(refused && ms < 100.0,
          "the same value fits 8 times; the 9th add is an error after %.3f ms",
          ms);
-  tap_ok(q_int("SELECT cuckoo_delete(f, 'absent') = f AND"
-               " cuckoo_delete(f, NULL) = f AND cuckoo_add(f, NULL) = f"
-               " FROM c") == 1,
+  tap_ok(q_int(db, "SELECT cuckoo_delete(f, 'absent') = f AND"
+                   " cuckoo_delete(f, NULL) = f AND cuckoo_add(f, NULL) = f"
+                   " FROM c", NOARGS) == 1,
          "deleting an absent value (or NULL), adding NULL: the filter "
          "unchanged");
-  tap_ok(q_int("SELECT i.items FROM c, cuckoo_info(c.f) AS i") == 8 &&
-             q_int("WITH RECURSIVE d(n, f) AS (SELECT 0, f FROM c UNION ALL"
-                   " SELECT n + 1, cuckoo_delete(f, 'x') FROM d WHERE n < 8)"
-                   " SELECT group_concat(cuckoo_test(f, 'x'), '') = '111111110'"
-                   " FROM d") == 1,
-         "8 copies: each delete removes one, the 8th leaves none");
-  tap_ok(q_int("SELECT cuckoo_test(cuckoo_delete(cuckoo_add(cuckoo_add("
-               "cuckoo_build(NULL, 100), 5), 5), 5), 5)") == 1,
+  tap_ok(
+      q_int(db, "SELECT i.items FROM c, cuckoo_info(c.f) AS i", NOARGS) == 8 &&
+          q_int(db,
+                "WITH RECURSIVE d(n, f) AS (SELECT 0, f FROM c UNION ALL"
+                " SELECT n + 1, cuckoo_delete(f, 'x') FROM d WHERE n < 8)"
+                " SELECT group_concat(cuckoo_test(f, 'x'), '') = '111111110'"
+                " FROM d",
+                NOARGS) == 1,
+      "8 copies: each delete removes one, the 8th leaves none");
+  tap_ok(q_int(db, "SELECT cuckoo_test(cuckoo_delete(cuckoo_add(cuckoo_add("
+                   "cuckoo_build(NULL, 100), 5), 5), 5), 5)", NOARGS) == 1,
          "multiset: added twice, deleted once, still in");
-  tap_ok(q_int("SELECT length(cuckoo_add(f, 1)) = length(f) AND"
-               " length(cuckoo_delete(f, 'x')) = length(f) FROM c") == 1,
+  tap_ok(q_int(db,
+               "SELECT length(cuckoo_add(f, 1)) = length(f) AND"
+               " length(cuckoo_delete(f, 'x')) = length(f) FROM c",
+               NOARGS) == 1,
          "add and delete keep the blob's size");
-  exec("DROP TABLE c");
+  must_exec(db, "DROP TABLE c");
 }
 
 /* ---- build ---------------------------------------------------------------- */
 
 static void test_build(void) {
-  double t0 = seconds();
-  long long items = q_int(
+  double t0 = now();
+  long long items = q_int(db,
       "SELECT i.items FROM cuckoo_info((WITH RECURSIVE s(x) AS (SELECT 0"
       " UNION ALL SELECT x + 1 FROM s WHERE x < 999999)"
-      " SELECT cuckoo_build(x % 1000, 1000) FROM s)) AS i");
+      " SELECT cuckoo_build(x % 1000, 1000) FROM s)) AS i", NOARGS);
   tap_ok(items == 1000,
          "1,000,000 rows over 1,000 distinct values: items = %lld (%.2f s)",
-         items, seconds() - t0);
-  tap_ok(q_int("WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s"
-               " WHERE x < 9999), f AS (SELECT cuckoo_build(x % 1000, NULL) AS f"
-               " FROM s) SELECT count(*) FROM f, s"
-               " WHERE x < 1000 AND cuckoo_test(f.f, x)") == 1000,
-         "sized from the data (n NULL): every value tests 1");
-  tap_ok(q_int("SELECT capacity FROM cuckoo_info((SELECT cuckoo_build(value"
+         items, now() - t0);
+  tap_ok(
+      q_int(db,
+            "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s"
+            " WHERE x < 9999), f AS (SELECT cuckoo_build(x % 1000, NULL) AS f"
+            " FROM s) SELECT count(*) FROM f, s"
+            " WHERE x < 1000 AND cuckoo_test(f.f, x)",
+            NOARGS) == 1000,
+      "sized from the data (n NULL): every value tests 1");
+  tap_ok(q_int(db,
+               "SELECT capacity FROM cuckoo_info((SELECT cuckoo_build(value"
                " % 100, NULL, 0.001) FROM (WITH RECURSIVE s(value) AS (SELECT"
                " 0 UNION ALL SELECT value + 1 FROM s WHERE value < 4999)"
-               " SELECT value FROM s)))") == 100,
+               " SELECT value FROM s)))",
+               NOARGS) == 100,
          "sized from the data: capacity = the number of distinct values");
-  tap_ok(q_int("WITH s(v) AS (VALUES (3), ('a'), (2.5), (x'01'), (3), (NULL))"
+  tap_ok(q_int(db,
+               "WITH s(v) AS (VALUES (3), ('a'), (2.5), (x'01'), (3), (NULL))"
                " SELECT (SELECT cuckoo_build(v, 10) FROM (SELECT v FROM s"
                " ORDER BY v)) = (SELECT cuckoo_build(v, 10) FROM (SELECT v"
-               " FROM s ORDER BY v DESC))") == 1,
+               " FROM s ORDER BY v DESC))",
+               NOARGS) == 1,
          "the bytes depend only on the set of values, not on row order");
-  tap_ok(q_int("SELECT cuckoo_build(x, 10) IS NULL FROM"
-                   " (SELECT 1 AS x WHERE 0)") == 1 &&
-             q_int("SELECT i.items FROM cuckoo_info((SELECT cuckoo_build(NULL,"
-                   " 10) FROM (SELECT 1 UNION ALL SELECT 2))) AS i") == 0,
+  tap_ok(q_int(db,
+               "SELECT cuckoo_build(x, 10) IS NULL FROM"
+               " (SELECT 1 AS x WHERE 0)",
+               NOARGS) == 1 &&
+             q_int(db,
+                   "SELECT i.items FROM cuckoo_info((SELECT cuckoo_build(NULL,"
+                   " 10) FROM (SELECT 1 UNION ALL SELECT 2))) AS i",
+                   NOARGS) == 0,
          "no rows gives NULL; only NULLs give an empty filter");
-  tap_ok(q_int("SELECT cuckoo_test(f, 42.0) AND cuckoo_test(f, 42) AND"
+  tap_ok(q_int(db,
+               "SELECT cuckoo_test(f, 42.0) AND cuckoo_test(f, 42) AND"
                " NOT cuckoo_test(f, '42') AND cuckoo_test(f, 'abc') AND"
                " cuckoo_test(f, NULL) IS NULL AND cuckoo_test(NULL, 1) IS NULL"
                " AND cuckoo_add(NULL, 1) IS NULL AND"
                " cuckoo_delete(NULL, 1) IS NULL FROM (SELECT cuckoo_build(v,"
-               " 10, 1e-9) AS f FROM (SELECT 42 AS v UNION ALL SELECT 'abc'))")
-             == 1,
+               " 10, 1e-9) AS f FROM (SELECT 42 AS v UNION ALL SELECT 'abc'))",
+               NOARGS) == 1,
          "value rules as for Bloom: 42 = 42.0, '42' is another value, NULLs");
-  t0 = seconds();
+  t0 = now();
   int exceeded = fails_with(
       "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s"
       " WHERE x < 99) SELECT cuckoo_build(x, 10) FROM s",
@@ -420,13 +354,13 @@ static void test_build(void) {
       "cuckoo_build: capacity exceeded");
   tap_ok(exceeded && early,
          "more distinct values than fit: \"capacity exceeded\", also early "
-         "in a 10^8-row group (%.2f s)", seconds() - t0);
+         "in a 10^8-row group (%.2f s)", now() - t0);
 
   /* At capacity: n distinct values at 95% load; 200,000 absent probes.
   ** The model rate (an upper bound) is 0.0074 at f = 10; p = 0.01 lies 13
   ** standard deviations (sqrt(0.0074 / 200000)) above it. */
-  t0 = seconds();
-  sqlite3_stmt *st = prep(
+  t0 = now();
+  sqlite3_stmt *st = must_prep(db,
       "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s"
       " WHERE x < 207782 - 1),"
       " f AS (SELECT cuckoo_build(x, 7782, 0.01) AS f FROM s WHERE x < 7782)"
@@ -446,7 +380,7 @@ static void test_build(void) {
   tap_ok(missing == 0 && rate <= 0.01,
          "built at capacity (load %.3f): no false negative, false-positive "
          "rate %.5f <= 0.01 on 200,000 absent keys (%.2f s)",
-         load, rate, seconds() - t0);
+         load, rate, now() - t0);
 }
 
 static void test_params(void) {
@@ -471,7 +405,7 @@ static void test_params(void) {
   }
   tap_ok(ok, "bad n and p: errors that name cuckoo_build");
   int old = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 100000);
-  sqlite3_stmt *st = prep("SELECT cuckoo_build(1, 1000000)");
+  sqlite3_stmt *st = must_prep(db, "SELECT cuckoo_build(1, 1000000)");
   int rc = sqlite3_step(st);
   int toobig = rc == SQLITE_TOOBIG &&
                strstr(sqlite3_errmsg(db), "cuckoo_build: a filter for n = "
@@ -486,9 +420,9 @@ static void test_params(void) {
 
 static void test_bad_blobs(void) {
   int len;
-  unsigned char *good = q_blob("SELECT cuckoo_build(value, 100) FROM"
-                               " (SELECT 1 AS value UNION ALL SELECT 2)",
-                               &len);
+  unsigned char *good = q_blob(db, "SELECT cuckoo_build(value, 100) FROM"
+                                   " (SELECT 1 AS value UNION ALL SELECT 2)",
+                               NOARGS, &len);
   struct damage {
     const char *name;
     int offset, value, keep; /* keep: 0 all, > 0 that many, < 0 len + keep */
@@ -520,9 +454,11 @@ static void test_bad_blobs(void) {
     int ok = 1;
     for (int f = 0; f < 5; f++) {
       char msg[300], prefix[100];
-      int rc = run_blob(sqls[f], b, n, msg, sizeof msg);
+      int rc = 0;
+      int failed = run_for_error(db, sqls[f], ARGS(a_blob(b, n)), msg,
+                                 sizeof msg, &rc, NULL);
       snprintf(prefix, sizeof prefix, "%s: ", fns[f]);
-      if (rc == SQLITE_OK || strncmp(msg, prefix, strlen(prefix)) != 0 ||
+      if (!failed || strncmp(msg, prefix, strlen(prefix)) != 0 ||
           strstr(msg, dm->why) == NULL) {
         tap_diag("  %s: rc %d \"%s\"", fns[f], rc, msg);
         ok = 0;
@@ -556,7 +492,8 @@ static void test_bad_blobs(void) {
     char msg[300];
     unsigned char *b = malloc((size_t)len);
     memcpy(b, good, (size_t)len);
-    ok &= run_blob(sqls[f], b, len, msg, sizeof msg) == SQLITE_OK;
+    ok &= !run_for_error(db, sqls[f], ARGS(a_blob(b, len)), msg, sizeof msg,
+                         NULL, NULL);
     free(b);
   }
   tap_ok(ok, "the undamaged blob, bound the same way, is accepted by all five");
@@ -581,21 +518,24 @@ static void test_kinds(void) {
              fails_with("SELECT cuckoo_add(bloom_build(1, 10), 1)",
                         "cuckoo_add: got a bloom filter"),
          "a filter of the other kind: an error naming the kind it got");
-  exec("CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);"
-       "CREATE TABLE t(v INTEGER);"
-       "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s"
-       " WHERE x < 2000) INSERT INTO t SELECT x FROM s;"
-       "INSERT INTO filters SELECT 'x', cuckoo_build(v, 1000) FROM t"
-       " WHERE v <= 1000;");
-  long long fast = q_int(
+  must_exec(db, "CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);"
+                "CREATE TABLE t(v INTEGER);"
+                "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s"
+                " WHERE x < 2000) INSERT INTO t SELECT x FROM s;"
+                "INSERT INTO filters SELECT 'x', cuckoo_build(v, 1000) FROM t"
+                " WHERE v <= 1000;");
+  long long fast = q_int(db,
       "SELECT count(*) FROM bloom_ref((SELECT f FROM filters"
-      " WHERE name = 'x')) AS r CROSS JOIN t WHERE cuckoo_test(r.filter, t.v)");
-  long long slow = q_int("SELECT count(*) FROM t WHERE cuckoo_test((SELECT f"
-                         " FROM filters WHERE name = 'x'), t.v)");
+      " WHERE name = 'x')) AS r CROSS JOIN t WHERE cuckoo_test(r.filter, t.v)",
+      NOARGS);
+  long long slow = q_int(db,
+                         "SELECT count(*) FROM t WHERE cuckoo_test((SELECT f"
+                         " FROM filters WHERE name = 'x'), t.v)",
+                         NOARGS);
   tap_ok(fast == slow && fast >= 1000 && fast < 1100,
          "bloom_ref passes a cuckoo filter on: %lld of 2000 match, as without",
          fast);
-  sqlite3_stmt *st = prep(
+  sqlite3_stmt *st = must_prep(db,
       "SELECT kind, version, hash, buckets, slots_per_bucket, fingerprint_bits,"
       " bytes, capacity, target_fpr, items, load_factor, estimated_fpr"
       " FROM filters, cuckoo_info(filters.f)");
@@ -615,23 +555,23 @@ static void test_kinds(void) {
            sqlite3_column_double(st, 11) < 0.0097;
   sqlite3_finalize(st);
   tap_ok(ok, "cuckoo_info: one row with the header's fields and the load");
-  tap_ok(q_int("SELECT count(*) FROM cuckoo_info(NULL)") == 0 &&
+  tap_ok(q_int(db, "SELECT count(*) FROM cuckoo_info(NULL)", NOARGS) == 0 &&
              fails_with("SELECT * FROM cuckoo_info",
                         "cuckoo_info: needs a filter argument"),
          "cuckoo_info: no row for NULL; an error without an argument");
-  exec("DROP TABLE filters; DROP TABLE t;");
+  must_exec(db, "DROP TABLE filters; DROP TABLE t;");
 
-  long long flagged = q_int(
+  long long flagged = q_int(db,
       "SELECT count(*) FROM pragma_function_list WHERE name IN"
       " ('cuckoo_build', 'cuckoo_test', 'cuckoo_add', 'cuckoo_delete')"
-      " AND flags & 0x800 AND flags & 0x200000");
+      " AND flags & 0x800 AND flags & 0x200000", NOARGS);
   tap_ok(flagged == 5,
          "cuckoo_build (2 and 3 args), _test, _add, _delete are registered "
          "deterministic and innocuous (%lld)", flagged);
 }
 
 int main(void) {
-  open_db();
+  db = open_db(NULL);
   test_kinds();
   test_params();
   test_bad_blobs();

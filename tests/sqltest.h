@@ -1,0 +1,353 @@
+/*
+** Helpers shared by the SQL-level tests (tests/sql/test_*.c): a seeded
+** splitmix64, little-endian field access, exact-size heap copies, statement
+** arguments (arg, ARGS, NOARGS), one-row queries (q_int, q_real, q_blob),
+** error checks (run_for_error, expect_error), and open_db, which loads the
+** extension from $BLOOM_SO (or ./bloom.so), or, built with -DBLOOM_STATIC
+** -DSQLITE_CORE, registers the compiled-in extension with
+** sqlite3_auto_extension.
+**
+** Every function is static inline, so a test that uses only some of them
+** compiles without unused-function warnings.  now() needs clock_gettime:
+** define _POSIX_C_SOURCE 200809L before the first #include.
+*/
+#ifndef SQLTEST_H
+#define SQLTEST_H
+
+#if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 199309L
+#error "define _POSIX_C_SOURCE 200809L before any #include (sqltest.h uses clock_gettime)"
+#endif
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tap.h"
+
+/* ---- random numbers -------------------------------------------------------- */
+
+/* splitmix64 over a caller's state. */
+static inline uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* One stream per test program, its seed printed as "# seed: ...". */
+static uint64_t rng_state;
+
+static inline void rng_seed(uint64_t seed, const char *what) {
+  rng_state = seed;
+  tap_diag("seed: 0x%016llx (%s)", (unsigned long long)seed, what);
+}
+
+static inline uint64_t rng_next(void) { return splitmix64(&rng_state); }
+
+/* ---- bytes ------------------------------------------------------------------ */
+
+static inline uint64_t le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+static inline uint32_t le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static inline void put_le32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline double le_double(const unsigned char *p) {
+  uint64_t u = le64(p);
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+static inline uint64_t popcount_bytes(const unsigned char *p, size_t n) {
+  uint64_t c = 0;
+  for (size_t i = 0; i < n; i++)
+    for (unsigned char b = p[i]; b; b &= (unsigned char)(b - 1)) c++;
+  return c;
+}
+
+/* Seconds on the monotonic clock. */
+static inline double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* An exactly sized heap copy (at least 1 byte allocated, so that a 0-length
+** blob is still bound as a BLOB, not NULL). */
+static inline unsigned char *dup_exact(const void *src, size_t len) {
+  unsigned char *p = malloc(len ? len : 1);
+  if (!p) {
+    tap_diag("out of memory");
+    exit(2);
+  }
+  if (len) memcpy(p, src, len);
+  return p;
+}
+
+/* ---- statement arguments ---------------------------------------------------- */
+
+enum { A_NULL, A_INT, A_REAL, A_TEXT, A_BLOB, A_ZEROBLOB };
+typedef struct arg {
+  int kind;
+  sqlite3_int64 i;
+  double d;
+  const void *p;
+  int n;
+} arg;
+
+static inline arg a_null(void) { arg a = {A_NULL, 0, 0, NULL, 0}; return a; }
+static inline arg a_int(sqlite3_int64 v) { arg a = {A_INT, v, 0, NULL, 0}; return a; }
+static inline arg a_real(double v) { arg a = {A_REAL, 0, v, NULL, 0}; return a; }
+static inline arg a_text(const char *s) { arg a = {A_TEXT, 0, 0, s, -1}; return a; }
+static inline arg a_blob(const void *p, int n) { arg a = {A_BLOB, 0, 0, p, n}; return a; }
+static inline arg a_zeroblob(int n) { arg a = {A_ZEROBLOB, 0, 0, NULL, n}; return a; }
+
+/* ARGS(a_int(1), a_blob(p, n)) binds ?1, ?2, ...; blobs and texts are bound
+** SQLITE_STATIC, so an exactly sized buffer shows over-reads under ASan. */
+#define ARGS(...) \
+  (const arg[]){__VA_ARGS__}, (int)(sizeof((const arg[]){__VA_ARGS__}) / sizeof(arg))
+#define NOARGS NULL, 0
+
+static inline int bind_args(sqlite3_stmt *st, const arg *a, int n) {
+  for (int i = 0; i < n; i++) {
+    int rc, col = i + 1;
+    switch (a[i].kind) {
+      case A_INT: rc = sqlite3_bind_int64(st, col, a[i].i); break;
+      case A_REAL: rc = sqlite3_bind_double(st, col, a[i].d); break;
+      case A_TEXT:
+        rc = sqlite3_bind_text(st, col, a[i].p, a[i].n, SQLITE_STATIC);
+        break;
+      case A_BLOB:
+        rc = sqlite3_bind_blob(st, col, a[i].p, a[i].n, SQLITE_STATIC);
+        break;
+      case A_ZEROBLOB: rc = sqlite3_bind_zeroblob(st, col, a[i].n); break;
+      default: rc = sqlite3_bind_null(st, col); break;
+    }
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+/* ---- statements and one-row queries ----------------------------------------- */
+
+/* A prepared statement with the arguments bound; NULL (with a diagnostic)
+** on failure. */
+static inline sqlite3_stmt *prep(sqlite3 *db, const char *sql, const arg *a,
+                                 int n) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    tap_diag("  prepare failed: %s", sqlite3_errmsg(db));
+    tap_diag("    %s", sql);
+    sqlite3_finalize(st);
+    return NULL;
+  }
+  if (bind_args(st, a, n) != SQLITE_OK) {
+    tap_diag("  bind failed: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return NULL;
+  }
+  return st;
+}
+
+/* A prepared statement, or exit(2): for a test's own fixed SQL. */
+static inline sqlite3_stmt *must_prep(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    tap_diag("prepare failed: %s: %s", sql, sqlite3_errmsg(db));
+    exit(2);
+  }
+  return st;
+}
+
+/* The statement stepped to its first row; NULL (finalized) when it fails,
+** with a diagnostic, or returns no row. */
+static inline sqlite3_stmt *first_row(sqlite3 *db, const char *sql,
+                                      const arg *a, int n) {
+  sqlite3_stmt *st = prep(db, sql, a, n);
+  if (!st) return NULL;
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) return st;
+  if (rc != SQLITE_DONE) {
+    tap_diag("  step failed: %s", sqlite3_errmsg(db));
+    tap_diag("    %s", sql);
+  }
+  sqlite3_finalize(st);
+  return NULL;
+}
+
+/* Type of the last q_* result: SQLITE_INTEGER..SQLITE_NULL, or 0 when the
+** statement failed or returned no row. */
+static int q_type;
+
+/* first_row, setting q_type. */
+static inline sqlite3_stmt *q_row(sqlite3 *db, const char *sql, const arg *a,
+                                  int n) {
+  sqlite3_stmt *st = first_row(db, sql, a, n);
+  q_type = st ? sqlite3_column_type(st, 0) : 0;
+  return st;
+}
+
+/* The first column of the first row as an integer (or -424242). */
+static inline sqlite3_int64 q_int(sqlite3 *db, const char *sql, const arg *a,
+                                  int n) {
+  sqlite3_stmt *st = q_row(db, sql, a, n);
+  sqlite3_int64 v = st ? sqlite3_column_int64(st, 0) : -424242;
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* The first column of the first row as a double (or NaN). */
+static inline double q_real(sqlite3 *db, const char *sql, const arg *a, int n) {
+  sqlite3_stmt *st = q_row(db, sql, a, n);
+  double v = st ? sqlite3_column_double(st, 0) : NAN;
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* The first column as an exactly sized malloc'd copy; NULL for SQL NULL or
+** on error.  *len gets the length. */
+static inline unsigned char *q_blob(sqlite3 *db, const char *sql, const arg *a,
+                                    int n, int *len) {
+  unsigned char *out = NULL;
+  *len = 0;
+  sqlite3_stmt *st = q_row(db, sql, a, n);
+  if (st && q_type != SQLITE_NULL) {
+    const void *p = sqlite3_column_blob(st, 0);
+    *len = sqlite3_column_bytes(st, 0);
+    out = dup_exact(p, (size_t)*len);
+  }
+  sqlite3_finalize(st);
+  return out;
+}
+
+/* sqlite3_exec; 1 if it worked, else 0 with a diagnostic. */
+static inline int exec_ok(sqlite3 *db, const char *sql) {
+  char *err = NULL;
+  int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
+  if (rc != SQLITE_OK) {
+    tap_diag("  exec failed: %s", err ? err : sqlite3_errmsg(db));
+    tap_diag("    %s", sql);
+  }
+  sqlite3_free(err);
+  return rc == SQLITE_OK;
+}
+
+/* sqlite3_exec, or exit(2): for a test's own setup. */
+static inline void must_exec(sqlite3 *db, const char *sql) {
+  if (!exec_ok(db, sql)) exit(2);
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+/* Runs sql to the end.  Returns 1 if it failed (at prepare, bind or step)
+** and copies the message out (msg is "" otherwise), and the primary and
+** extended codes to *code and *xcode when they are not NULL. */
+static inline int run_for_error(sqlite3 *db, const char *sql, const arg *a,
+                                int n, char *msg, size_t msg_size, int *code,
+                                int *xcode) {
+  sqlite3_stmt *st = NULL;
+  int failed = 0;
+  msg[0] = '\0';
+  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = bind_args(st, a, n);
+  if (rc == SQLITE_OK) {
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    }
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_DONE) {
+    failed = 1;
+    snprintf(msg, msg_size, "%s", sqlite3_errmsg(db));
+    if (code) *code = sqlite3_errcode(db);
+    if (xcode) *xcode = sqlite3_extended_errcode(db);
+  }
+  sqlite3_finalize(st);
+  return failed;
+}
+
+/* One check: sql fails with a message starting with prefix, and with
+** primary and extended code want_code unless want_code is 0. */
+static inline void expect_error(sqlite3 *db, const char *name, const char *sql,
+                                const arg *a, int n, const char *prefix,
+                                int want_code) {
+  char msg[512];
+  int code = 0, xcode = 0;
+  int failed = run_for_error(db, sql, a, n, msg, sizeof msg, &code, &xcode);
+  int pass = failed && strncmp(msg, prefix, strlen(prefix)) == 0 &&
+             (want_code == 0 || (code == want_code && xcode == want_code));
+  if (!tap_ok(pass, "%s: error starting \"%s\"", name, prefix)) {
+    if (!failed)
+      tap_diag("  no error from: %s", sql);
+    else
+      tap_diag("  got code %d/%d \"%s\"", code, xcode, msg);
+  }
+}
+
+/* ---- databases ------------------------------------------------------------- */
+
+#ifdef BLOOM_STATIC
+/* Built with the extension compiled in (-DSQLITE_CORE), the way a host that
+** cannot load extensions uses it: registered once for every connection. */
+int sqlite3_bloom_init(sqlite3 *db, char **err,
+                       const sqlite3_api_routines *api);
+#endif
+
+/* A database at path (NULL: in memory) with the extension, its encoding
+** set first when encoding is not NULL; exit(2) on failure. */
+static inline sqlite3 *open_db_with(const char *path, const char *encoding) {
+  sqlite3 *db;
+#ifdef BLOOM_STATIC
+  static int registered;
+  if (!registered && sqlite3_auto_extension((void (*)(void))sqlite3_bloom_init) == SQLITE_OK)
+    registered = 1;
+#endif
+  if (sqlite3_open(path ? path : ":memory:", &db) != SQLITE_OK) {
+    tap_diag("cannot open a database: %s", sqlite3_errmsg(db));
+    exit(2);
+  }
+  if (encoding) {
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA encoding = '%s'", encoding);
+    exec_ok(db, sql);
+  }
+#ifndef BLOOM_STATIC
+  sqlite3_enable_load_extension(db, 1);
+  const char *so = getenv("BLOOM_SO");
+  char *err = NULL;
+  if (sqlite3_load_extension(db, so ? so : "./bloom.so", "sqlite3_bloom_init",
+                             &err) != SQLITE_OK) {
+    tap_diag("cannot load %s: %s", so ? so : "./bloom.so", err ? err : "?");
+    sqlite3_free(err);
+    exit(2);
+  }
+#endif
+  return db;
+}
+
+/* An in-memory database (encoding: NULL for the default). */
+static inline sqlite3 *open_db(const char *encoding) {
+  return open_db_with(NULL, encoding);
+}
+
+/* A database file (NULL: in memory). */
+static inline sqlite3 *open_db_at(const char *path) {
+  return open_db_with(path, NULL);
+}
+
+/* A recursive CTE of integers lo..hi as s(x) (libsqlite3 has no
+** generate_series); lo and hi are SQL text, e.g. SERIES("1", "?2"). */
+#define SERIES(lo, hi)                                              \
+  "WITH RECURSIVE s(x) AS (SELECT " lo " UNION ALL SELECT x + 1 FROM s " \
+  "WHERE x < " hi ") "
+
+#endif
