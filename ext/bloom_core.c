@@ -52,21 +52,25 @@ void bloom_insert(unsigned char *bits, uint64_t blocks, unsigned k,
   }
 }
 
+/* No early exit: a branch on each bit would make the CPU wait for this
+** block's cache miss before it could start the next row's (measured at 10M
+** items: 156-172 ns per row with the exit, 96-105 without). */
 int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
                    filter_hash h) {
   const unsigned char *block =
       bits + bloom_block_of(h, blocks) * BLOOM_BLOCK_BYTES;
   uint64_t word = h.h1;
+  unsigned missing = 0;
   for (unsigned i = 0; i < k; i += BLOOM_CHUNKS_PER_WORD) {
     word += h.h2;
     uint64_t chunks = word;
     unsigned last = k - i < BLOOM_CHUNKS_PER_WORD ? k - i : BLOOM_CHUNKS_PER_WORD;
     for (unsigned c = 0; c < last; c++, chunks >>= 9) {
       unsigned bit = (unsigned)(chunks & 511);
-      if (!(block[bit >> 3] & (1u << (bit & 7)))) return 0;
+      missing |= (1u << (bit & 7)) & ~(unsigned)block[bit >> 3];
     }
   }
-  return 1;
+  return missing == 0;
 }
 
 /* x^k by squaring: exact IEEE operations, so the same on every platform. */
@@ -80,22 +84,42 @@ static double ipow(double x, unsigned k) {
   return r;
 }
 
+/* The rate of one block that received t = i*k bit throws: E[(X/B)^k] for
+** its occupancy X.  (E[X/B])^k alone is optimistic by Jensen's inequality
+** (1% low at k = 6, 19% at k = 27); the second-order term with the
+** occupancy's variance brings it within 0.1% of the exact value for
+** k <= 12 and 1.5% at k = 27 (checked against the exact Markov chain).
+** clear1 = (1 - 1/B)^t, clear2 = (1 - 2/B)^t. */
+static double block_rate(double clear1, double clear2, unsigned k) {
+  const double b = BLOOM_BLOCK_BITS;
+  double fill = 1.0 - clear1;
+  if (!(fill > 0.0)) return 0.0;
+  double var = (b * (b - 1.0) * clear2 + b * clear1 - b * b * clear1 * clear1) /
+               (b * b);
+  if (var < 0.0) var = 0.0; /* rounding, when the block is nearly full */
+  double kk = (double)k;
+  return ipow(fill, k) * (1.0 + kk * (kk - 1.0) / 2.0 * var / (fill * fill));
+}
+
 double bloom_model_fpr(double lambda, unsigned k) {
   if (!(lambda > 0.0)) return 0.0;
   /* With this many items per block every bit is set for any k we allow:
   ** the rate is 1 to double precision, and no target below 1 accepts it. */
   if (lambda > 1e5) return 1.0;
-  const double keep = ipow(1.0 - 1.0 / BLOOM_BLOCK_BITS, k);
+  const double keep1 = ipow(1.0 - 1.0 / BLOOM_BLOCK_BITS, k);
+  const double keep2 = ipow(1.0 - 2.0 / BLOOM_BLOCK_BITS, k);
   const double log_lambda = log(lambda);
   /* Poisson mass beyond lambda + 12 sqrt(lambda) + 30 is below 1e-30. */
   const double last = lambda + 12.0 * sqrt(lambda) + 30.0;
-  double sum = 0.0, log_pmf = -lambda, clear = 1.0;
+  double sum = 0.0, log_pmf = -lambda, clear1 = 1.0, clear2 = 1.0;
   for (double i = 0.0; i <= last; i += 1.0) {
     if (i > 0.0) {
       log_pmf += log_lambda - log(i);
-      clear *= keep;
+      clear1 *= keep1;
+      clear2 *= keep2;
     }
-    sum += exp(log_pmf) * ipow(1.0 - clear, k);
+    double rate = block_rate(clear1, clear2, k);
+    sum += exp(log_pmf) * (rate < 1.0 ? rate : 1.0);
   }
   return sum;
 }

@@ -46,8 +46,10 @@ bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
                                  bloom_plan *plan);
 
 /* The false-positive rate of a 512-bit-blocked filter with lambda items per
-** block on average and k bits per item:
-**   sum_i Pois(i; lambda) * (1 - (1 - 1/512)^(i*k))^k                     */
+** block on average and k bits per item (FORMAT.md gives the formula):
+**   sum_i Pois(i; lambda) * r(i*k),
+** r(t) = m^k * (1 + k(k-1)/2 * v / m^2), the rate of a block that took t
+** bit throws, with m and v the mean and variance of its fill ratio.        */
 double bloom_model_fpr(double lambda, unsigned k);
 
 /* Header of a new empty filter for a plan. */

@@ -97,10 +97,11 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
     return fail(err, err_size, "unknown hash function id %u", h->hash);
   if (b[OFF_FLAGS] != 0)
     return fail(err, err_size, "unknown flags 0x%02x", b[OFF_FLAGS]);
-  for (int i = OFF_RESERVED; i < FILTER_HEADER_BYTES; i++)
-    if (b[i] != 0)
-      return fail(err, err_size, "reserved header byte %d is %u, not 0", i,
-                  b[i]);
+  if ((load_le64(b + OFF_RESERVED) | load_le64(b + OFF_RESERVED + 8)) != 0) {
+    int i = OFF_RESERVED;
+    while (b[i] == 0) i++;
+    return fail(err, err_size, "reserved header byte %d is %u, not 0", i, b[i]);
+  }
 
   h->seed = load_le32(b + OFF_SEED);
   h->hashes = 0;

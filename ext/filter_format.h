@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FILTER_HEADER_BYTES 64
 #define FILTER_VERSION 1
@@ -91,15 +92,24 @@ static inline uint64_t bloom_blob_bytes(uint64_t bits) {
 const char *filter_kind_name(unsigned kind);
 const char *filter_hash_name(unsigned hash);
 
-/* Little-endian load/store, independent of the host's byte order. */
+/* Little-endian load/store, independent of the host's byte order.  The
+** loads are on every probe's path (filter_parse): memcpy makes them one
+** unaligned load on little-endian hosts. */
 static inline uint64_t load_le64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
   return v;
 }
 static inline uint32_t load_le32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
 }
 static inline void store_le64(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));

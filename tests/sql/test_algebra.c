@@ -113,15 +113,22 @@ static void expect_error_with(sqlite3 *db, const char *name, const char *sql,
 }
 
 /* FORMAT.md's false-positive model of the blocked filter:
-** sum over i of Pois(i; lambda) * (1 - (1 - 1/512)^(i k))^k, computed here
-** independently (lgamma and pow, summed far into the tail). */
+** sum over i of Pois(i; lambda) * min(1, m^k (1 + k(k-1)/2 v/m^2)) with m
+** and v the mean and variance of the fill ratio of a block that took i*k
+** bit throws, computed here independently (lgamma and pow, summed far into
+** the tail). */
 static double model_fpr(double lambda, unsigned k) {
-  double sum = 0.0;
+  double sum = 0.0, B = 512.0, kk = (double)k;
   double last = lambda + 40.0 * sqrt(lambda) + 100.0;
   for (double i = 0.0; i <= last; i += 1.0) {
     double pmf = exp(i * log(lambda) - lambda - lgamma(i + 1.0));
-    double inner = 1.0 - pow(1.0 - 1.0 / 512.0, i * (double)k);
-    sum += pmf * pow(inner, (double)k);
+    double c1 = pow(1.0 - 1.0 / B, i * kk), c2 = pow(1.0 - 2.0 / B, i * kk);
+    double m = 1.0 - c1;
+    if (m <= 0.0) continue;
+    double v = (B * (B - 1.0) * c2 + B * c1 - B * B * c1 * c1) / (B * B);
+    if (v < 0.0) v = 0.0;
+    double r = pow(m, kk) * (1.0 + kk * (kk - 1.0) / 2.0 * v / (m * m));
+    sum += pmf * (r < 1.0 ? r : 1.0);
   }
   return sum;
 }
@@ -485,8 +492,9 @@ static void test_union_intersect(sqlite3 *db) {
   sqlite3_stmt *st = prep(
       db,
       SERIES("1001", "1300")
-      "SELECT a.capacity, a.target_fpr FROM s, (SELECT 0.0099 AS p UNION "
-      "ALL SELECT 0.0098 UNION ALL SELECT 0.0095 UNION ALL SELECT 0.009) AS pp, "
+      "SELECT a.capacity, a.target_fpr FROM s, (SELECT 0.00999 AS p UNION "
+      "ALL SELECT 0.00995 UNION ALL SELECT 0.0099 UNION ALL SELECT 0.0098 "
+      "UNION ALL SELECT 0.0095 UNION ALL SELECT 0.009) AS pp, "
       "bloom_plan(s.x, pp.p) AS a, bloom_plan(1000, 0.01) AS b "
       "WHERE a.bits = b.bits AND a.hashes = b.hashes "
       "ORDER BY a.target_fpr, a.capacity DESC LIMIT 1",
