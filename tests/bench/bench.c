@@ -1,0 +1,940 @@
+/*
+** bench.c -- performance benchmark of the bloom extension (issue 3).
+**
+**   build/bench/bench [bloom.so] [data-dir]     (make bench does this)
+**   env: BLOOM_SO, BENCH_DIR, BENCH_ROUNDS (default 5)
+**
+** Data (tests/bench/bench.db + bench_aux.db, git-ignored, built when
+** missing or stale, then reused):
+**   t(v INTEGER)  10,000,000 rows.  Each row is, by a coin flip, a MEMBER
+**                 (v uniform in 1..1,000,000, so each member value occurs ~5
+**                 times) or ABSENT (v > 10,000,000, all distinct).
+**   filters       bloom_build over 1..n for n = 1K, 10K, 100K, 1M, 10M at
+**                 p = 0.01 and p = 0.001.  So a row hits the 1M and 10M
+**                 filters with probability 1/2 (the 10M filter's hits still
+**                 spread over all its cache lines), the smaller ones less;
+**                 the printed "hits" column gives the fraction.
+**   ids(id INTEGER PRIMARY KEY)  1..1,000,000: the same items as the 1M filter.
+**   aux.seen(key TEXT), no index: 'u'||10*i for i in 1..1M (shuffled), and
+**                 its filter in aux.filters; 5% of t's rows match.
+** Generating both takes ~20 s the first time (~200 MB); a run then takes
+** ~3 minutes on an idle 2-core machine (about a minute of it the anti-join).
+** A database is rebuilt if its layout tag or row count differs; a stored
+** filter is rebuilt if its shape differs from what bloom_build sizes now or
+** one of its members does not test positive (the extension changed).
+**
+** Method: one connection, 1 GB page cache and temp_store=MEMORY (the
+** tables stay in memory; no I/O is timed).  Every statement is prepared
+** once, then run once untimed (warm-up) and ROUNDS times timed with
+** clock_gettime(CLOCK_MONOTONIC)
+** around the sqlite3_step loop.  Within a round every form runs once, in an
+** order rotated each round, so drift hits all forms alike.  ns/row = time /
+** rows scanned; we print the median and min-max over rounds.  The
+** "excess" of a form is, per round, its ns/row minus that round's plain scan
+** (SELECT count(*) FROM t WHERE v IS NOT NULL), then the median over rounds.
+** Forms that copy the filter per row run on the first `cap` rows only
+** (t.rowid <= cap, cap calibrated so one run takes ~0.2 s, at most 20,000)
+** and are reported in us/row.  Baselines registered here, not in the
+** extension: noop2(blob, v) returns v & 1 (same 50% result mix as the probe,
+** never touches the blob); noop_agg(v) is an aggregate whose step does
+** nothing.  FPR is measured on the ~5M ABSENT rows (all distinct values),
+** and every MEMBER row is checked for a false negative.  bits/item is
+** bloom_info's bits / n.  The ids table's size comes from dbstat.
+**
+** Anti-join: t against aux.seen on 'u'||t.v, with and without a
+** `NOT bloom_test(...) OR` pre-check: NOT IN (SQLite builds a transient index,
+** 3 alternating runs each) and correlated NOT EXISTS (no index: a full scan
+** of aux.seen per probe; timed on the first 20 / 400 rows, per row).
+**
+** Other load on the machine distorts every figure (this is a 2-core VM).  A
+** run that lost > 3% of its wall time to other processes (wall minus thread
+** CPU time) is repeated (at most 60 s of repeats per benchmark), and the
+** header says how many were; BENCH_CLOCK=cpu times with the thread's CPU
+** clock instead.  Cache and memory-bandwidth contention is not detected.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <sqlite3.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define T_ROWS 10000000LL
+#define MEMBER_MAX 1000000LL
+#define ABSENT_BASE 10000000LL
+#define SEEN_ROWS 1000000LL
+#define LAYOUT "bloom-bench layout 2 (t 10M, member 1..1M p=1/2, absent >10M)"
+#define AUX_LAYOUT "bloom-bench aux 1 (seen 1M TEXT u||10i)"
+#define MAX_ROUNDS 50
+#define LN2 0.69314718055994530942
+#define CAP_MAX 20000
+#define CAP_TARGET_NS 2e8
+
+enum { NSIZES = 5, NPS = 2 };
+static const long long SIZES[NSIZES] = {1000, 10000, 100000, 1000000, 10000000};
+static const char *const SIZE_NAMES[NSIZES] = {"1K", "10K", "100K", "1M", "10M"};
+static const double PS[NPS] = {0.01, 0.001};
+static const char *const P_NAMES[NPS] = {"0.01", "0.001"};
+enum { S1M = 3, S10M = 4 };
+
+static sqlite3 *db;
+static int rounds = 5;
+
+/* ------------------------------------------------------------ utilities */
+
+static clockid_t timing_clock = CLOCK_MONOTONIC;
+
+static double clock_ns(clockid_t c) {
+  struct timespec ts;
+  clock_gettime(c, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Timing clock: CLOCK_MONOTONIC (wall), or the thread's CPU time with
+** BENCH_CLOCK=cpu (ignores time the scheduler gave to other processes). */
+static double now_ns(void) { return clock_ns(timing_clock); }
+
+/* Worst share of a timed run's wall time during which this thread was not
+** on a CPU: other load on the machine. */
+static double worst_steal;
+
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "bench: ");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (db) fprintf(stderr, " [%s]", sqlite3_errmsg(db));
+  fprintf(stderr, "\n");
+  exit(2);
+}
+
+static void exec(const char *sql) {
+  char *err = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+    die("%s\n  in: %s", err ? err : "?", sql);
+}
+
+static sqlite3_stmt *prep(const char *sql) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    die("prepare failed: %s", sql);
+  return st;
+}
+
+/* Steps to the end; returns column 0 of the last row as int64 (0 if none). */
+static long long run(sqlite3_stmt *st) {
+  long long v = 0;
+  int rc;
+  sqlite3_reset(st);
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  if (rc != SQLITE_DONE) die("step failed: %s", sqlite3_sql(st));
+  sqlite3_reset(st); /* so that parameters can be re-bound */
+  return v;
+}
+
+/* Runs a one-off query (optional int64 args) returning one int64, or
+** `dflt` when it fails or gives no row. */
+static long long q_int(long long dflt, const char *sql, int nargs, ...) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return dflt;
+  va_list ap;
+  va_start(ap, nargs);
+  for (int i = 1; i <= nargs; i++) sqlite3_bind_int64(st, i, va_arg(ap, long long));
+  va_end(ap);
+  long long v = dflt;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/* A bijection of [0, 2^bits): distinct inputs give distinct outputs. */
+static uint64_t scramble(uint64_t x, unsigned bits) {
+  const uint64_t mask = (1ULL << bits) - 1;
+  x = (x * 0x9E3779B1ULL + 0x7F4A7C15ULL) & mask;
+  x ^= x >> (bits / 2);
+  x = (x * 0x2545F491ULL) & mask;
+  x ^= x >> (bits / 3);
+  return x;
+}
+
+static const char *human_bytes(double b, char *buf, size_t n) {
+  if (b >= 1048576) snprintf(buf, n, "%.1f MB", b / 1048576);
+  else if (b >= 1024) snprintf(buf, n, "%.1f KB", b / 1024);
+  else snprintf(buf, n, "%.0f B", b);
+  return buf;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n) {
+  double s[MAX_ROUNDS];
+  memcpy(s, v, sizeof(double) * (size_t)n);
+  qsort(s, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static void minmax(const double *v, int n, double *lo, double *hi) {
+  *lo = *hi = v[0];
+  for (int i = 1; i < n; i++) {
+    if (v[i] < *lo) *lo = v[i];
+    if (v[i] > *hi) *hi = v[i];
+  }
+}
+
+/* ---------------------------------------------- baseline SQL functions */
+
+static void noop2_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  sqlite3_result_int(ctx, (int)(sqlite3_value_int64(argv[1]) & 1));
+}
+
+static void noop_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)ctx; (void)argc; (void)argv;
+}
+
+static void noop_agg_final(sqlite3_context *ctx) { sqlite3_result_null(ctx); }
+
+/* ------------------------------------------------------ data generation */
+
+static void filter_name(char *buf, size_t n, int si, int pi) {
+  snprintf(buf, n, "n%s_p%s", SIZE_NAMES[si], P_NAMES[pi]);
+}
+
+static int file_exists(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0;
+}
+
+static void gen_main(const char *path) {
+  double t0 = now_ns();
+  fprintf(stderr, "generating %s (10M rows; ~10 s)...\n", path);
+  exec("PRAGMA main.journal_mode=OFF; PRAGMA main.synchronous=OFF;"
+       "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS t;"
+       "DROP TABLE IF EXISTS ids; DROP TABLE IF EXISTS filters;"
+       "CREATE TABLE meta(k TEXT PRIMARY KEY, v);"
+       "CREATE TABLE t(v INTEGER);"
+       "CREATE TABLE ids(id INTEGER PRIMARY KEY);"
+       "CREATE TABLE filters(name TEXT PRIMARY KEY, n INTEGER, p REAL, f BLOB);"
+       "BEGIN");
+  sqlite3_stmt *ins = prep("INSERT INTO t(v) VALUES(?1)");
+  uint64_t seed = 20240601, absent = 0;
+  for (long long i = 0; i < T_ROWS; i++) {
+    uint64_t r = splitmix64(&seed);
+    long long v;
+    if (r >> 63)
+      v = 1 + (long long)((r & 0xFFFFFFFFULL) % (uint64_t)MEMBER_MAX);
+    else
+      v = ABSENT_BASE + 1 + (long long)scramble(absent++, 24);
+    sqlite3_bind_int64(ins, 1, v);
+    if (sqlite3_step(ins) != SQLITE_DONE) die("insert into t");
+    sqlite3_reset(ins);
+  }
+  sqlite3_finalize(ins);
+  exec("WITH RECURSIVE s(x) AS (VALUES(1) UNION ALL SELECT x+1 FROM s "
+       "WHERE x < 1000000) INSERT INTO ids SELECT x FROM s;");
+  /* Fraction of t's rows that are members of each filter (v <= n). */
+  exec("INSERT INTO meta SELECT 'members_1K', sum(v <= 1000) FROM t;"
+       "INSERT INTO meta SELECT 'members_10K', sum(v <= 10000) FROM t;"
+       "INSERT INTO meta SELECT 'members_100K', sum(v <= 100000) FROM t;"
+       "INSERT INTO meta SELECT 'members_1M', sum(v <= 1000000) FROM t;"
+       "INSERT INTO meta SELECT 'members_10M', sum(v <= 10000000) FROM t;"
+       "INSERT INTO meta SELECT 'absent', sum(v > 10000000) FROM t;");
+  exec("INSERT INTO meta VALUES('layout', '" LAYOUT "'); COMMIT;");
+  fprintf(stderr, "  t and ids: %.1f s\n", (now_ns() - t0) / 1e9);
+}
+
+static void gen_aux(void) {
+  double t0 = now_ns();
+  fprintf(stderr, "generating aux database (1M TEXT keys)...\n");
+  exec("PRAGMA aux.journal_mode=OFF; PRAGMA aux.synchronous=OFF;"
+       "DROP TABLE IF EXISTS aux.meta; DROP TABLE IF EXISTS aux.seen;"
+       "DROP TABLE IF EXISTS aux.filters;"
+       "CREATE TABLE aux.meta(k TEXT PRIMARY KEY, v);"
+       "CREATE TABLE aux.seen(key TEXT);"
+       "CREATE TABLE aux.filters(name TEXT PRIMARY KEY, n INTEGER, p REAL, f BLOB);"
+       "BEGIN");
+  sqlite3_stmt *ins = prep("INSERT INTO aux.seen(key) VALUES('u' || ?1)");
+  for (uint64_t x = 0, done = 0; done < (uint64_t)SEEN_ROWS; x++) {
+    uint64_t m = scramble(x, 20); /* a shuffle of 0..2^20-1 */
+    if (m >= (uint64_t)SEEN_ROWS) continue;
+    sqlite3_bind_int64(ins, 1, (long long)(m + 1) * 10);
+    if (sqlite3_step(ins) != SQLITE_DONE) die("insert into seen");
+    sqlite3_reset(ins);
+    done++;
+  }
+  sqlite3_finalize(ins);
+  exec("INSERT INTO aux.meta VALUES('layout', '" AUX_LAYOUT "'); COMMIT;");
+  fprintf(stderr, "  seen: %.1f s\n", (now_ns() - t0) / 1e9);
+}
+
+/* Loads a stored filter into a malloc'd buffer (NULL if absent). */
+static void *load_filter(const char *schema, const char *name, int *bytes) {
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT f FROM %s.filters WHERE name = ?1", schema);
+  sqlite3_stmt *st = prep(sql);
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  void *buf = NULL;
+  *bytes = 0;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_BLOB) {
+    *bytes = sqlite3_column_bytes(st, 0);
+    buf = malloc((size_t)*bytes);
+    if (!buf) die("out of memory");
+    memcpy(buf, sqlite3_column_blob(st, 0), (size_t)*bytes);
+  }
+  sqlite3_finalize(st);
+  return buf;
+}
+
+/* 1 if the stored filter has the shape bloom_build would give now and
+** its first members (`member_sql` yields them, ?1 = how many) all test 1. */
+static int filter_ok(const char *schema, const char *name, long long n,
+                     double p, const char *member_sql) {
+  int bytes;
+  void *f = load_filter(schema, name, &bytes);
+  if (!f) return 0;
+  int ok = 0;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, "SELECT a.bits = b.bits AND a.hashes = b.hashes "
+                             "AND a.inserted = ?2 FROM bloom_info(?1) AS a, "
+                             "bloom_info((SELECT bloom_build(1, ?2, ?3))) AS b",
+                         -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_blob(st, 1, f, bytes, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, n);
+    sqlite3_bind_double(st, 3, p);
+    ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+    sqlite3_finalize(st);
+  }
+  if (ok) {
+    char sql[400];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM (%s) WHERE NOT bloom_test(?2, x)", member_sql);
+    ok = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+      sqlite3_bind_int64(st, 1, n < 2000 ? n : 2000);
+      sqlite3_bind_blob(st, 2, f, bytes, SQLITE_STATIC);
+      ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 0;
+      sqlite3_finalize(st);
+    }
+  }
+  free(f);
+  return ok;
+}
+
+#define SERIES_SQL \
+  "WITH RECURSIVE s(x) AS (VALUES(1) UNION ALL SELECT x+1 FROM s WHERE x < ?1) " \
+  "SELECT x FROM s"
+
+static void ensure_filters(void) {
+  for (int pi = 0; pi < NPS; pi++)
+    for (int si = 0; si < NSIZES; si++) {
+      char name[32];
+      filter_name(name, sizeof name, si, pi);
+      if (filter_ok("main", name, SIZES[si], PS[pi], SERIES_SQL)) continue;
+      double t0 = now_ns();
+      sqlite3_stmt *st = prep(
+          "INSERT OR REPLACE INTO filters(name, n, p, f) "
+          "SELECT ?3, ?1, ?2, bloom_build(x, ?1, ?2) FROM (" SERIES_SQL ")");
+      sqlite3_bind_int64(st, 1, SIZES[si]);
+      sqlite3_bind_double(st, 2, PS[pi]);
+      sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+      run(st);
+      sqlite3_finalize(st);
+      fprintf(stderr, "built filter %s (%.1f s)\n", name, (now_ns() - t0) / 1e9);
+    }
+  const char *seen_members =
+      "SELECT key AS x FROM aux.seen WHERE rowid <= ?1";
+  if (!filter_ok("aux", "seen", SEEN_ROWS, 0.01, seen_members)) {
+    double t0 = now_ns();
+    exec("INSERT OR REPLACE INTO aux.filters(name, n, p, f) "
+         "SELECT 'seen', 1000000, 0.01, bloom_build(key, 1000000, 0.01) "
+         "FROM aux.seen");
+    fprintf(stderr, "built filter aux.seen (%.1f s)\n", (now_ns() - t0) / 1e9);
+  }
+}
+
+/* --------------------------------------------------------- measurements */
+
+typedef struct form {
+  const char *group;   /* printed section */
+  char label[96];
+  sqlite3_stmt *st;
+  long long rows;      /* rows scanned per run */
+  int size;            /* SIZES index or -1 */
+  double ns[MAX_ROUNDS];
+  long long result;    /* must not change between runs */
+} form;
+
+#define MAX_FORMS 64
+static form forms[MAX_FORMS];
+static int nforms;
+
+static form *add_form(const char *group, const char *label, int size,
+                      long long rows, const char *sql) {
+  if (nforms == MAX_FORMS) die("too many forms");
+  form *f = &forms[nforms++];
+  memset(f, 0, sizeof *f);
+  f->group = group;
+  snprintf(f->label, sizeof f->label, "%s", label);
+  f->size = size;
+  f->rows = rows;
+  f->st = prep(sql);
+  f->result = -1;
+  return f;
+}
+
+/* Runs f once and returns its time.  A run during which this thread was off
+** the CPU for more than STEAL_MAX of its wall time (another process had the
+** core) is run again, up to `retries` times and while the retries have
+** cost less than RETRY_BUDGET_NS in all; the last try counts.  Off-CPU time
+** is wall time minus the thread's CPU time. */
+#define STEAL_MAX 0.03
+#define RETRY_BUDGET_NS 60e9
+static int runs_timed, runs_retried;
+static double retried_ns;
+static double time_once_r(form *f, int retries) {
+  for (int attempt = 0;; attempt++) {
+    double c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), w0 = clock_ns(CLOCK_MONOTONIC);
+    double t0 = now_ns();
+    long long r = run(f->st);
+    double dt = now_ns() - t0;
+    double w = clock_ns(CLOCK_MONOTONIC) - w0;
+    double steal = (w - (clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0)) / w;
+    if (f->result >= 0 && r != f->result)
+      die("%s: result changed from %lld to %lld", f->label, f->result, r);
+    f->result = r;
+    if (steal > STEAL_MAX && attempt < retries && retried_ns < RETRY_BUDGET_NS) {
+      runs_retried++;
+      retried_ns += w;
+      continue;
+    }
+    runs_timed++;
+    if (w > 1e7 && steal > worst_steal) worst_steal = steal;
+    return dt;
+  }
+}
+static double time_once(form *f) { return time_once_r(f, 4); }
+
+static double ns_med(const form *f) { return median(f->ns, rounds); }
+
+/* Per-round excess over the scan, median over rounds. */
+static double excess(const form *f, const form *scan) {
+  double e[MAX_ROUNDS];
+  for (int r = 0; r < rounds; r++) e[r] = f->ns[r] - scan->ns[r];
+  return median(e, rounds);
+}
+
+static void read_loadavg(char *buf, size_t n) {
+  FILE *fp = fopen("/proc/loadavg", "r");
+  buf[0] = 0;
+  if (fp) {
+    if (fgets(buf, (int)n, fp)) buf[strcspn(buf, " ")] = 0; /* 1-min average */
+    fclose(fp);
+  }
+}
+
+static const char *verdict(int ok) { return ok ? "PASS" : "FAIL"; }
+
+static int npass, nfail;
+static void target(const char *id, const char *what, const char *measured,
+                   const char *limit, int ok) {
+  printf("| %-2s | %-51s | %14s | %8s | %-6s |\n", id, what, measured, limit,
+         verdict(ok));
+  if (ok) npass++; else nfail++;
+}
+
+int main(int argc, char **argv) {
+  double t_start = clock_ns(CLOCK_MONOTONIC);
+  const char *dir = argc > 2 ? argv[2] : getenv("BENCH_DIR");
+  if (!dir) dir = "tests/bench";
+  char so_default[1024];
+  snprintf(so_default, sizeof so_default, "%s/../../bloom.so", dir);
+  const char *so = argc > 1 ? argv[1] : getenv("BLOOM_SO");
+  if (!so) so = so_default;
+  if (getenv("BENCH_ROUNDS")) rounds = atoi(getenv("BENCH_ROUNDS"));
+  if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 5;
+  const char *clk = getenv("BENCH_CLOCK");
+  if (clk && strcmp(clk, "cpu") == 0) timing_clock = CLOCK_THREAD_CPUTIME_ID;
+  char load_start[64];
+  read_loadavg(load_start, sizeof load_start);
+  char path[1024], aux_path[1024];
+  snprintf(path, sizeof path, "%s/bench.db", dir);
+  snprintf(aux_path, sizeof aux_path, "%s/bench_aux.db", dir);
+
+  if (sqlite3_open(path, &db) != SQLITE_OK) die("cannot open %s", path);
+  sqlite3_enable_load_extension(db, 1);
+  char *err = NULL;
+  if (sqlite3_load_extension(db, so, "sqlite3_bloom_init", &err) != SQLITE_OK)
+    die("cannot load %s: %s", so, err ? err : "?");
+  if (sqlite3_create_function(db, "noop2", 2,
+                              SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                              NULL, noop2_fn, NULL, NULL) != SQLITE_OK ||
+      sqlite3_create_function(db, "noop_agg", 1,
+                              SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                              NULL, NULL, noop_agg_step, noop_agg_final) != SQLITE_OK)
+    die("cannot register baselines");
+  exec("PRAGMA main.cache_size = -1000000; PRAGMA temp_store = MEMORY");
+
+  /* ---- data: build what is missing or stale */
+  sqlite3_stmt *lay = NULL;
+  int main_ok = 0;
+  if (sqlite3_prepare_v2(db, "SELECT v FROM meta WHERE k = 'layout'", -1, &lay,
+                         NULL) == SQLITE_OK) {
+    main_ok = sqlite3_step(lay) == SQLITE_ROW &&
+              strcmp((const char *)sqlite3_column_text(lay, 0), LAYOUT) == 0;
+    sqlite3_finalize(lay);
+  }
+  if (main_ok)
+    main_ok = q_int(0, "SELECT max(rowid) FROM t", 0) == T_ROWS &&
+              q_int(0, "SELECT max(id) FROM ids", 0) == MEMBER_MAX;
+  double t_gen0 = clock_ns(CLOCK_MONOTONIC);
+  if (!main_ok) gen_main(path);
+
+  char attach[1200];
+  snprintf(attach, sizeof attach, "ATTACH '%s' AS aux", aux_path);
+  int aux_new = !file_exists(aux_path);
+  exec(attach);
+  exec("PRAGMA aux.cache_size = -200000");
+  if (aux_new ||
+      q_int(0, "SELECT v = '" AUX_LAYOUT "' FROM aux.meta WHERE k='layout'", 0) != 1 ||
+      q_int(0, "SELECT max(rowid) FROM aux.seen", 0) != SEEN_ROWS)
+    gen_aux();
+  ensure_filters();
+  double t_gen = clock_ns(CLOCK_MONOTONIC) - t_gen0;
+
+  long long members[NSIZES], absent;
+  for (int si = 0; si < NSIZES; si++) {
+    char sql[100];
+    snprintf(sql, sizeof sql, "SELECT v FROM meta WHERE k = 'members_%s'",
+             SIZE_NAMES[si]);
+    members[si] = q_int(0, sql, 0);
+  }
+  absent = q_int(0, "SELECT v FROM meta WHERE k = 'absent'", 0);
+
+  /* Filters for the bound-parameter form, held in our own memory. */
+  void *fbuf[NSIZES];
+  int fbytes[NSIZES];
+  for (int si = 0; si < NSIZES; si++) {
+    char name[32];
+    filter_name(name, sizeof name, si, 0);
+    fbuf[si] = load_filter("main", name, &fbytes[si]);
+    if (!fbuf[si]) die("filter %s missing", name);
+  }
+
+  /* ---- forms */
+  char sql[1000], label[96];
+  form *scan = add_form("full", "scan: count(*) WHERE v IS NOT NULL", -1, T_ROWS,
+                        "SELECT count(*) FROM t WHERE v IS NOT NULL");
+  form *noop_bound = add_form("full", "noop2(?1, v), 1M filter bound", S1M, T_ROWS,
+                              "SELECT count(*) FROM t WHERE noop2(?1, v)");
+  sqlite3_bind_blob(noop_bound->st, 1, fbuf[S1M], fbytes[S1M], SQLITE_STATIC);
+  form *noop_ref = add_form(
+      "full", "noop2(r.filter, v) via bloom_ref, 1M", S1M, T_ROWS,
+      "SELECT count(*) FROM bloom_ref((SELECT f FROM filters WHERE name = "
+      "'n1M_p0.01')) AS r CROSS JOIN t WHERE noop2(r.filter, t.v)");
+  form *bound[NSIZES], *ref[NSIZES];
+  for (int si = 0; si < NSIZES; si++) {
+    snprintf(label, sizeof label, "bound: bloom_test(?1, v)");
+    bound[si] = add_form("full", label, si, T_ROWS,
+                         "SELECT count(*) FROM t WHERE bloom_test(?1, v)");
+    sqlite3_bind_blob(bound[si]->st, 1, fbuf[si], fbytes[si], SQLITE_STATIC);
+    snprintf(label, sizeof label, "bloom_ref form (documented)");
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM bloom_ref((SELECT f FROM filters WHERE name = "
+             "'n%s_p0.01')) AS r CROSS JOIN t WHERE bloom_test(r.filter, t.v)",
+             SIZE_NAMES[si]);
+    ref[si] = add_form("full", label, si, T_ROWS, sql);
+  }
+  form *exists_ids = add_form(
+      "full", "EXISTS (SELECT 1 FROM ids WHERE id = t.v)", S1M, T_ROWS,
+      "SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM ids WHERE id = t.v)");
+  form *agg_noop = add_form("build", "SELECT noop_agg(v) FROM t", -1, T_ROWS,
+                            "SELECT noop_agg(v) FROM t");
+  form *agg_build = add_form("build",
+                             "SELECT length(bloom_build(v, 10000000, 0.01)) FROM t",
+                             S10M, T_ROWS,
+                             "SELECT length(bloom_build(v, 10000000, 0.01)) FROM t");
+
+  /* Slow forms: first `cap` rows; ?1 = filter name, ?2 = cap. */
+  static const char *const slow_names[3] = {
+      "scalar subquery bloom_test((SELECT f ...), v)",
+      "join with the filters row",
+      "MATERIALIZED CTE"};
+  static const char *const slow_sql[3] = {
+      "SELECT count(*) FROM t WHERE t.rowid <= ?2 AND "
+      "bloom_test((SELECT f FROM filters WHERE name = ?1), t.v)",
+      "SELECT count(*) FROM filters AS fl CROSS JOIN t WHERE fl.name = ?1 AND "
+      "t.rowid <= ?2 AND bloom_test(fl.f, t.v)",
+      "WITH c AS MATERIALIZED (SELECT f FROM filters WHERE name = ?1) "
+      "SELECT count(*) FROM c CROSS JOIN t WHERE t.rowid <= ?2 AND "
+      "bloom_test(c.f, t.v)"};
+  enum { NSLOW_SIZES = 4 };
+  form *slow[3][NSLOW_SIZES];
+  for (int k = 0; k < 3; k++)
+    for (int si = 0; si < NSLOW_SIZES; si++) {
+      slow[k][si] = add_form("slow", slow_names[k], si, 0, slow_sql[k]);
+      char name[32];
+      filter_name(name, sizeof name, si, 0);
+      sqlite3_bind_text(slow[k][si]->st, 1, name, -1, SQLITE_TRANSIENT);
+    }
+
+  /* ---- warm-up (untimed), then calibrate the caps of the slow forms */
+  fprintf(stderr, "warm-up pass...\n");
+  for (int i = 0; i < nforms; i++) {
+    if (strcmp(forms[i].group, "slow") == 0) {
+      sqlite3_bind_int64(forms[i].st, 2, 50);
+      double dt = time_once(&forms[i]);
+      long long cap = (long long)(CAP_TARGET_NS / (dt / 50));
+      cap = cap > CAP_MAX ? CAP_MAX : cap < 50 ? 50 : cap;
+      forms[i].rows = cap;
+      forms[i].result = -1;
+      sqlite3_bind_int64(forms[i].st, 2, cap);
+    }
+    time_once(&forms[i]);
+  }
+
+  /* ---- timed rounds */
+  for (int r = 0; r < rounds; r++) {
+    fprintf(stderr, "round %d/%d...\n", r + 1, rounds);
+    for (int j = 0; j < nforms; j++) {
+      form *f = &forms[(j + r * 7) % nforms];
+      f->ns[r] = time_once(f) / (double)f->rows;
+    }
+  }
+
+  /* Cross-checks: both fast forms of a size must count the same rows. */
+  for (int si = 0; si < NSIZES; si++)
+    if (bound[si]->result != ref[si]->result)
+      die("bound and bloom_ref forms disagree at %s: %lld vs %lld",
+          SIZE_NAMES[si], bound[si]->result, ref[si]->result);
+
+  /* ---- FPR and false negatives, space */
+  fprintf(stderr, "false-positive rates...\n");
+  double fpr[NPS][NSIZES], bits_per[NPS][NSIZES];
+  long long fbytes_all[NPS][NSIZES], fneg[NPS][NSIZES];
+  int hashes_of[NPS][NSIZES];
+  double est_fpr[NPS][NSIZES];
+  for (int pi = 0; pi < NPS; pi++)
+    for (int si = 0; si < NSIZES; si++) {
+      char name[32];
+      filter_name(name, sizeof name, si, pi);
+      snprintf(sql, sizeof sql,
+               "SELECT count(*) FROM bloom_ref((SELECT f FROM filters WHERE "
+               "name = '%s')) AS r CROSS JOIN t WHERE t.v > %lld AND "
+               "bloom_test(r.filter, t.v)", name, ABSENT_BASE);
+      fpr[pi][si] = (double)q_int(-1, sql, 0) / (double)absent;
+      snprintf(sql, sizeof sql,
+               "SELECT count(*) FROM bloom_ref((SELECT f FROM filters WHERE "
+               "name = '%s')) AS r CROSS JOIN t WHERE t.v <= %lld AND "
+               "NOT bloom_test(r.filter, t.v)", name, SIZES[si]);
+      fneg[pi][si] = q_int(-1, sql, 0);
+      snprintf(sql, sizeof sql,
+               "SELECT i.bits FROM filters, bloom_info(filters.f) AS i "
+               "WHERE name = '%s'", name);
+      bits_per[pi][si] = (double)q_int(0, sql, 0) / (double)SIZES[si];
+      snprintf(sql, sizeof sql,
+               "SELECT i.hashes FROM filters, bloom_info(filters.f) AS i "
+               "WHERE name = '%s'", name);
+      hashes_of[pi][si] = (int)q_int(0, sql, 0);
+      snprintf(sql, sizeof sql,
+               "SELECT CAST(i.estimated_fpr * 1e12 AS INTEGER) FROM filters, "
+               "bloom_info(filters.f) AS i WHERE name = '%s'", name);
+      est_fpr[pi][si] = (double)q_int(0, sql, 0) / 1e12;
+      snprintf(sql, sizeof sql,
+               "SELECT length(f) FROM filters WHERE name = '%s'", name);
+      fbytes_all[pi][si] = q_int(0, sql, 0);
+    }
+  long long ids_bytes =
+      q_int(-1, "SELECT sum(pgsize) FROM dbstat('main') WHERE name = 'ids'", 0);
+
+  /* ---- end-to-end anti-join against the attached database */
+  fprintf(stderr, "anti-join scenario...\n");
+  form *aj_plain = add_form(
+      "aj", "'u'||t.v NOT IN (SELECT key FROM aux.seen)", -1, T_ROWS,
+      "SELECT count(*) FROM t WHERE 'u' || t.v NOT IN (SELECT key FROM aux.seen)");
+  form *aj_bloom = add_form(
+      "aj", "NOT bloom_test(r.filter, 'u'||t.v) OR ... NOT IN (...)", -1, T_ROWS,
+      "SELECT count(*) FROM bloom_ref((SELECT f FROM aux.filters WHERE name = "
+      "'seen')) AS r CROSS JOIN t WHERE NOT bloom_test(r.filter, 'u' || t.v) "
+      "OR 'u' || t.v NOT IN (SELECT key FROM aux.seen)");
+  /* No index at all: a correlated NOT EXISTS scans aux.seen for every row
+  ** that reaches it (SQLite 3.40 builds no automatic index for it).  Too
+  ** slow for the whole table: timed on the first NL_PLAIN / NL_BLOOM rows. */
+  enum { NL_PLAIN = 20, NL_BLOOM = 400 };
+  form *nl_plain = add_form(
+      "aj", "NOT EXISTS (SELECT 1 FROM aux.seen s WHERE s.key = 'u'||t.v)", -1,
+      NL_PLAIN,
+      "SELECT count(*) FROM t WHERE t.rowid <= ?1 AND NOT EXISTS "
+      "(SELECT 1 FROM aux.seen s WHERE s.key = 'u' || t.v)");
+  sqlite3_bind_int64(nl_plain->st, 1, NL_PLAIN);
+  form *nl_bloom = add_form(
+      "aj", "NOT bloom_test(r.filter, 'u'||t.v) OR NOT EXISTS (...)", -1,
+      NL_BLOOM,
+      "SELECT count(*) FROM bloom_ref((SELECT f FROM aux.filters WHERE name = "
+      "'seen')) AS r CROSS JOIN t WHERE t.rowid <= ?1 AND ("
+      "NOT bloom_test(r.filter, 'u' || t.v) OR NOT EXISTS "
+      "(SELECT 1 FROM aux.seen s WHERE s.key = 'u' || t.v))");
+  sqlite3_bind_int64(nl_bloom->st, 1, NL_BLOOM);
+  long long nl_reach = q_int(
+      -1, "SELECT count(*) FROM bloom_ref((SELECT f FROM aux.filters WHERE "
+          "name = 'seen')) AS r CROSS JOIN t WHERE t.rowid <= ?1 AND "
+          "bloom_test(r.filter, 'u' || t.v)", 1, (long long)NL_BLOOM);
+  char aj_plan[2][300] = {"", ""};
+  for (int i = 0; i < 2; i++) {
+    char eqp[400];
+    snprintf(eqp, sizeof eqp, "EXPLAIN QUERY PLAN %s",
+             sqlite3_sql(i ? nl_plain->st : aj_plain->st));
+    sqlite3_stmt *st = prep(eqp);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const char *d = (const char *)sqlite3_column_text(st, 3);
+      size_t used = strlen(aj_plan[i]);
+      if (d)
+        snprintf(aj_plan[i] + used, sizeof aj_plan[i] - used, "%s%s",
+                 used ? " / " : "", d);
+    }
+    sqlite3_finalize(st);
+  }
+  int aj_rounds = 3;
+  for (int r = 0; r < aj_rounds; r++) {
+    form *a = r % 2 ? aj_bloom : aj_plain, *b = r % 2 ? aj_plain : aj_bloom;
+    a->ns[r] = time_once_r(a, 1) / 1e9;
+    b->ns[r] = time_once_r(b, 1) / 1e9;
+  }
+  if (aj_plain->result != aj_bloom->result)
+    die("anti-join forms disagree: %lld vs %lld", aj_plain->result,
+        aj_bloom->result);
+  nl_plain->ns[0] = time_once_r(nl_plain, 1) / (double)NL_PLAIN;
+  nl_bloom->ns[0] = time_once_r(nl_bloom, 1) / (double)NL_BLOOM;
+  long long seen_fbytes = q_int(0, "SELECT length(f) FROM aux.filters", 0);
+  double t_seen_build;
+  {
+    sqlite3_stmt *st = prep("SELECT length(bloom_build(key, 1000000, 0.01)) "
+                            "FROM aux.seen");
+    run(st);
+    double t0 = now_ns();
+    run(st);
+    t_seen_build = (now_ns() - t0) / 1e9;
+    sqlite3_finalize(st);
+  }
+
+  /* ================================================================ report */
+  char b1[32], b2[32], b3[64], m[64];
+  double lo, hi;
+  char load_end[64];
+  read_loadavg(load_end, sizeof load_end);
+  double scan_ns = ns_med(scan);
+  minmax(scan->ns, rounds, &lo, &hi);
+  printf("\n## bloom benchmark: SQLite %s, t = %lld rows, %d rounds, %s\n\n",
+         sqlite3_libversion(), T_ROWS, rounds,
+         timing_clock == CLOCK_MONOTONIC ? "CLOCK_MONOTONIC" : "thread CPU clock");
+  printf("Load average %s -> %s.  %d of %d timed runs were repeated because "
+         "another process\ntook the CPU (> %.0f%% of the run); worst share "
+         "off-CPU among the runs kept: %.0f%%%s\n",
+         load_start, load_end, runs_retried, runs_timed + runs_retried,
+         100 * STEAL_MAX, 100 * worst_steal,
+         worst_steal > 0.10 ? " (machine busy: rerun idle before trusting ratios)."
+                            : ".");
+  printf("ns/row = median [min-max] over interleaved rounds; excess = ns/row minus "
+         "the plain scan\n(`SELECT count(*) FROM t WHERE v IS NOT NULL`: "
+         "%.1f [%.1f-%.1f] ns/row) of the same round.\n", scan_ns, lo, hi);
+
+  printf("\n### Probes over the whole table (p = 0.01; hits = rows that are members)\n\n");
+  printf("| items | filter   | hits   | bound: bloom_test(?1, v) | excess "
+         "| bloom_ref form (documented) | excess | ref/bound |\n");
+  printf("|-------|----------|--------|--------------------------|--------"
+         "|-----------------------------|--------|-----------|\n");
+  double ex_bound[NSIZES], ex_ref[NSIZES];
+  for (int si = 0; si < NSIZES; si++) {
+    double blo, bhi, rlo, rhi;
+    minmax(bound[si]->ns, rounds, &blo, &bhi);
+    minmax(ref[si]->ns, rounds, &rlo, &rhi);
+    ex_bound[si] = excess(bound[si], scan);
+    ex_ref[si] = excess(ref[si], scan);
+    snprintf(b3, sizeof b3, "%.1f [%.1f-%.1f]", ns_med(bound[si]), blo, bhi);
+    printf("| %-5s | %8s | %5.2f%% | %-24s | %6.1f | ", SIZE_NAMES[si],
+           human_bytes((double)fbytes[si], b1, sizeof b1),
+           100.0 * (double)members[si] / (double)T_ROWS, b3, ex_bound[si]);
+    snprintf(b3, sizeof b3, "%.1f [%.1f-%.1f]", ns_med(ref[si]), rlo, rhi);
+    printf("%-27s | %6.1f | %9.2f |\n", b3, ex_ref[si], ex_ref[si] / ex_bound[si]);
+  }
+  printf("\n| baseline or alternative (whole table)                 | ns/row [min-max]      | excess |\n");
+  printf("|-------------------------------------------------------|-----------------------|--------|\n");
+  form *base_list[] = {noop_bound, noop_ref, exists_ids, agg_noop, agg_build};
+  for (size_t i = 0; i < sizeof base_list / sizeof base_list[0]; i++) {
+    form *f = base_list[i];
+    minmax(f->ns, rounds, &lo, &hi);
+    snprintf(b3, sizeof b3, "%.1f [%.1f-%.1f]", ns_med(f), lo, hi);
+    printf("| %-53s | %-21s | %6.1f |\n", f->label, b3, excess(f, scan));
+  }
+
+  printf("\n### Forms that copy the filter per row: us/row net of the scan, "
+         "median [min-max]\n\n");
+  printf("| form (first 'rows' rows of t)     ");
+  for (int si = 0; si < NSLOW_SIZES; si++) {
+    snprintf(b3, sizeof b3, "%s (%s)", SIZE_NAMES[si],
+             human_bytes((double)fbytes[si], b1, sizeof b1));
+    printf("| %-20s ", b3);
+  }
+  printf("|\n|-----------------------------------");
+  for (int si = 0; si < NSLOW_SIZES; si++) printf("|----------------------");
+  printf("|\n");
+  static const char *const slow_short[3] = {
+      "bloom_test((SELECT f ...), v)", "join with the filters row",
+      "MATERIALIZED CTE"};
+  for (int k = 0; k < 3; k++) {
+    printf("| %-33s ", slow_short[k]);
+    for (int si = 0; si < NSLOW_SIZES; si++) {
+      form *f = slow[k][si];
+      minmax(f->ns, rounds, &lo, &hi);
+      snprintf(b3, sizeof b3, "%.2f [%.2f-%.2f]", (ns_med(f) - scan_ns) / 1e3,
+               (lo - scan_ns) / 1e3, (hi - scan_ns) / 1e3);
+      printf("| %-20s ", b3);
+    }
+    printf("|\n");
+  }
+  printf("rows per run: ");
+  for (int k = 0; k < 3; k++)
+    for (int si = 0; si < NSLOW_SIZES; si++)
+      printf("%lld%s", slow[k][si]->rows,
+             si + 1 < NSLOW_SIZES ? "/" : k < 2 ? ", " : "");
+  printf(".  The bloom_ref form: %.3f us/row at 1M, %.3f at 10M.\n",
+         ex_ref[S1M] / 1e3, ex_ref[S10M] / 1e3);
+
+  printf("\n### Space and accuracy (FPR over %lld distinct absent values)\n\n",
+         absent);
+  printf("| items | p     | bytes    | k  | bits/item | / classic | measured FPR "
+         "| bloom_info est. | false neg | target 4 |\n");
+  printf("|-------|-------|----------|----|-----------|-----------|--------------"
+         "|-----------------|-----------|----------|\n");
+  int t4_pass = 0;
+  char t4_fails[200] = "";
+  for (int pi = 0; pi < NPS; pi++)
+    for (int si = 0; si < NSIZES; si++) {
+      double classic = -log(PS[pi]) / (LN2 * LN2);
+      int ok = bits_per[pi][si] <= 1.10 * classic && fpr[pi][si] <= PS[pi] &&
+               fneg[pi][si] == 0;
+      if (ok) t4_pass++;
+      else {
+        size_t u = strlen(t4_fails);
+        snprintf(t4_fails + u, sizeof t4_fails - u, "%s%s@%s", u ? ", " : "",
+                 SIZE_NAMES[si], P_NAMES[pi]);
+      }
+      printf("| %-5s | %-5s | %8s | %2d | %9.2f | %9.3f | %11.4f%% | %14.4f%% "
+             "| %9lld | %-8s |\n",
+             SIZE_NAMES[si], P_NAMES[pi],
+             human_bytes((double)fbytes_all[pi][si], b1, sizeof b1),
+             hashes_of[pi][si], bits_per[pi][si], bits_per[pi][si] / classic,
+             100 * fpr[pi][si], 100 * est_fpr[pi][si], fneg[pi][si],
+             verdict(ok));
+    }
+  printf("Classic optimum: 9.59 bits/item at 1%%, 14.38 at 0.1%%; target: "
+         "<= 1.10x with measured FPR <= p and no false negative.\n");
+
+  double aj_a = median(aj_plain->ns, aj_rounds), aj_b = median(aj_bloom->ns, aj_rounds);
+  double nl_a = nl_plain->ns[0], nl_b = nl_bloom->ns[0];
+  printf("\n### Anti-join: t (10M rows) vs aux.seen (1M TEXT keys, ATTACHed, "
+         "no index); %.1f%% of t matches\n\n",
+         100.0 * (double)(T_ROWS - aj_plain->result) / (double)T_ROWS);
+  printf("| SELECT count(*) FROM t WHERE ...                               | rows | time                  | speed-up |\n");
+  printf("|----------------------------------------------------------------|------|-----------------------|----------|\n");
+  minmax(aj_plain->ns, aj_rounds, &lo, &hi);
+  snprintf(b3, sizeof b3, "%.2f s [%.2f-%.2f]", aj_a, lo, hi);
+  printf("| %-62s | all  | %-21s |          |\n", aj_plain->label, b3);
+  minmax(aj_bloom->ns, aj_rounds, &lo, &hi);
+  snprintf(b3, sizeof b3, "%.2f s [%.2f-%.2f]", aj_b, lo, hi);
+  printf("| %-62s | all  | %-21s | %7.1fx |\n", aj_bloom->label, b3, aj_a / aj_b);
+  snprintf(b3, sizeof b3, "%.0f us/row", nl_a / 1e3);
+  printf("| %-62s | %4d | %-21s |          |\n", nl_plain->label, NL_PLAIN, b3);
+  snprintf(b3, sizeof b3, "%.0f us/row", nl_b / 1e3);
+  printf("| %-62s | %4d | %-21s | %7.1fx |\n", nl_bloom->label, NL_BLOOM, b3,
+         nl_a / nl_b);
+  printf("NOT IN plan `%s`: a transient index on aux.seen built per statement; "
+         "median of %d runs.\n", aj_plan[0], aj_rounds);
+  printf("NOT EXISTS plan `%s`: a full scan of aux.seen per probe (3.40 builds no "
+         "automatic index here); one run on the first rows, %lld of %d pass the "
+         "filter; whole table ~%.0f h vs ~%.1f h.\n",
+         aj_plan[1], nl_reach, NL_BLOOM, nl_a * T_ROWS / 3.6e12,
+         nl_b * T_ROWS / 3.6e12);
+  printf("Filter over aux.seen: %s (1M items, p = 0.01), built once in %.2f s.\n",
+         human_bytes((double)seen_fbytes, b1, sizeof b1), t_seen_build);
+
+  printf("\n### Targets (issue 3)\n\n");
+  printf("| #  | target                                              |       measured |    limit | result |\n");
+  printf("|----|-----------------------------------------------------|----------------|----------|--------|\n");
+  {
+    int worst = 0;
+    for (int si = 1; si < NSIZES; si++)
+      if (ex_ref[si] / ex_bound[si] > ex_ref[worst] / ex_bound[worst]) worst = si;
+    snprintf(b3, sizeof b3, "max excess ref/bound over 1K..10M (at %s)",
+             SIZE_NAMES[worst]);
+    snprintf(m, sizeof m, "%.2f", ex_ref[worst] / ex_bound[worst]);
+    target("1", b3, m, "<= 1.20", ex_ref[worst] <= 1.2 * ex_bound[worst]);
+    snprintf(m, sizeof m, "%.1f ns", ex_ref[S1M]);
+    target("2a", "in-cache probe excess, 1M, bloom_ref form", m, "<= 60 ns",
+           ex_ref[S1M] <= 60);
+    double en = excess(noop_bound, scan), enr = excess(noop_ref, scan);
+    snprintf(m, sizeof m, "%.2f", ex_ref[S1M] / en);
+    target("2b", "1M bloom_ref-form excess / noop2(?1 BLOB, v)", m, "<= 3.00",
+           ex_ref[S1M] <= 3 * en);
+    snprintf(m, sizeof m, "%.2f", ex_bound[S1M] / en);
+    target("2c", "1M bound-form excess / noop2(?1 BLOB, v)", m, "<= 3.00",
+           ex_bound[S1M] <= 3 * en);
+    snprintf(m, sizeof m, "%.2f", ex_ref[S1M] / enr);
+    printf("| 2  | %-51s | %14s | %8s | INFO   |\n",
+           "1M bloom_ref-form excess / noop2 via bloom_ref", m, "(3.00)");
+    snprintf(m, sizeof m, "%.2f", ex_ref[S10M] / ex_ref[S1M]);
+    target("3", "out-of-cache excess 10M / in-cache 1M (bloom_ref)", m,
+           "<= 2.50", ex_ref[S10M] <= 2.5 * ex_ref[S1M]);
+    snprintf(m, sizeof m, "%d of %d", t4_pass, NPS * NSIZES);
+    target("4", "bits/item <= 1.10x classic, FPR <= p (space table)", m,
+           "all", t4_pass == NPS * NSIZES);
+    double tb = ns_med(agg_build), tn = ns_med(agg_noop);
+    snprintf(m, sizeof m, "%.2f", tb / tn);
+    target("5", "bloom_build 10M rows / (scan + noop_agg)", m, "<= 2.00",
+           tb <= 2 * tn);
+    double ee = excess(exists_ids, scan);
+    snprintf(m, sizeof m, "%.1fx", ee / ex_ref[S1M]);
+    target("6a", "EXISTS(ids) excess / bloom_ref excess, 1M", m, ">= 5x",
+           ee >= 5 * ex_ref[S1M]);
+    snprintf(m, sizeof m, "%.1fx", (double)ids_bytes / (double)fbytes[S1M]);
+    snprintf(b3, sizeof b3, "ids table (dbstat) %s / 1M filter %s",
+             human_bytes((double)ids_bytes, b1, sizeof b1),
+             human_bytes((double)fbytes[S1M], b2, sizeof b2));
+    target("6b", b3, m, ">= 10x", ids_bytes >= 10 * (long long)fbytes[S1M]);
+    snprintf(m, sizeof m, "%.1fx", aj_a / aj_b);
+    printf("| 7  | %-51s | %14s | %8s | INFO   |\n",
+           "anti-join speed-up, NOT IN (transient index)", m, "report");
+    snprintf(m, sizeof m, "%.1fx", nl_a / nl_b);
+    printf("| 7  | %-51s | %14s | %8s | INFO   |\n",
+           "anti-join speed-up, NOT EXISTS (no index)", m, "report");
+  }
+  printf("Notes: (2) bloom_ref passes a pointer value, not a BLOB; the INFO line "
+         "compares with the same plumbing.\n(4) failing: %s.  m is a multiple of "
+         "512 bits: at n = 1K that can add up to 0.51 bits/item.\n(6b) ids takes "
+         "%.1f bytes per row, a 1%% filter ~1.25 bytes per item.\n",
+         t4_fails[0] ? t4_fails : "none", (double)ids_bytes / (double)MEMBER_MAX);
+  printf("\n%d PASS, %d FAIL.  Run time %.0f s (of which data generation %.0f s).\n",
+         npass, nfail, (clock_ns(CLOCK_MONOTONIC) - t_start) / 1e9, t_gen / 1e9);
+
+  for (int i = 0; i < nforms; i++) sqlite3_finalize(forms[i].st);
+  for (int si = 0; si < NSIZES; si++) free(fbuf[si]);
+  sqlite3_close(db);
+  return 0;
+}
