@@ -19,14 +19,16 @@ static void sql_bloom_test(sqlite3_context *ctx, int argc,
     sqlite3_result_null(ctx);
     return;
   }
-  filter_view f;
-  arg_status st = sql_filter_arg(ctx, "bloom_test", argv[0], FILTER_KIND_BLOOM, &f);
+  filter_view parsed;
+  const filter_view *f;
+  arg_status st = sql_filter_ref(ctx, "bloom_test", argv[0], FILTER_KIND_BLOOM,
+                                 &parsed, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
   filter_hash h;
-  if (sql_hash_value(ctx, argv[1], f.h.seed, &h) != ARG_OK) return;
-  sqlite3_result_int(ctx, bloom_contains(f.body, f.h.bits / BLOOM_BLOCK_BITS,
-                                         f.h.hashes, h));
+  if (sql_hash_value(ctx, argv[1], f->h.seed, &h) != ARG_OK) return;
+  sqlite3_result_int(ctx, bloom_contains(f->body, f->h.bits / BLOOM_BLOCK_BITS,
+                                         f->h.hashes, h));
 }
 
 int register_bloom_test(sqlite3 *db) {

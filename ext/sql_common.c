@@ -32,9 +32,12 @@ void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...) {
   sqlite3_free(msg);
 }
 
-arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
-                       char *err, size_t err_size) {
-  /* A bloom_ref column: parsed once when the statement read the filter. */
+arg_status read_filter_ref(sqlite3_value *arg, unsigned kind,
+                           filter_view *storage, const filter_view **view,
+                           char *err, size_t err_size) {
+  /* A bloom_ref column is a pointer value (NULL to everything else): the
+  ** filter was parsed once when the statement read it.  Asked first, as
+  ** the documented way to probe many rows; one call costs a BLOB little. */
   const filter_view *ref = sqlite3_value_pointer(arg, FILTER_REF_TYPE);
   if (ref) {
     if (kind && ref->h.kind != kind) {
@@ -42,7 +45,7 @@ arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
                filter_kind_name(ref->h.kind), filter_kind_name(kind));
       return ARG_ERROR;
     }
-    *view = *ref;
+    *view = ref;
     return ARG_OK;
   }
   int type = sqlite3_value_type(arg);
@@ -54,9 +57,27 @@ arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
   }
   const void *blob = sqlite3_value_blob(arg);
   int len = sqlite3_value_bytes(arg);
-  if (filter_parse(blob, (size_t)len, kind, view, err, err_size) != 0)
+  if (filter_parse(blob, (size_t)len, kind, storage, err, err_size) != 0)
     return ARG_ERROR;
+  *view = storage;
   return ARG_OK;
+}
+
+arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
+                       char *err, size_t err_size) {
+  const filter_view *found;
+  arg_status st = read_filter_ref(arg, kind, view, &found, err, err_size);
+  if (st == ARG_OK && found != view) *view = *found;
+  return st;
+}
+
+arg_status sql_filter_ref(sqlite3_context *ctx, const char *fname,
+                          sqlite3_value *arg, unsigned kind,
+                          filter_view *storage, const filter_view **view) {
+  char why[160];
+  arg_status st = read_filter_ref(arg, kind, storage, view, why, sizeof why);
+  if (st == ARG_ERROR) sql_error(ctx, fname, "%s", why);
+  return st;
 }
 
 arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,

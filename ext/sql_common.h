@@ -38,6 +38,14 @@ void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...);
 ** set on ctx (sql_filter_arg). */
 arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
                        char *err, size_t err_size);
+/* The same without a copy, for the per-row probes: *view points at the
+** bloom_ref's own parsed filter, or at *storage, filled by parsing. */
+arg_status read_filter_ref(sqlite3_value *arg, unsigned kind,
+                           filter_view *storage, const filter_view **view,
+                           char *err, size_t err_size);
+arg_status sql_filter_ref(sqlite3_context *ctx, const char *fname,
+                          sqlite3_value *arg, unsigned kind,
+                          filter_view *storage, const filter_view **view);
 arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
                           sqlite3_value *arg, unsigned kind, filter_view *view);
 

@@ -20,15 +20,16 @@ static void sql_cuckoo_test(sqlite3_context *ctx, int argc,
     sqlite3_result_null(ctx);
     return;
   }
-  filter_view f;
-  arg_status st =
-      sql_filter_arg(ctx, "cuckoo_test", argv[0], FILTER_KIND_CUCKOO, &f);
+  filter_view parsed;
+  const filter_view *f;
+  arg_status st = sql_filter_ref(ctx, "cuckoo_test", argv[0],
+                                 FILTER_KIND_CUCKOO, &parsed, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
   filter_hash h;
-  if (sql_hash_value(ctx, argv[1], f.h.seed, &h) != ARG_OK) return;
+  if (sql_hash_value(ctx, argv[1], f->h.seed, &h) != ARG_OK) return;
   sqlite3_result_int(
-      ctx, cuckoo_contains(f.body, f.h.buckets, f.h.fingerprint_bits, h));
+      ctx, cuckoo_contains(f->body, f->h.buckets, f->h.fingerprint_bits, h));
 }
 
 int register_cuckoo_test(sqlite3 *db) {
