@@ -952,6 +952,32 @@ static void test_tvf_args_from_two_tables(sqlite3 *db) {
              6, "... in either join order");
 }
 
+/* Bit positions are 64-bit: a filter of more than 2^32 bits (~560 MB) puts
+** items in blocks past bit 2^32, and they test 1 there.  Probed through
+** bloom_ref: a join would copy the 560 MB filter on every row. */
+static void test_over_2_32_bits(sqlite3 *db) {
+  int ok = exec_ok(db, "CREATE TABLE big AS " SERIES("0", "1999")
+                       "SELECT bloom_build(x, 450000000, 0.01) AS f FROM s");
+  if (!ok) {
+    tap_ok(0, "a filter of more than 2^32 bits can be built");
+    return;
+  }
+  tap_ok(q_int(db, "SELECT bits > 4294967296 AND inserted = 2000 "
+                   "FROM big, bloom_info(big.f)", NOARGS) == 1,
+         "bloom_build(x, 450000000, 0.01) has more than 2^32 bits");
+  TAP_EQ_U64(q_int(db, SERIES("0", "1999")
+                   "SELECT count(*) FROM bloom_ref((SELECT f FROM big)) AS r "
+                   "CROSS JOIN s WHERE NOT bloom_test(r.filter, x)",
+                   NOARGS),
+             0, "every value added to it tests 1");
+  /* Bytes past bit 2^32: the 64 header bytes, then 2^29 bytes of bits. */
+  tap_ok(q_int(db, "SELECT substr(f, 64 + 536870912 + 1) <> "
+                   "zeroblob(length(f) - 64 - 536870912) FROM big",
+               NOARGS) == 1,
+         "some of its items set bits past bit 2^32");
+  exec_ok(db, "DROP TABLE big");
+}
+
 static void test_ref_correlated(sqlite3 *db) {
   exec_ok(db,
           "CREATE TABLE cr(name, f);"
@@ -994,6 +1020,7 @@ int main(void) {
   test_bad_filters(db);
   test_flags(db);
   test_tvf_args_from_two_tables(db);
+  test_over_2_32_bits(db);
   test_info_values(db, 10000);
   test_info_values(db, 100000);
   test_info_extremes(db);
