@@ -17,15 +17,18 @@
 ** and the filter sized for that count is filled in sorted order (which walks
 ** it front to back).
 **
-** Out-of-cache filters: each insert is a write to a random cache line.  The
-** hashes of a batch of rows are computed first and their blocks prefetched,
-** so the misses of a batch overlap instead of queueing one after another.
+** Out-of-cache filters: each insert is a write to a random cache line.  An
+** insert trails its row by BUILD_LAG rows and its block is prefetched when
+** the row arrives, so the misses overlap instead of queueing one after
+** another.
 */
 #include "sql_common.h"
 
 #include <string.h>
 
-#define BUILD_BATCH 32
+/* Inserts trail their hash by this many rows, the time its prefetched
+** cache line has to arrive. */
+#define BUILD_LAG 16
 
 typedef struct build_state {
   group_params params;
@@ -36,22 +39,33 @@ typedef struct build_state {
   uint64_t blob_bytes;
   uint64_t blocks;
   unsigned hashes;
-  unsigned batched;
-  filter_hash batch[BUILD_BATCH];
+  unsigned pending;       /* hashes waiting in `lagging` */
+  filter_hash lagging[BUILD_LAG];
   /* sized from the data: the hashes seen */
   hash_collector seen;
 } build_state;
 
 static const char fname[] = "bloom_build";
 
-static void flush_batch(build_state *s) {
+/* Prefetches h's block and inserts the hash that arrived BUILD_LAG rows
+** ago, whose block is in cache by now: the misses of consecutive rows
+** overlap instead of each insert waiting for its own. */
+static void insert_lagged(build_state *s, filter_hash h) {
   unsigned char *bits = s->blob + FILTER_HEADER_BYTES;
-  for (unsigned i = 0; i < s->batched; i++)
-    __builtin_prefetch(bits + bloom_block_of(s->batch[i], s->blocks) *
-                                  BLOOM_BLOCK_BYTES, 1);
-  for (unsigned i = 0; i < s->batched; i++)
-    bloom_insert(bits, s->blocks, s->hashes, s->batch[i]);
-  s->batched = 0;
+  unsigned slot = (unsigned)(s->inserted % BUILD_LAG);
+  if (s->pending == BUILD_LAG)
+    bloom_insert(bits, s->blocks, s->hashes, s->lagging[slot]);
+  else
+    s->pending++;
+  s->lagging[slot] = h;
+  __builtin_prefetch(bits + bloom_block_of(h, s->blocks) * BLOOM_BLOCK_BYTES, 1);
+}
+
+static void flush_lagged(build_state *s) {
+  for (unsigned i = 0; i < s->pending; i++)
+    bloom_insert(s->blob + FILTER_HEADER_BYTES, s->blocks, s->hashes,
+                 s->lagging[i]);
+  s->pending = 0;
 }
 
 static int start_filter(sqlite3_context *ctx, build_state *s, uint64_t n) {
@@ -101,8 +115,7 @@ static void sql_bloom_build_step(sqlite3_context *ctx, int argc,
       return;
     }
   } else {
-    s->batch[s->batched++] = h;
-    if (s->batched == BUILD_BATCH) flush_batch(s);
+    insert_lagged(s, h);
   }
   s->inserted++;
 }
@@ -130,7 +143,7 @@ static void sql_bloom_build_final(sqlite3_context *ctx) {
     s->blob = NULL;
     return;
   }
-  flush_batch(s);
+  flush_lagged(s);
   filter_write_inserted(s->blob, s->inserted);
   /* Hand the buffer to SQLite: no copy of a possibly large filter. */
   sqlite3_result_blob64(ctx, s->blob, s->blob_bytes, sqlite3_free);

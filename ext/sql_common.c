@@ -215,8 +215,22 @@ int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
   return -1;
 }
 
+/* A later row with the first row's n and p, told without validating. */
+static int same_params(int argc, sqlite3_value **argv, const group_params *g) {
+  int n_type = argc >= 2 ? sqlite3_value_type(argv[1]) : SQLITE_NULL;
+  if (n_type != g->n_type) return 0;
+  if (n_type == SQLITE_INTEGER &&
+      sqlite3_value_int64(argv[1]) != (sqlite3_int64)g->n)
+    return 0;
+  if (n_type == SQLITE_FLOAT && sqlite3_value_double(argv[1]) != g->n_value)
+    return 0;
+  return argc < 3 || (sqlite3_value_type(argv[2]) == SQLITE_FLOAT &&
+                      sqlite3_value_double(argv[2]) == g->p);
+}
+
 int sql_group_params(sqlite3_context *ctx, const char *fname, int argc,
                      sqlite3_value **argv, group_params *g) {
+  if (g->started && same_params(argc, argv, g)) return 0;
   uint64_t n = 0;
   double p = BLOOM_DEFAULT_FPR;
   int from_data = 1;
@@ -238,6 +252,8 @@ int sql_group_params(sqlite3_context *ctx, const char *fname, int argc,
     g->sized_from_data = from_data;
     g->n = n;
     g->p = p;
+    g->n_type = argc >= 2 ? sqlite3_value_type(argv[1]) : SQLITE_NULL;
+    g->n_value = (double)n;
     return 1;
   }
   if (from_data != g->sized_from_data || n != g->n || p != g->p) {

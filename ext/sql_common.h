@@ -72,6 +72,10 @@ typedef struct group_params {
   int sized_from_data; /* n omitted or NULL */
   uint64_t n;          /* 0 when sized from the data */
   double p;
+  /* The first row's arguments as SQLite gave them, so that a later row is
+  ** checked by comparing, not by validating again. */
+  int n_type;
+  double n_value;      /* exact for every valid n: integral and < 2^63 */
 } group_params;
 
 /* Reads this row's n and p.  Returns 1 on the group's first row (recorded
