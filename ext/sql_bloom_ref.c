@@ -65,16 +65,13 @@ static int ref_filter(sqlite3_vtab_cursor *cur, int idx_num,
                       const char *idx_str, int argc, sqlite3_value **argv) {
   (void)idx_str;
   ref_cursor *c = (ref_cursor *)cur;
-  sqlite3_value *args[1];
-  onerow_args(&ref_spec, idx_num, argc, argv, args);
   c->base.eof = 1;
   sqlite3_free(c->blob);
   c->blob = NULL;
   filter_view f;
-  char why[160];
-  arg_status st = read_filter(args[0], 0, &f, why, sizeof why);
-  if (st == ARG_ERROR) return onerow_error(cur, "%s", why);
-  if (st == ARG_NULL) return SQLITE_OK;
+  int found;
+  int rc = onerow_filter_arg(cur, idx_num, argc, argv, 0, &f, &found);
+  if (rc != SQLITE_OK || !found) return rc;
   c->blob = sqlite3_malloc64(f.blob_bytes);
   if (c->blob == NULL) return SQLITE_NOMEM;
   memcpy(c->blob, f.blob, f.blob_bytes);

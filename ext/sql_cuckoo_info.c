@@ -53,14 +53,11 @@ static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
                        const char *idx_str, int argc, sqlite3_value **argv) {
   (void)idx_str;
   info_cursor *c = (info_cursor *)cur;
-  sqlite3_value *args[1];
-  onerow_args(&info_spec, idx_num, argc, argv, args);
   c->base.eof = 1;
   filter_view f;
-  char why[160];
-  arg_status st = read_filter(args[0], FILTER_KIND_CUCKOO, &f, why, sizeof why);
-  if (st == ARG_ERROR) return onerow_error(cur, "%s", why);
-  if (st == ARG_NULL) return SQLITE_OK;
+  int found;
+  int rc = onerow_filter_arg(cur, idx_num, argc, argv, FILTER_KIND_CUCKOO, &f, &found);
+  if (rc != SQLITE_OK || !found) return rc;
   c->h = f.h;
   c->bytes = (sqlite3_int64)f.blob_bytes;
   c->load = (double)f.h.inserted /

@@ -75,6 +75,20 @@ void onerow_args(const onerow_spec *spec, int idx_num, int argc,
     args[a] = (idx_num & (1 << a)) && next < argc ? argv[next++] : NULL;
 }
 
+int onerow_filter_arg(sqlite3_vtab_cursor *cur, int idx_num, int argc,
+                      sqlite3_value **argv, unsigned kind, filter_view *view,
+                      int *found) {
+  const onerow_spec *spec = ((onerow_vtab *)cur->pVtab)->spec;
+  sqlite3_value *args[ONEROW_MAX_ARGS];
+  onerow_args(spec, idx_num, argc, argv, args);
+  *found = 0;
+  char why[160];
+  arg_status st = read_filter(args[0], kind, view, why, sizeof why);
+  if (st == ARG_ERROR) return onerow_error(cur, "%s", why);
+  *found = st == ARG_OK;
+  return SQLITE_OK;
+}
+
 int onerow_error(sqlite3_vtab_cursor *cur, const char *fmt, ...) {
   const onerow_spec *spec = ((onerow_vtab *)cur->pVtab)->spec;
   va_list ap;

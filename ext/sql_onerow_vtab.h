@@ -46,6 +46,14 @@ int onerow_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
 void onerow_args(const onerow_spec *spec, int idx_num, int argc,
                  sqlite3_value **argv, sqlite3_value **args);
 
+/* In xFilter of a function whose only argument is a filter of `kind` (0:
+** any): reads and validates it into *view.  Returns SQLITE_OK with *found
+** set (0 for a NULL filter: no row), or an error code with the table's
+** error set. */
+int onerow_filter_arg(sqlite3_vtab_cursor *cur, int idx_num, int argc,
+                      sqlite3_value **argv, unsigned kind, filter_view *view,
+                      int *found);
+
 /* In xFilter: sets "<name>: <message>" as the table's error; returns the
 ** code to return (SQLITE_ERROR, or SQLITE_NOMEM if even that failed). */
 int onerow_error(sqlite3_vtab_cursor *cur, const char *fmt, ...);
