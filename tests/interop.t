@@ -2,7 +2,8 @@
 # The extension against an independent reader of its blob format
 # (tests/interop/bloomreader.py, written from ext/FORMAT.md alone): for
 # filters of every construction, the answer to each of 100,000 probes of
-# every storage class and every bloom_info field must agree.  See
+# every storage class and every bloom_info / cuckoo_info field must agree,
+# for Bloom (kind 1) and cuckoo (kind 2) filters.  See
 # tests/interop/interop.py.  BLOOM_SO names the extension; BLOOM_PRELOAD is
 # preloaded into Python (the ASan runtime for a sanitizer build).
 cd "$(dirname "$0")/.." || exit 1

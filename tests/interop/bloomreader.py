@@ -6,15 +6,16 @@ standard library; no SQLite needed.
 
     f = Filter(blob)        # parses and validates; raises FormatError
     f.test(value)           # 1 (maybe), 0 (certainly not), None for None
-    f.info()                # dict of what bloom_info reports
+    f.info()                # dict of what bloom_info (cuckoo_info) reports
     key(v1, v2, ...)        # the bytes of bloom_key(v1, v2, ...), or None
 
 Python values stand for SQL values as Python's sqlite3 module binds them:
 int -> INTEGER, float -> REAL, str -> TEXT, bytes-like -> BLOB, None -> NULL.
 
 Each kind of filter is a class in KINDS keyed by the header's kind byte; to
-support a new kind, write a class with the same three methods as BloomKind
-(__init__(header, body), test_hash(h1, h2), stats()) and register it.
+support a new kind, write a class with the same methods as BloomKind
+(__init__(header, body), test_hash(h1, h2), header_info(header), stats())
+and register it.
 """
 
 import math
@@ -268,6 +269,11 @@ class BloomKind:
         self.body = bytes(body)
         self._block_ints.clear()
 
+    def header_info(self, h):
+        return {"bits": h.bits, "hashes": h.hashes, "bytes": h.length,
+                "capacity": h.capacity, "target_fpr": h.target_fpr,
+                "inserted": h.inserted}
+
     def stats(self):
         """bits_set, fill_ratio, estimated_items, estimated_fpr.
 
@@ -297,8 +303,101 @@ def _popcount(x):
         return bin(x).count("1")
 
 
+class CuckooKind:
+    """Kind 2: cuckoo filter, 4 slots a bucket ("Kind 2" in FORMAT.md).
+
+    In the header, byte 12 is fingerprint_bits, byte 13 slots_per_bucket and
+    bytes 14-15 must be 0 (Header.hashes holds those 4 bytes as a u32);
+    Header.bits holds buckets and Header.inserted holds items.
+    """
+
+    name = "cuckoo"
+    SLOTS = 4
+
+    def __init__(self, h, body):
+        f = h.hashes & 0xFF
+        slots = (h.hashes >> 8) & 0xFF
+        if slots != 4 or h.hashes >> 16:
+            raise FormatError("slots_per_bucket must be 4 and bytes 14-15 0"
+                              " (bytes 12-15 = 0x%08x)" % h.hashes)
+        if not 4 <= f <= 64:
+            raise FormatError("fingerprint_bits %d out of range" % f)
+        nb = h.bits
+        if nb == 0 or nb & (nb - 1):
+            raise FormatError("buckets %d is not a power of two" % nb)
+        # Python ints cannot wrap: compare with the exact size directly
+        if len(body) != (nb * 4 * f + 7) // 8:
+            raise FormatError("buckets %d, fingerprint_bits %d do not match a "
+                              "%d-byte body" % (nb, f, len(body)))
+        if h.inserted > 4 * nb:
+            raise FormatError("items %d above the %d slots" % (h.inserted, 4 * nb))
+        self.f = f
+        self.buckets = nb
+        self.items = h.inserted
+        self.body = body
+
+    def slot(self, j):
+        """The f-bit number in slot j (body bits j*f .. j*f + f - 1)."""
+        t = j * self.f
+        lo, hi = t // 8, (t + self.f - 1) // 8 + 1
+        return (int.from_bytes(self.body[lo:hi], "little") >> (t % 8)) & \
+            ((1 << self.f) - 1)
+
+    def bucket(self, b):
+        return [self.slot(4 * b + s) for s in range(4)]
+
+    def locate(self, h1, h2):
+        """(fp, i1, i2) for an item's hash."""
+        f, nb = self.f, self.buckets
+        fp = 1 + ((h2 * ((1 << f) - 1)) >> 64)
+        i1 = h1 % nb
+        d = 0 if nb == 1 else 1 + ((_fmix(fp) * (nb - 1)) >> 64)
+        return fp, i1, i1 ^ d
+
+    def test_hash(self, h1, h2):
+        fp, i1, i2 = self.locate(h1, h2)
+        return 1 if fp in self.bucket(i1) or fp in self.bucket(i2) else 0
+
+    def add_hash(self, h1, h2):
+        """Puts fp in the first empty slot of i1, else of i2 (FORMAT.md's
+        "Insert" without the walk; used only to craft test vectors)."""
+        fp, i1, i2 = self.locate(h1, h2)
+        for b in (i1, i2):
+            for s in range(4):
+                if self.slot(4 * b + s) == 0:
+                    self.set_slot(4 * b + s, fp)
+                    return
+        raise ValueError("both buckets full (this writer does not relocate)")
+
+    def set_slot(self, j, v):
+        """Writes slot j (used only to craft test vectors)."""
+        t = j * self.f
+        x = int.from_bytes(self.body, "little")
+        x &= ~(((1 << self.f) - 1) << t)
+        x |= v << t
+        self.body = x.to_bytes(len(self.body), "little")
+
+    def header_info(self, h):
+        return {"buckets": self.buckets, "slots_per_bucket": 4,
+                "fingerprint_bits": self.f, "bytes": h.length,
+                "capacity": h.capacity, "target_fpr": h.target_fpr,
+                "items": h.inserted}
+
+    def stats(self):
+        """load_factor = items / 4B; estimated_fpr = fpr(load_factor), where
+        fpr(load) = 1 - (1 - 1/(2^f - 1))^(8 load) (4 load when B = 1),
+        computed as -expm1(e * log1p(-q)) so that it keeps its precision
+        when 1/(2^f - 1) is below a double's epsilon."""
+        slots = 4 * self.buckets
+        load = self.items / slots
+        e = (4.0 if self.buckets == 1 else 8.0) * load
+        q = 1.0 / ((1 << self.f) - 1)
+        fpr = -math.expm1(e * math.log1p(-q)) if self.items else 0.0
+        return {"load_factor": load, "estimated_fpr": fpr}
+
+
 # kind byte -> class; a kind not here is rejected as unknown
-KINDS = {1: BloomKind}
+KINDS = {1: BloomKind, 2: CuckooKind}
 
 
 class Filter:
@@ -335,8 +434,7 @@ class Filter:
     def info(self):
         h = self.header
         d = {"kind": self.impl.name, "version": h.version,
-             "hash": HASH_NAMES[h.hash], "bits": h.bits, "hashes": h.hashes,
-             "bytes": h.length, "capacity": h.capacity,
-             "target_fpr": h.target_fpr, "inserted": h.inserted}
+             "hash": HASH_NAMES[h.hash]}
+        d.update(self.impl.header_info(h))
         d.update(self.impl.stats())
         return d

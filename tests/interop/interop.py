@@ -1,10 +1,11 @@
 """The extension and an independent reader (bloomreader.py, written from
 ext/FORMAT.md alone) must agree on every filter the extension builds.
 
-For each filter: the answer to every probe (one SQL query per filter, the
-filter bound once), and every bloom_info field (exact, or within 1e-9
-relative for the estimates).  Also: the reader's MurmurHash3 against
-SMHasher's verification value and FORMAT.md's worked example, its bloom_key
+For each filter, Bloom (kind 1) and cuckoo (kind 2: built, after
+cuckoo_add and cuckoo_delete, and empty): the answer to every probe (one SQL
+query per filter, the filter bound once), and every bloom_info (cuckoo_info)
+field (exact, or within 1e-9 relative for the estimates).  Also: the
+reader's MurmurHash3 against SMHasher's verification value and FORMAT.md's worked examples, its bloom_key
 encoding against the extension's, TEXT probes in a UTF-16 database, and
 acceptance or rejection of altered headers.  Prints TAP.
 
@@ -29,8 +30,8 @@ from probes import make_probes, storage_class             # noqa: E402
 # add its functions here, a class to bloomreader.KINDS, and its filters to
 # build_filters.  Every info column must agree exactly, except the
 # estimates, which must agree within REL_TOL relative.
-TEST_FN = {1: "bloom_test"}
-INFO_FN = {1: "bloom_info"}
+TEST_FN = {1: "bloom_test", 2: "cuckoo_test"}
+INFO_FN = {1: "bloom_info", 2: "cuckoo_info"}
 APPROX = {"estimated_items", "estimated_fpr"}
 REL_TOL = 1e-9
 
@@ -161,6 +162,42 @@ def check_worked_example(tap, conn):
            "(extension and reader)", "sql %s reader %s" % (sql_row, mine))
 
 
+def cuckoo_worked_example_hex():
+    """The kind-2 worked example's blob, read from the text of ext/FORMAT.md."""
+    with open(os.path.join(ROOT, "ext", "FORMAT.md"), encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("## Kind 2: cuckoo filter", 1)[1]
+    section = section.split("### Worked example", 1)[1].split("\n## ", 1)[0]
+    hexs = ""
+    for line in section.splitlines():
+        m = re.match(r"^    (\d+)\s+([0-9A-F ]+)$", line)
+        if m:
+            hexs += m.group(2).replace(" ", "")
+    return hexs
+
+
+def check_cuckoo_worked_example(tap, conn):
+    blob = bytes.fromhex(cuckoo_worked_example_hex())
+    tap.ok(len(blob) == 100, "FORMAT.md's cuckoo worked example is 100 bytes",
+           "got %d" % len(blob))
+    f = br.Filter(blob)
+    want = {42: (108, 7, 1), "abc": (460, 6, 3)}
+    for v, loc in want.items():
+        got = f.impl.locate(*br.hash_value(v))
+        tap.ok(got == loc, "reader gives %r fp %d, buckets %d and %d, as "
+               "FORMAT.md says" % ((v,) + loc), "got %s" % (got,))
+    g = br.Filter(blob[:64] + bytes(len(blob) - 64))
+    g.header.inserted = 0
+    g.add(42)
+    g.add("abc")
+    tap.ok(g.to_bytes() == blob, "reader writes the cuckoo worked example's bytes")
+    (sql,) = conn.execute(
+        "SELECT cuckoo_build(v, 10, 0.01) FROM (SELECT 'abc' AS v UNION ALL SELECT 42)"
+    ).fetchone()
+    tap.ok(sql == blob, "extension builds the cuckoo worked example's bytes",
+           "sql: %s" % sql.hex().upper())
+
+
 def build_filters(conn, ids_values):
     """(name, blob, member ids) for filters of every construction."""
     out = []
@@ -212,7 +249,51 @@ def build_filters(conn, ids_values):
         (blob,) = conn.execute(q, [blob] + chunk).fetchone()
     out.append(("bloom_add from bloom_empty(3000, 0.01), 25 values a call",
                 blob, [i for i, v in zip(ids, vals) if v is not None]))
+    out.extend(cuckoo_filters(conn, build))
     return out
+
+
+def cuckoo_filters(conn, build):
+    """(name, blob, member ids) for kind 2: builds, adds, deletes, empty."""
+    out = []
+    c = "SELECT cuckoo_build(val, %s) FROM pv WHERE {cond}"
+    build("cuckoo_build(n=1000, p=0.01), 1000 members", c % "1000, 0.01",
+          "id % 97 = 1")
+    build("cuckoo_build(n=5000, p=1e-9), 4000 members (f > 32)",
+          c % "5000, 1e-9", "id % 25 = 3")
+    build("cuckoo_build(n=3, p=0.1), 2 members (one bucket, f = 5: spare "
+          "bits)", c % "3, 0.1",
+          "id IN (10, 11)")
+    build("cuckoo_build(NULL, 500, 0.01): empty",
+          "SELECT cuckoo_build(NULL, 500, 0.01)", "0")
+    out.extend(cuckoo_add_delete(conn))
+    return out
+
+
+def cuckoo_add_delete(conn):
+    """cuckoo_add and cuckoo_delete on top of a build: members change."""
+    # start: cuckoo_build(n=3000, p=0.02) of id % 53 = 4 (about 1900 values);
+    # add id % 53 = 5 in chunks of 20 (NULLs too), then delete id % 106 = 4.
+    (blob,) = conn.execute("SELECT cuckoo_build(val, 3000, 0.02) FROM pv"
+                           " WHERE id % 53 = 4").fetchone()
+    adds = [r[0] for r in conn.execute("SELECT val FROM pv WHERE id % 53 = 5"
+                                       " ORDER BY id")]
+    for i in range(0, len(adds), 20):
+        q = "SELECT " + "cuckoo_add(" * len(adds[i:i + 20]) + "?1" + "".join(
+            ", ?%d)" % (j + 2) for j in range(len(adds[i:i + 20])))
+        (blob,) = conn.execute(q, [blob] + adds[i:i + 20]).fetchone()
+    dels = [r[0] for r in conn.execute("SELECT DISTINCT val FROM pv"
+                                       " WHERE id % 106 = 4 AND val IS NOT NULL")]
+    for i in range(0, len(dels), 20):
+        q = "SELECT " + "cuckoo_delete(" * len(dels[i:i + 20]) + "?1" + "".join(
+            ", ?%d)" % (j + 2) for j in range(len(dels[i:i + 20])))
+        (blob,) = conn.execute(q, [blob] + dels[i:i + 20]).fetchone()
+    members = [r[0] for r in conn.execute(
+        "SELECT id FROM pv WHERE val IS NOT NULL AND (id % 53 = 5 OR"
+        " (id % 53 = 4 AND val NOT IN (SELECT val FROM pv WHERE id % 106 = 4"
+        " AND val IS NOT NULL)))")]
+    return [("cuckoo_build(n=3000, p=0.02), then %d cuckoo_add and %d "
+             "cuckoo_delete" % (len(adds), len(dels)), blob, members)]
 
 
 def crafted_filter(probes):
@@ -257,7 +338,7 @@ def check_filter(tap, conn, name, blob, members, values, classes):
     return t_sql, t_reader
 
 
-def mutations(blob):
+def mutations(blob, kind=1):
     """Altered copies of a valid filter: each header byte, and the length."""
     for off in range(64):
         orig = blob[off]
@@ -281,17 +362,34 @@ def mutations(blob):
         yield "capacity = %d" % cap, blob[:24] + struct.pack("<Q", cap) + blob[32:]
     for k in (0, 1, 7, 8, 64, 65, 1 << 31):
         yield "hashes = %d" % k, blob[:12] + struct.pack("<I", k) + blob[16:]
+    if kind == 2:
+        body = len(blob) - 64
+        for fb in (0, 3, 4, 5, 63, 64, 65, 255):
+            yield "fingerprint_bits = %d" % fb, blob[:12] + bytes([fb]) + blob[13:]
+        for sb in (0, 2, 3, 5, 8):
+            yield "slots_per_bucket = %d" % sb, blob[:13] + bytes([sb]) + blob[14:]
+        for nb in (0, 1, 2, 3, 6, 1 << 63, (1 << 64) - 1, (1 << 64) - (1 << 60)):
+            yield "buckets = %d" % nb, blob[:16] + struct.pack("<Q", nb) + blob[24:]
+        (nb,) = struct.unpack_from("<Q", blob, 16)
+        for it in (0, 4 * nb - 1, 4 * nb, 4 * nb + 1, 4 * nb + 4, (1 << 64) - 1,
+                   (1 << 64) - 4, 1 << 63):
+            it &= (1 << 64) - 1
+            yield "items = %d" % it, blob[:40] + struct.pack("<Q", it) + blob[48:]
+        for cut in (body // 2,):
+            if 0 < cut < body:
+                yield "body halved", blob[:64 + cut]
 
 
-def check_mutations(tap, conn, blob, values):
+def check_mutations(tap, conn, blob, values, kind=1):
     accepted = rejected = 0
     bad = []
     few = values[:300]
-    conn.execute("CREATE TEMP TABLE few AS SELECT * FROM pv WHERE id < 300")
-    for what, m in mutations(blob):
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS few AS"
+                 " SELECT * FROM pv WHERE id < 300")
+    for what, m in mutations(blob, kind):
         try:
             got = [r[0] for r in conn.execute(
-                "SELECT bloom_test(?1, val) FROM few ORDER BY id", (m,))]
+                "SELECT %s(?1, val) FROM few ORDER BY id" % TEST_FN[kind], (m,))]
         except sqlite3.Error as e:
             got = "error: %s" % e
         try:
@@ -308,9 +406,10 @@ def check_mutations(tap, conn, blob, values):
                 what, got if isinstance(got, str) else "accepts",
                 want if isinstance(want, str) else
                 ("accepts" if isinstance(got, str) else "answers differ")))
-    tap.ok(not bad, "%d altered headers: extension and reader both reject %d, "
-           "both accept %d with the same answers for 300 probes"
-           % (accepted + rejected + len(bad), rejected, accepted), *bad[:20])
+    tap.ok(not bad, "%s, %d altered headers: extension and reader both reject "
+           "%d, both accept %d with the same answers for 300 probes"
+           % (TEST_FN[kind], accepted + rejected + len(bad), rejected, accepted),
+           *bad[:20])
 
 
 def main():
@@ -320,6 +419,7 @@ def main():
     check_hash(tap)
     conn = connect()
     check_worked_example(tap, conn)
+    check_cuckoo_worked_example(tap, conn)
 
     probes = make_probes(n)
     load_probes(conn, probes)
@@ -366,6 +466,9 @@ def main():
                *["probe %d %s %r" % (i, classes[i], values[i]) for i in bad[:5]])
 
     check_mutations(tap, conn, filters[0][1], values)
+    for name, blob, members in filters:
+        if blob[5] == 2 and len(blob) < 4096:
+            check_mutations(tap, conn, blob, values, 2)
     tap.note("%d filters x %d probes compared; SQL %.1f s, reader %.1f s, "
              "total %.1f s" % (len(filters), n, t_sql, t_reader,
                                time.time() - t_start))

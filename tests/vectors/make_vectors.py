@@ -76,8 +76,9 @@ def answers_for(blob, probes):
     return a
 
 
-def build(conn, members, n, p):
-    """bloom_build over the members (keys through bloom_key), in that order."""
+def build(conn, members, n, p, fn="bloom_build"):
+    """bloom_build (or fn) over the members (keys through bloom_key), in that
+    order."""
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS m(nparts, v, a, b, c)")
     conn.execute("DELETE FROM m")
     for x in members:
@@ -87,7 +88,7 @@ def build(conn, members, n, p):
         else:
             conn.execute("INSERT INTO m VALUES (0, ?, NULL, NULL, NULL)", (x,))
     (blob,) = conn.execute(
-        "SELECT bloom_build(CASE nparts WHEN 0 THEN v WHEN 1 THEN bloom_key(a)"
+        "SELECT " + fn + "(CASE nparts WHEN 0 THEN v WHEN 1 THEN bloom_key(a)"
         " WHEN 2 THEN bloom_key(a, b) ELSE bloom_key(a, b, c) END, ?, ?)"
         " FROM m", (n, p)).fetchone()
     return blob
@@ -190,10 +191,60 @@ def version1(conn):
     return out
 
 
+def version1_kind2(conn):
+    """(name, blob, probes or None, comment, reject reason): version 1, kind 2
+    (cuckoo filters)."""
+    from interop import cuckoo_worked_example_hex
+    rng = random.Random(2)
+    out = []
+
+    good = bytes.fromhex(cuckoo_worked_example_hex())
+    out.append(("kind2-worked-example", good,
+                probe_list(["abc", 42, "abd", 42.0], rng),
+                "The cuckoo worked example of ext/FORMAT.md: cuckoo_build(v, "
+                "10, 0.01) over 'abc' and 42.", None))
+
+    members = ["req-%d" % i for i in range(8)] + [i * 7 for i in range(8)] + \
+        [1.5, -0.0, 2.0 ** 63, "é", "", b"", b"\x00\x01", "a\x00b"] + \
+        [("acme", i) for i in range(6)] + [("acme", "x", 2.5)]
+    blob = build(conn, members, 40, 0.001, "cuckoo_build")
+    (blob,) = conn.execute("SELECT cuckoo_delete(cuckoo_delete(cuckoo_add("
+                           "cuckoo_add(?1, 'req-0'), 'extra'), 'req-1'), 14)",
+                           (blob,)).fetchone()
+    kept = [m for m in members if m not in ("req-1", 14)] + ["extra"]
+    out.append(("kind2-mixed", blob, probe_list(kept + ["req-1", 14], rng),
+                "cuckoo_build(v, 40, 0.001) over %d values of every class and "
+                "bloom_key composites,\nthen cuckoo_add of 'req-0' (a second "
+                "copy) and 'extra', cuckoo_delete of 'req-1' and 14."
+                % len(members), None))
+
+    # Blobs a version-1 reader must refuse: each alters one thing of the
+    # worked example (8 buckets, f = 9, 36-byte body, 2 items), keeping the
+    # other checks satisfied.
+    def alter(off, data, body_len=None):
+        b = good[:off] + data + good[off + len(data):]
+        return b if body_len is None else b[:64] + bytes(body_len)
+
+    rejects = [
+        ("buckets-6", alter(16, struct.pack("<Q", 6), 27),
+         "buckets 6, not a power of two (with the 27-byte body 6 buckets of"
+         " 9-bit slots would take)"),
+        ("fingerprint-bits-65", alter(12, b"\x41", 260),
+         "fingerprint_bits 65, above 64 (with the 260-byte body 8 buckets of"
+         " 65-bit slots would take)"),
+        ("items-33", alter(40, struct.pack("<Q", 33)),
+         "items 33, above the 32 slots of 8 buckets"),
+    ]
+    for name, blob, why in rejects:
+        out.append(("kind2-reject-" + name, blob, None,
+                    "Must be refused by a version-1 reader: %s." % why, why))
+    return out
+
+
 def main():
     conn = connect()
     made = []
-    for version, gen in (("v1", version1),):
+    for version, gen in (("v1", version1), ("v1", version1_kind2)):
         d = os.path.join(HERE, version)
         os.makedirs(d, exist_ok=True)
         for name, blob, probes, comment, reject in gen(conn):

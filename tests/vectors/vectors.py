@@ -20,11 +20,15 @@ sys.path[:0] = [HERE, os.path.join(HERE, "..", "interop"),
 
 import bloomreader as br                                        # noqa: E402
 from bloomhost import Tap, connect                              # noqa: E402
-from interop import compare_info, worked_example_hex            # noqa: E402
+from interop import (compare_info, cuckoo_worked_example_hex,  # noqa: E402
+                     worked_example_hex)
 from vectorfile import Answers, read_hex                        # noqa: E402
 
 # bloom_info's kind name -> (test function, info function)
-FUNCTIONS = {"bloom": ("bloom_test", "bloom_info")}
+FUNCTIONS = {"bloom": ("bloom_test", "bloom_info"),
+             "cuckoo": ("cuckoo_test", "cuckoo_info")}
+# the header's kind byte -> bloom_info's kind name (for blobs to refuse)
+KIND_NAMES = {1: "bloom", 2: "cuckoo"}
 
 
 def check_manifest(tap):
@@ -73,7 +77,15 @@ def show(cls, v):
 def check_vector(tap, conn, name, blob, a):
     if a.reject is not None:
         errors = []
-        for fn in ("bloom_test(?1, 1)", "(SELECT count(*) FROM bloom_info(?1))"):
+        # the functions of the kind the header names, so that the refusal is
+        # the validation's, not a kind mismatch (every kind's when unknown)
+        kinds = [KIND_NAMES[blob[5]]] if len(blob) > 5 and blob[5] in KIND_NAMES \
+            else sorted(FUNCTIONS)
+        fns = []
+        for k in kinds:
+            fns += ["%s(?1, 1)" % FUNCTIONS[k][0],
+                    "(SELECT count(*) FROM %s(?1))" % FUNCTIONS[k][1]]
+        for fn in fns:
             try:
                 conn.execute("SELECT " + fn, (blob,)).fetchone()
                 errors.append("%s accepted it" % fn)
@@ -137,6 +149,9 @@ def main():
         check_vector(tap, conn, name, blob, a)
         if name == "v1/kind1-worked-example":
             tap.ok(blob == bytes.fromhex(worked_example_hex()),
+                   "%s is the blob printed in ext/FORMAT.md" % name)
+        if name == "v1/kind2-worked-example":
+            tap.ok(blob == bytes.fromhex(cuckoo_worked_example_hex()),
                    "%s is the blob printed in ext/FORMAT.md" % name)
     tap.ok(len(hexes) > 0, "%d vectors, %d probes" % (len(hexes), probes))
     return tap.done()
