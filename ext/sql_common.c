@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-const char *sql_type_name(int type) {
+static const char *sql_type_name(int type) {
   switch (type) {
     case SQLITE_INTEGER: return "INTEGER";
     case SQLITE_FLOAT: return "REAL";
@@ -32,8 +32,8 @@ void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...) {
   sqlite3_free(msg);
 }
 
-arg_status read_filter_ref(sqlite3_value *arg, unsigned kind,
-                           filter_view *storage, const filter_view **view,
+static arg_status read_filter_ref(sqlite3_value *arg, unsigned kind,
+                                  filter_view *storage, const filter_view **view,
                            char *err, size_t err_size) {
   /* A bloom_ref column is a pointer value (NULL to everything else): the
   ** filter was parsed once when the statement read it.  Asked first, as

@@ -40,9 +40,6 @@ arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
                        char *err, size_t err_size);
 /* The same without a copy, for the per-row probes: *view points at the
 ** bloom_ref's own parsed filter, or at *storage, filled by parsing. */
-arg_status read_filter_ref(sqlite3_value *arg, unsigned kind,
-                           filter_view *storage, const filter_view **view,
-                           char *err, size_t err_size);
 arg_status sql_filter_ref(sqlite3_context *ctx, const char *fname,
                           sqlite3_value *arg, unsigned kind,
                           filter_view *storage, const filter_view **view);
@@ -114,7 +111,5 @@ int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
 unsigned char *sql_new_bloom(sqlite3_context *ctx, const char *fname,
                              uint64_t n, double p, bloom_plan *plan);
 
-/* Name of a SQLite storage class, for messages. */
-const char *sql_type_name(int type);
 
 #endif
