@@ -33,6 +33,7 @@ int register_bloom_build(sqlite3 *db);
 int register_bloom_test(sqlite3 *db);
 int register_bloom_info(sqlite3 *db);
 int register_bloom_ref(sqlite3 *db);
+int register_bloom_probe(sqlite3 *db);
 int register_bloom_empty(sqlite3 *db);
 int register_bloom_add(sqlite3 *db);
 int register_bloom_algebra(sqlite3 *db);
@@ -44,6 +45,7 @@ int register_cuckoo_test(sqlite3 *db);
 int register_cuckoo_add(sqlite3 *db);
 int register_cuckoo_delete(sqlite3 *db);
 int register_cuckoo_info(sqlite3 *db);
+int register_cuckoo_probe(sqlite3 *db);
 
 /* bloom_version(): the extension's version as TEXT. */
 static void sql_bloom_version(sqlite3_context *ctx, int argc,
@@ -81,11 +83,12 @@ int sqlite3_bloom_init(sqlite3 *db, char **err,
 #endif
   int (*const registrations[])(sqlite3 *) = {
       register_bloom_version, register_bloom_build, register_bloom_test,
-      register_bloom_info, register_bloom_ref, register_bloom_empty,
+      register_bloom_info, register_bloom_ref, register_bloom_probe,
+      register_bloom_empty,
       register_bloom_add, register_bloom_algebra, register_bloom_count,
       register_bloom_plan, register_bloom_key, register_cuckoo_build,
       register_cuckoo_test, register_cuckoo_add, register_cuckoo_delete,
-      register_cuckoo_info,
+      register_cuckoo_info, register_cuckoo_probe,
   };
   for (size_t i = 0; i < sizeof registrations / sizeof registrations[0]; i++) {
     int rc = registrations[i](db);

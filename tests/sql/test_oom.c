@@ -133,6 +133,15 @@ static const scenario SCENARIOS[] = {
      " AS r CROSS JOIN t WHERE bloom_test(r.filter, t.x)", NULL, 0, 0},
     {"bloom_ref correlated", NULL, {SETUP_VALS},
      "SELECT name, r.filter FROM filt, bloom_ref(filt.f) AS r", NULL, 0, 0},
+    {"bloom_probe", NULL, {SETUP_T, SETUP_VALS},
+     "SELECT count(*) FROM t WHERE bloom_probe('SELECT f FROM filt WHERE "
+     "name = ''a''', t.x)", NULL, 0, 0},
+    {"bloom_probe with its query from a column", NULL, {SETUP_VALS},
+     "SELECT bloom_probe('SELECT f FROM filt WHERE name = ''' || name || "
+     "'''', v) FROM filt, vals", NULL, 0, 0},
+    {"bloom_probe with a query that fails (an error)", NULL, {SETUP_T},
+     "SELECT count(*) FROM t WHERE bloom_probe('SELECT x FROM t', t.x)", NULL,
+     0, 1},
     {"bloom_plan", NULL, {NULL},
      "SELECT * FROM bloom_plan(1000000, 0.001)", NULL, 0, 0},
     {"bloom_key, UTF-8", NULL, {SETUP_VALS},
@@ -174,6 +183,9 @@ static const scenario SCENARIOS[] = {
       "CREATE TABLE cf(f); INSERT INTO cf SELECT cuckoo_build(v, 100, 0.01)"
       " FROM vals;"},
      "SELECT i.* FROM cf, cuckoo_info(cf.f) AS i", NULL, 1, 0},
+    {"cuckoo_probe over a cuckoo_build in its query", NULL, {SETUP_T},
+     "SELECT count(*) FROM t WHERE cuckoo_probe('SELECT cuckoo_build(x, 100) "
+     "FROM t WHERE x <= 50', t.x)", NULL, 1, 0},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 
@@ -406,6 +418,8 @@ static probe PROBES[] = {
     {"cuckoo_add", 2, "SELECT hex(cuckoo_add(@C, 3))", 1, NULL, NULL},
     {"cuckoo_delete", 2, "SELECT hex(cuckoo_delete(@C, 1))", 1, NULL, NULL},
     {"cuckoo_info", -1, "SELECT * FROM cuckoo_info(@C)", 1, NULL, NULL},
+    {"bloom_probe", 2, "SELECT bloom_probe('SELECT ' || quote(@B), 1)", 0, NULL, NULL},
+    {"cuckoo_probe", 2, "SELECT cuckoo_probe('SELECT ' || quote(@C), 1)", 1, NULL, NULL},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static int n_probes; /* those that apply (cuckoo ones when registered) */

@@ -772,7 +772,8 @@ static void test_bad_filters(sqlite3 *db) {
 static void test_flags(sqlite3 *db) {
   sqlite3_stmt *st = prep(db,
                           "SELECT name, narg, enc, flags FROM "
-                          "pragma_function_list WHERE name LIKE 'bloom%'",
+                          "pragma_function_list WHERE name LIKE 'bloom%' "
+                          "AND name <> 'bloom_probe'",
                           NOARGS);
   int rows = 0, bad = 0, have_build = 0, have_test = 0, have_version = 0;
   while (st && sqlite3_step(st) == SQLITE_ROW) {

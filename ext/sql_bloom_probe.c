@@ -1,0 +1,36 @@
+/*
+** bloom_probe(query, value): bloom_test against the filter a query selects,
+** read once per statement.  The fastest way to probe many rows:
+**
+**   SELECT count(*) FROM urls
+**    WHERE bloom_probe('SELECT f FROM filters WHERE name = ''visited''',
+**                      urls.url);
+**
+** The query (a literal or a bound parameter) runs on the first row; its
+** one value is copied, validated and kept for the rest of the statement
+** (sql_stored_filter.c), so a later row costs one lookup, one hash and one
+** cache line, at any filter size.  1 if value may be in the filter, 0 if it
+** certainly is not, NULL if value or the stored filter is NULL.
+*/
+#include "sql_stored_filter.h"
+
+static const char fname[] = "bloom_probe";
+
+static void sql_bloom_probe(sqlite3_context *ctx, int argc,
+                            sqlite3_value **argv) {
+  (void)argc;
+  const filter_view *f;
+  arg_status st = stored_filter(ctx, fname, argv[0], FILTER_KIND_BLOOM, &f);
+  if (st == ARG_NULL) sqlite3_result_null(ctx);
+  if (st != ARG_OK) return;
+  filter_hash h;
+  st = sql_hash_value(ctx, argv[1], f->h.seed, &h);
+  if (st == ARG_NULL) sqlite3_result_null(ctx);
+  if (st != ARG_OK) return;
+  sqlite3_result_int(ctx, bloom_contains(f->body, f->h.bits / BLOOM_BLOCK_BITS,
+                                         f->h.hashes, h));
+}
+
+int register_bloom_probe(sqlite3 *db) {
+  return register_stored_probe(db, fname, sql_bloom_probe);
+}
