@@ -22,11 +22,12 @@ INSERT INTO incoming(request_id)
     FROM generate_series(1, 50000);
 
 -- Step 1: the filter sorts the stream into "certainly new" and "maybe".
--- bloom_ref reads the stored filter once for the whole statement.
+-- bloom_probe reads the stored filter once for the whole statement.
 CREATE TABLE verdict AS
-  SELECT i.seq, i.request_id, bloom_test(r.filter, i.request_id) AS maybe
-    FROM bloom_ref((SELECT f FROM filters WHERE name = 'processed')) AS r
-    CROSS JOIN incoming AS i;
+  SELECT i.seq, i.request_id,
+         bloom_probe('SELECT f FROM filters WHERE name = ''processed''',
+                     i.request_id) AS maybe
+    FROM incoming AS i;
 
 -- Step 2: only a "maybe" costs a lookup in the processed table.
 SELECT count(*) AS incoming,

@@ -27,9 +27,9 @@ INSERT INTO batch
   SELECT 'https://example.org/doc/' || (value * 2) FROM generate_series(5001, 15000);
 
 CREATE TABLE decided AS
-  SELECT b.url, bloom_test(r.filter, b.url) AS maybe
-    FROM bloom_ref((SELECT f FROM filters WHERE name = 'seen')) AS r
-    CROSS JOIN batch AS b;
+  SELECT b.url,
+         bloom_probe('SELECT f FROM filters WHERE name = ''seen''', b.url) AS maybe
+    FROM batch AS b;
 INSERT INTO seen
   SELECT url FROM decided
    WHERE NOT maybe OR url NOT IN (SELECT url FROM seen);
