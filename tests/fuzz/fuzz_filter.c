@@ -3,7 +3,8 @@
 ** that reads one filter: bloom_test, bloom_add, bloom_count, bloom_info,
 ** bloom_union/intersect of the blob with itself, cuckoo_test/add/delete/info
 ** when registered, and bloom_ref: alone, and feeding its reference to each of
-** those functions.
+** those functions; and bloom_probe / cuckoo_probe, given a query that reads
+** the blob from a table.
 **
 ** Input: [blob][values][t]: the last byte t is the length of the value
 ** section before it (clamped to what is there); the blob is the rest, from
@@ -23,13 +24,16 @@
 **    adding values one by one equals adding them in one call;
 **  - union/intersect of a filter with itself keep its body;
 **  - cuckoo_add and cuckoo_delete write valid blobs of the same size; a value
-**    cuckoo_add accepted tests 1.
+**    cuckoo_add accepted tests 1;
+**  - bloom_probe / cuckoo_probe on the stored blob answer as bloom_test /
+**    cuckoo_test on the bound blob (both work alike, or both fail).
 */
 #include "fuzz_common.h"
 
 static sqlite3_stmt *s_info, *s_count, *s_test, *s_add1, *s_add3, *s_ref,
     *s_union, *s_intersect;
 static sqlite3_stmt *s_ctest, *s_cadd, *s_cdel, *s_cinfo;
+static sqlite3_stmt *s_store, *s_probe, *s_cprobe;
 
 /* The same call on the blob (?1) and on bloom_ref(?1)'s reference; ?2 is a
 ** probe value. */
@@ -83,6 +87,11 @@ static void init(void) {
   if (fz_has("cuckoo_add")) s_cadd = fz_prepare_opt("SELECT cuckoo_add(?1, ?2)", 1);
   if (fz_has("cuckoo_delete")) s_cdel = fz_prepare_opt("SELECT cuckoo_delete(?1, ?2)", 1);
   if (fz_has("cuckoo_info")) s_cinfo = fz_prepare_opt("SELECT bytes FROM cuckoo_info(?1)", 1);
+  fz_exec("CREATE TABLE stored(f BLOB)");
+  s_store = fz_prepare("REPLACE INTO stored(rowid, f) VALUES (1, ?1)");
+  s_probe = fz_prepare("SELECT bloom_probe('SELECT f FROM stored', ?1)");
+  if (fz_has("cuckoo_probe"))
+    s_cprobe = fz_prepare_opt("SELECT cuckoo_probe('SELECT f FROM stored', ?1)", 1);
   for (size_t i = 0; i < NPAIRS; i++) {
     if (pairs[i].cuckoo && !fz_has(pairs[i].fname)) continue;
     pairs[i].d = fz_prepare_opt(pairs[i].direct, pairs[i].cuckoo);
@@ -122,6 +131,35 @@ static void check_pairs(const unsigned char *blob, size_t len,
              pairs[i].fname, d.rc, d.type, d.msg, r.rc, r.type, r.msg);
     fz_result_free(&d);
     fz_result_free(&r);
+  }
+}
+
+/* bloom_probe and cuckoo_probe, reading the blob from a table, answer as
+** the tests do on the bound blob. */
+static void check_probes(const unsigned char *blob, size_t len,
+                         const fz_value *v) {
+  fz_result done;
+  fz_bind_blob(s_store, 1, blob, len);
+  fz_step(s_store, "stored", &done, 0);
+  if (done.rc != SQLITE_DONE) fz_die("storing the blob failed: %s", done.msg);
+  fz_result_free(&done);
+  sqlite3_stmt *probes[2] = {s_probe, s_cprobe}, *tests[2] = {s_test, s_ctest};
+  const char *names[2] = {"bloom_probe", "cuckoo_probe"};
+  const char *test_names[2] = {"bloom_test", "cuckoo_test"};
+  for (int i = 0; i < 2; i++) {
+    if (probes[i] == NULL || tests[i] == NULL) continue;
+    fz_result d, q;
+    fz_bind_blob(tests[i], 1, blob, len);
+    fz_bind_value(tests[i], 2, v);
+    fz_step(tests[i], test_names[i], &d, 0);
+    fz_bind_value(probes[i], 1, v);
+    fz_step(probes[i], names[i], &q, 0);
+    if (!same_result(&d, &q))
+      fz_die("%s answers differently from %s: rc %d type %d (%s) vs rc %d "
+             "type %d (%s)", names[i], test_names[i], q.rc, q.type, q.msg,
+             d.rc, d.type, d.msg);
+    fz_result_free(&d);
+    fz_result_free(&q);
   }
 }
 
@@ -342,6 +380,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ** without reading the filter, while bloom_ref always reads it. */
   for (size_t i = 0, done = 0; i < nv && done < 1; i++)
     if (vals[i].type != SQLITE_NULL) check_pairs(blob, len, &vals[i]), done++;
+  for (size_t i = 0, done = 0; i < nv && done < 1; i++)
+    if (vals[i].type != SQLITE_NULL) check_probes(blob, len, &vals[i]), done++;
 
   check_self_combine(s_union, "bloom_union", blob, len, valid, 0);
   check_self_combine(s_intersect, "bloom_intersect", blob, len, valid, 1);

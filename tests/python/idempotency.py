@@ -60,6 +60,7 @@ def idempotency(tap, conn):
     stats = dict(incoming=0, certainly_new=0, lookups=0, duplicates=0,
                  false_alarms=0, truly_new=0, replays=0, called_new_wrongly=0)
     sample = []                     # (id, answer) to recheck one at a time
+    probe_mismatches = 0
     for b in range(BATCHES):
         ids = []
         for _ in range(BATCH):
@@ -76,6 +77,12 @@ def idempotency(tap, conn):
         # One statement per batch: the filter is bound once, as ?1.
         rows = conn.execute("SELECT request_id, bloom_test(?1, request_id)"
                             " FROM batch ORDER BY seq", (f,)).fetchall()
+        # The same answers from bloom_probe, the query bound as a parameter.
+        (differ,) = conn.execute(
+            "SELECT count(*) FROM batch WHERE bloom_probe(?1, request_id)"
+            " IS NOT bloom_test(?2, request_id)",
+            ("SELECT f FROM filters WHERE name = 'processed'", f)).fetchone()
+        probe_mismatches += differ
         new = []
         for rid, maybe in rows:
             stats["incoming"] += 1
@@ -122,6 +129,8 @@ def idempotency(tap, conn):
            "table and from earlier batches)" % s["replays"],
            "%d processed ids called new" % s["called_new_wrongly"])
     tap.ok(s["duplicates"] == s["replays"], "every replay was found in the table")
+    tap.ok(probe_mismatches == 0, "bloom_probe with its query bound from Python "
+           "answers as bloom_test(?, ?) on every id (%d differ)" % probe_mismatches)
     saved = s["certainly_new"] / s["truly_new"]
     tap.ok(saved >= 0.95,
            "the filter saved %.2f%% of the lookups for new ids (>= 95%% at p = %g)"
