@@ -9,7 +9,8 @@
 **          filter with bloom_add;
 **   build  INSERT OR REPLACE its own bloom_build of all items;
 **   test   no item tests 0 against the trigger-kept filter (bound as a
-**          column and through bloom_ref), in one read transaction;
+**          column, through bloom_ref and through bloom_probe), in one read
+**          transaction;
 **   merge  bloom_merge of every thread's build: its inserted counter is
 **          the sum of theirs (bloom_info), in one read transaction;
 **   reload now and then, a second connection that loads the extension
@@ -146,17 +147,23 @@ static void *work(void *arg) {
                             "filters WHERE name = 'items')) AS r CROSS JOIN "
                             "items WHERE bloom_test(r.filter, items.id)",
                             0, "test via bloom_ref");
+      long long c = one_int(w, db,
+                            "SELECT count(*) FROM items WHERE bloom_probe("
+                            "'SELECT f FROM filters WHERE name = ''items''', "
+                            "items.id)",
+                            0, "test via bloom_probe");
       long long n = one_int(w, db, "SELECT count(*) FROM items", 0, "count");
       long long in = one_int(w, db,
                              "SELECT coalesce((SELECT inserted FROM bloom_info("
                              "(SELECT f FROM filters WHERE name = 'items'))), 0)",
                              0, "info");
       exec_or_note(w, db, "COMMIT", "test");
-      if (a >= 0 && b >= 0 && n >= 0 && in >= 0 && (a != 0 || b != n || in != n)) {
+      if (a >= 0 && b >= 0 && c >= 0 && n >= 0 && in >= 0 &&
+          (a != 0 || b != n || c != n || in != n)) {
         if (w->wrong++ == 0)
           snprintf(w->first_error, sizeof w->first_error,
                    "test: %lld items test 0, %lld of %lld via bloom_ref, "
-                   "counter %lld", a, b, n, in);
+                   "%lld via bloom_probe, counter %lld", a, b, n, c, in);
       }
       w->ops[2]++;
     } else if (op < 19) { /* merge */
