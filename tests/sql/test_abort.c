@@ -123,6 +123,11 @@ static const sweep_case SWEEPS[] = {
     {"bloom_ref probe", "SELECT count(*) FROM bloom_ref((SELECT f FROM filt"
      " WHERE name = 'a')) AS r CROSS JOIN t200 WHERE bloom_test(r.filter, t200.x)",
      NULL, NULL},
+    {"bloom_probe", "SELECT count(*) FROM t200 WHERE bloom_probe('SELECT f"
+     " FROM filt WHERE name = ''a''', t200.x)", NULL, NULL},
+    {"bloom_probe whose query builds its filter", "SELECT count(*) FROM t200"
+     " WHERE bloom_probe('SELECT bloom_build(x, 200, 0.01) FROM t200', t200.x)",
+     NULL, NULL},
     {"bloom_info correlated", "SELECT g, i.bits_set FROM parts,"
      " bloom_info(parts.f) AS i", NULL, NULL},
     {"trigger-maintained insert", "INSERT INTO items SELECT x, x FROM t200"
@@ -230,6 +235,10 @@ static const error_case ERRORS[] = {
      "SELECT bloom_test(r.filter, CASE WHEN t.x = 1000 THEN"
      " abs(-9223372036854775807 - 1) ELSE t.x END) FROM bloom_ref((SELECT f"
      " FROM filt)) AS r CROSS JOIN t",
+     "integer overflow"},
+    {"an error on row 1,000 after bloom_probe kept its filter",
+     "SELECT bloom_probe('SELECT f FROM filt WHERE name = ''a''', CASE WHEN"
+     " t.x = 1000 THEN abs(-9223372036854775807 - 1) ELSE t.x END) FROM t",
      "integer overflow"},
     {"a trigger-maintained insert failing on row 30",
      "INSERT INTO items SELECT x, CASE WHEN x = 30 THEN"
