@@ -16,19 +16,14 @@
 
 static const char fname[] = "bloom_probe";
 
+static int contains(const filter_view *f, filter_hash h) {
+  return bloom_contains(f->body, f->h.bits / BLOOM_BLOCK_BITS, f->h.hashes, h);
+}
+
 static void sql_bloom_probe(sqlite3_context *ctx, int argc,
                             sqlite3_value **argv) {
   (void)argc;
-  const filter_view *f;
-  arg_status st = stored_filter(ctx, fname, argv[0], FILTER_KIND_BLOOM, &f);
-  if (st == ARG_NULL) sqlite3_result_null(ctx);
-  if (st != ARG_OK) return;
-  filter_hash h;
-  st = sql_hash_value(ctx, argv[1], f->h.seed, &h);
-  if (st == ARG_NULL) sqlite3_result_null(ctx);
-  if (st != ARG_OK) return;
-  sqlite3_result_int(ctx, bloom_contains(f->body, f->h.bits / BLOOM_BLOCK_BITS,
-                                         f->h.hashes, h));
+  stored_probe(ctx, argv, fname, FILTER_KIND_BLOOM, contains);
 }
 
 int register_bloom_probe(sqlite3 *db) {

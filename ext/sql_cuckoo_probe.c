@@ -14,19 +14,14 @@
 
 static const char fname[] = "cuckoo_probe";
 
+static int contains(const filter_view *f, filter_hash h) {
+  return cuckoo_contains(f->body, f->h.buckets, f->h.fingerprint_bits, h);
+}
+
 static void sql_cuckoo_probe(sqlite3_context *ctx, int argc,
                              sqlite3_value **argv) {
   (void)argc;
-  const filter_view *f;
-  arg_status st = stored_filter(ctx, fname, argv[0], FILTER_KIND_CUCKOO, &f);
-  if (st == ARG_NULL) sqlite3_result_null(ctx);
-  if (st != ARG_OK) return;
-  filter_hash h;
-  st = sql_hash_value(ctx, argv[1], f->h.seed, &h);
-  if (st == ARG_NULL) sqlite3_result_null(ctx);
-  if (st != ARG_OK) return;
-  sqlite3_result_int(
-      ctx, cuckoo_contains(f->body, f->h.buckets, f->h.fingerprint_bits, h));
+  stored_probe(ctx, argv, fname, FILTER_KIND_CUCKOO, contains);
 }
 
 int register_cuckoo_probe(sqlite3 *db) {

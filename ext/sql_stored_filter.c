@@ -154,9 +154,12 @@ static stored_copy *run_query(sqlite3_context *ctx, const char *fname,
   return copy;
 }
 
-arg_status stored_filter(sqlite3_context *ctx, const char *fname,
-                         sqlite3_value *query, unsigned kind,
-                         const filter_view **view) {
+/* The filter the query in argv[0] selects, kept for the statement.  ARG_OK
+** with *view set; ARG_NULL when the query text or the stored value is NULL;
+** ARG_ERROR after setting an error "<fname>: ..." on ctx. */
+static arg_status stored_filter(sqlite3_context *ctx, const char *fname,
+                                sqlite3_value *query, unsigned kind,
+                                const filter_view **view) {
   const stored_copy *copy = sqlite3_get_auxdata(ctx, 0);
   if (copy == NULL) {
     int type = sqlite3_value_type(query);
@@ -179,6 +182,19 @@ arg_status stored_filter(sqlite3_context *ctx, const char *fname,
   if (copy->is_null) return ARG_NULL;
   *view = &copy->view;
   return ARG_OK;
+}
+
+void stored_probe(sqlite3_context *ctx, sqlite3_value **argv,
+                  const char *fname, unsigned kind,
+                  stored_contains_fn contains) {
+  const filter_view *f;
+  arg_status st = stored_filter(ctx, fname, argv[0], kind, &f);
+  if (st == ARG_OK) {
+    filter_hash h;
+    st = sql_hash_value(ctx, argv[1], f->h.seed, &h);
+    if (st == ARG_OK) sqlite3_result_int(ctx, contains(f, h));
+  }
+  if (st == ARG_NULL) sqlite3_result_null(ctx);
 }
 
 int register_stored_probe(sqlite3 *db, const char *name,

@@ -7,17 +7,18 @@
 
 #include "sql_common.h"
 
-/* The filter that argv[0], the text of a one-row, one-column, read-only
-** query, selects.  The first call of a statement runs the query, copies and
-** validates the blob, and keeps it as SQLite auxiliary data on argument 0;
-** while that argument is a constant (a literal or a bound parameter),
-** later rows get it back in one call, whatever the filter's size.
-**
-** ARG_OK with *view set; ARG_NULL when the query text or the stored value
-** is NULL; ARG_ERROR after setting an error "<fname>: ..." on ctx. */
-arg_status stored_filter(sqlite3_context *ctx, const char *fname,
-                         sqlite3_value *query, unsigned kind,
-                         const filter_view **view);
+/* The body of name(query, value).  query is the text of a one-row,
+** one-column, read-only statement; the first call of a statement runs it,
+** copies and validates the filter, and keeps it as SQLite auxiliary data on
+** argument 0, so that while query is a constant (a literal or a bound
+** parameter) a later row costs one lookup whatever the filter's size.  The
+** result is contains() of the value's hash (1: may be in the filter, 0:
+** certainly not); NULL when the query text, the stored filter or the value
+** is NULL; an error "<fname>: ..." for a query or filter it refuses. */
+typedef int (*stored_contains_fn)(const filter_view *f, filter_hash h);
+void stored_probe(sqlite3_context *ctx, sqlite3_value **argv,
+                  const char *fname, unsigned kind,
+                  stored_contains_fn contains);
 
 /* Registers probe as name(query, value) with the flags a function that runs
 ** the SQL it is given needs, and a per-connection guard against a query
