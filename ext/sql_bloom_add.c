@@ -9,7 +9,6 @@
 */
 #include "sql_common.h"
 
-#include <string.h>
 
 static void sql_bloom_add(sqlite3_context *ctx, int argc,
                           sqlite3_value **argv) {
@@ -22,13 +21,8 @@ static void sql_bloom_add(sqlite3_context *ctx, int argc,
   arg_status st = sql_filter_arg(ctx, fname, argv[0], FILTER_KIND_BLOOM, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
-  size_t bytes = f.blob_bytes;
-  unsigned char *out = sqlite3_malloc64(bytes);
-  if (out == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  memcpy(out, f.blob, bytes);
+  unsigned char *out = sql_copy_filter(ctx, &f);
+  if (out == NULL) return;
   uint64_t blocks = f.h.bits / BLOOM_BLOCK_BITS, added = 0;
   for (int i = 1; i < argc; i++) {
     filter_hash h;
@@ -42,7 +36,7 @@ static void sql_bloom_add(sqlite3_context *ctx, int argc,
     added++;
   }
   filter_write_inserted(out, saturating_add(f.h.inserted, added));
-  sqlite3_result_blob64(ctx, out, bytes, sqlite3_free);
+  sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
 }
 
 int register_bloom_add(sqlite3 *db) {

@@ -16,14 +16,10 @@
 
 static const char fname[] = "bloom_probe";
 
-static int contains(const filter_view *f, filter_hash h) {
-  return bloom_contains(f->body, f->h.bits / BLOOM_BLOCK_BITS, f->h.hashes, h);
-}
-
 static void sql_bloom_probe(sqlite3_context *ctx, int argc,
                             sqlite3_value **argv) {
   (void)argc;
-  stored_probe(ctx, argv, fname, FILTER_KIND_BLOOM, contains);
+  stored_probe(ctx, argv, fname, FILTER_KIND_BLOOM);
 }
 
 int register_bloom_probe(sqlite3 *db) {

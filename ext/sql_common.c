@@ -6,6 +6,9 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "cuckoo_core.h"
 
 static const char *sql_type_name(int type) {
   switch (type) {
@@ -35,11 +38,12 @@ void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...) {
 static arg_status read_filter_ref(sqlite3_value *arg, unsigned kind,
                                   filter_view *storage, const filter_view **view,
                            char *err, size_t err_size) {
-  /* A bloom_ref column is a pointer value (NULL to everything else): the
-  ** filter was parsed once when the statement read it.  Asked first, as
-  ** the documented way to probe many rows; one call costs a BLOB little. */
-  const filter_view *ref = sqlite3_value_pointer(arg, FILTER_REF_TYPE);
-  if (ref) {
+  int type = sqlite3_value_type(arg);
+  if (type == SQLITE_NULL) {
+    /* Or a bloom_ref column: a pointer value, NULL to everything else,
+    ** whose filter was parsed once when the statement read it. */
+    const filter_view *ref = sqlite3_value_pointer(arg, FILTER_REF_TYPE);
+    if (ref == NULL) return ARG_NULL;
     if (kind && ref->h.kind != kind) {
       snprintf(err, err_size, "got a %s filter, expected a %s filter",
                filter_kind_name(ref->h.kind), filter_kind_name(kind));
@@ -48,8 +52,6 @@ static arg_status read_filter_ref(sqlite3_value *arg, unsigned kind,
     *view = ref;
     return ARG_OK;
   }
-  int type = sqlite3_value_type(arg);
-  if (type == SQLITE_NULL) return ARG_NULL;
   if (type != SQLITE_BLOB) {
     snprintf(err, err_size, "the filter must be a BLOB, got %s",
              sql_type_name(type));
@@ -71,9 +73,12 @@ arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
   return st;
 }
 
-arg_status sql_filter_ref(sqlite3_context *ctx, const char *fname,
-                          sqlite3_value *arg, unsigned kind,
-                          filter_view *storage, const filter_view **view) {
+/* read_filter without a copy, for the per-row probes: *view points at the
+** bloom_ref's own parsed filter, or at *storage, filled by parsing. */
+static arg_status sql_filter_ref(sqlite3_context *ctx, const char *fname,
+                                 sqlite3_value *arg, unsigned kind,
+                                 filter_view *storage,
+                                 const filter_view **view) {
   char why[160];
   arg_status st = read_filter_ref(arg, kind, storage, view, why, sizeof why);
   if (st == ARG_ERROR) sql_error(ctx, fname, "%s", why);
@@ -90,7 +95,12 @@ arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
 
 arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
                           uint32_t seed, filter_hash *out) {
-  switch (sqlite3_value_type(arg)) {
+  return sql_hash_typed(ctx, arg, sqlite3_value_type(arg), seed, out);
+}
+
+arg_status sql_hash_typed(sqlite3_context *ctx, sqlite3_value *arg, int type,
+                          uint32_t seed, filter_hash *out) {
+  switch (type) {
     case SQLITE_INTEGER:
       *out = filter_hash_integer(sqlite3_value_int64(arg), seed);
       return ARG_OK;
@@ -121,6 +131,41 @@ arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
     default:
       return ARG_NULL;
   }
+}
+
+int view_contains(const filter_view *f, filter_hash h) {
+  if (f->h.kind == FILTER_KIND_CUCKOO)
+    return cuckoo_contains(f->body, f->h.buckets, f->h.fingerprint_bits, h);
+  return bloom_contains(f->body, f->h.bits / BLOOM_BLOCK_BITS, f->h.hashes, h);
+}
+
+void sql_test_value(sqlite3_context *ctx, const char *fname, unsigned kind,
+                    sqlite3_value **argv) {
+  /* The value's type first: NULL answers NULL before the filter is looked
+  ** at, and the hash below reuses it rather than asking again. */
+  int type = sqlite3_value_type(argv[1]);
+  if (type == SQLITE_NULL) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  filter_view parsed;
+  const filter_view *f;
+  arg_status st = sql_filter_ref(ctx, fname, argv[0], kind, &parsed, &f);
+  if (st == ARG_NULL) sqlite3_result_null(ctx);
+  if (st != ARG_OK) return;
+  filter_hash h;
+  if (sql_hash_typed(ctx, argv[1], type, f->h.seed, &h) != ARG_OK) return;
+  sqlite3_result_int(ctx, view_contains(f, h));
+}
+
+unsigned char *sql_copy_filter(sqlite3_context *ctx, const filter_view *f) {
+  unsigned char *out = sqlite3_malloc64(f->blob_bytes);
+  if (out == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return NULL;
+  }
+  memcpy(out, f->blob, f->blob_bytes);
+  return out;
 }
 
 arg_status read_capacity(sqlite3_value *arg, uint64_t *n, char *err,

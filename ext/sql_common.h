@@ -38,11 +38,6 @@ void sql_error(sqlite3_context *ctx, const char *fname, const char *fmt, ...);
 ** set on ctx (sql_filter_arg). */
 arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
                        char *err, size_t err_size);
-/* The same without a copy, for the per-row probes: *view points at the
-** bloom_ref's own parsed filter, or at *storage, filled by parsing. */
-arg_status sql_filter_ref(sqlite3_context *ctx, const char *fname,
-                          sqlite3_value *arg, unsigned kind,
-                          filter_view *storage, const filter_view **view);
 arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
                           sqlite3_value *arg, unsigned kind, filter_view *view);
 
@@ -50,6 +45,24 @@ arg_status sql_filter_arg(sqlite3_context *ctx, const char *fname,
 ** ARG_ERROR (out of memory) after setting the error on ctx. */
 arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
                           uint32_t seed, filter_hash *out);
+/* The same for a value whose sqlite3_value_type the caller already has. */
+arg_status sql_hash_typed(sqlite3_context *ctx, sqlite3_value *arg, int type,
+                          uint32_t seed, filter_hash *out);
+
+/* 1 if a validated filter of either kind may hold h, 0 if it certainly
+** does not. */
+int view_contains(const filter_view *f, filter_hash h);
+
+/* The body of bloom_test / cuckoo_test (argv: filter, value): NULL if
+** either is NULL, else view_contains; an error "<fname>: ..." for a filter
+** that is not a valid one of `kind`.  The filter may be a bloom_ref
+** reference, used without a copy. */
+void sql_test_value(sqlite3_context *ctx, const char *fname, unsigned kind,
+                    sqlite3_value **argv);
+
+/* A fresh copy of a filter's blob, for the functions that return a
+** changed filter; NULL after setting SQLITE_NOMEM on ctx. */
+unsigned char *sql_copy_filter(sqlite3_context *ctx, const filter_view *f);
 
 /* n: an INTEGER >= 1, or a REAL with such an integral value.  The
 ** read_ forms write the reason into err; the sql_ forms set it on ctx. */

@@ -18,7 +18,6 @@
 #include "sql_common.h"
 #include "cuckoo_core.h"
 
-#include <string.h>
 
 static void sql_cuckoo_add(sqlite3_context *ctx, int argc,
                            sqlite3_value **argv) {
@@ -33,12 +32,8 @@ static void sql_cuckoo_add(sqlite3_context *ctx, int argc,
   if (st == ARG_NULL) /* a copy: argv[0] may be a bloom_ref reference */
     sqlite3_result_blob64(ctx, f.blob, f.blob_bytes, SQLITE_TRANSIENT);
   if (st != ARG_OK) return;
-  unsigned char *out = sqlite3_malloc64(f.blob_bytes);
-  if (out == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  memcpy(out, f.blob, f.blob_bytes);
+  unsigned char *out = sql_copy_filter(ctx, &f);
+  if (out == NULL) return;
   uint64_t slots = f.h.buckets * CUCKOO_SLOTS_PER_BUCKET;
   switch (cuckoo_insert(out + FILTER_HEADER_BYTES, f.h.buckets,
                         f.h.fingerprint_bits, h)) {

@@ -15,7 +15,6 @@
 #include "sql_common.h"
 #include "cuckoo_core.h"
 
-#include <string.h>
 
 static void sql_cuckoo_delete(sqlite3_context *ctx, int argc,
                               sqlite3_value **argv) {
@@ -35,12 +34,8 @@ static void sql_cuckoo_delete(sqlite3_context *ctx, int argc,
     sqlite3_result_blob64(ctx, f.blob, f.blob_bytes, SQLITE_TRANSIENT);
     return;
   }
-  unsigned char *out = sqlite3_malloc64(f.blob_bytes);
-  if (out == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  memcpy(out, f.blob, f.blob_bytes);
+  unsigned char *out = sql_copy_filter(ctx, &f);
+  if (out == NULL) return;
   cuckoo_remove(out + FILTER_HEADER_BYTES, f.h.buckets, f.h.fingerprint_bits,
                 h);
   /* A hand-made blob may say 0 items and still hold fingerprints. */

@@ -10,18 +10,13 @@
 ** or the stored filter is NULL.
 */
 #include "sql_stored_filter.h"
-#include "cuckoo_core.h"
 
 static const char fname[] = "cuckoo_probe";
-
-static int contains(const filter_view *f, filter_hash h) {
-  return cuckoo_contains(f->body, f->h.buckets, f->h.fingerprint_bits, h);
-}
 
 static void sql_cuckoo_probe(sqlite3_context *ctx, int argc,
                              sqlite3_value **argv) {
   (void)argc;
-  stored_probe(ctx, argv, fname, FILTER_KIND_CUCKOO, contains);
+  stored_probe(ctx, argv, fname, FILTER_KIND_CUCKOO);
 }
 
 int register_cuckoo_probe(sqlite3 *db) {

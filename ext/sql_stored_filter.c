@@ -185,14 +185,13 @@ static arg_status stored_filter(sqlite3_context *ctx, const char *fname,
 }
 
 void stored_probe(sqlite3_context *ctx, sqlite3_value **argv,
-                  const char *fname, unsigned kind,
-                  stored_contains_fn contains) {
+                  const char *fname, unsigned kind) {
   const filter_view *f;
   arg_status st = stored_filter(ctx, fname, argv[0], kind, &f);
   if (st == ARG_OK) {
     filter_hash h;
     st = sql_hash_value(ctx, argv[1], f->h.seed, &h);
-    if (st == ARG_OK) sqlite3_result_int(ctx, contains(f, h));
+    if (st == ARG_OK) sqlite3_result_int(ctx, view_contains(f, h));
   }
   if (st == ARG_NULL) sqlite3_result_null(ctx);
 }

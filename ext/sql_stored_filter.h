@@ -12,13 +12,11 @@
 ** copies and validates the filter, and keeps it as SQLite auxiliary data on
 ** argument 0, so that while query is a constant (a literal or a bound
 ** parameter) a later row costs one lookup whatever the filter's size.  The
-** result is contains() of the value's hash (1: may be in the filter, 0:
-** certainly not); NULL when the query text, the stored filter or the value
-** is NULL; an error "<fname>: ..." for a query or filter it refuses. */
-typedef int (*stored_contains_fn)(const filter_view *f, filter_hash h);
+** result is 1 if the value may be in the filter, 0 if it certainly is not;
+** NULL when the query text, the stored filter or the value is NULL; an
+** error "<fname>: ..." for a query or filter it refuses. */
 void stored_probe(sqlite3_context *ctx, sqlite3_value **argv,
-                  const char *fname, unsigned kind,
-                  stored_contains_fn contains);
+                  const char *fname, unsigned kind);
 
 /* Registers probe as name(query, value) with the flags a function that runs
 ** the SQL it is given needs, and a per-connection guard against a query
