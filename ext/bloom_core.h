@@ -3,9 +3,10 @@
 ** Plain C: no SQLite header.
 **
 ** Layout (FORMAT.md): m bits in blocks of 512 bits (one cache line).  For an
-** item with hash (h1, h2), g_i = h1 + i*h2 (mod 2^64).  g_0 picks the block
-** as floor(h1 * blocks / 2^64); g_1..g_k each pick a bit of that block with
-** their top 9 bits.  One probe touches one cache line.
+** item with hash (h1, h2), the block is floor(h1 * blocks / 2^64), and bit
+** i (0 <= i < k) of that block is 9-bit chunk i mod 7, low chunk first, of
+** the word h1 + (i/7 + 1) * h2 (mod 2^64).  One probe touches one cache
+** line.
 */
 #ifndef BLOOM_CORE_H
 #define BLOOM_CORE_H

@@ -9,9 +9,11 @@
 **    WHERE name = 'visited';
 **   SELECT name, i.* FROM filters, bloom_info(filters.f) AS i;
 **
-** This file is the entry point: it registers the SQL functions, each of
-** which lives in its own sql_<name>.c file over the plain-C core
-** (bloom_core.c, filter_format.c, filter_hash.c).
+** This file is the entry point: it registers the SQL functions, which live
+** in sql_<name>.c files (bloom_union, bloom_intersect and bloom_merge share
+** sql_bloom_algebra.c; bloom_version is here) over the plain-C core
+** (filter_format.c, filter_hash.c, filter_key.c, bloom_core.c,
+** cuckoo_core.c).
 */
 #define BLOOM_EXT_MAIN
 #include "sql_common.h"

@@ -51,12 +51,18 @@ static void sql_cuckoo_add(sqlite3_context *ctx, int argc,
                 cuckoo_max_copies(f.h.buckets));
       break;
     case CUCKOO_FULL:
-      sql_error(ctx, fname,
-                "the filter is full: no room for the value after %d "
-                "relocations (%llu items in %llu slots); rebuild it with a "
-                "larger n",
-                CUCKOO_MAX_KICKS, (unsigned long long)f.h.inserted,
-                (unsigned long long)slots);
+      if (f.h.buckets == 1) /* no other bucket to relocate to */
+        sql_error(ctx, fname,
+                  "the filter is full: its one bucket holds %llu items; "
+                  "rebuild it with a larger n",
+                  (unsigned long long)f.h.inserted);
+      else
+        sql_error(ctx, fname,
+                  "the filter is full: no room for the value after %d "
+                  "relocations (%llu items in %llu slots); rebuild it with "
+                  "a larger n",
+                  CUCKOO_MAX_KICKS, (unsigned long long)f.h.inserted,
+                  (unsigned long long)slots);
       break;
   }
   sqlite3_free(out);

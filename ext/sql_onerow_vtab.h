@@ -1,6 +1,6 @@
 /*
 ** The shared frame of this extension's table-valued functions (bloom_info,
-** bloom_ref, bloom_plan): eponymous virtual tables that take their
+** bloom_ref, bloom_plan, cuckoo_info): eponymous virtual tables that take their
 ** arguments through HIDDEN columns and produce at most one row.
 **
 ** A module fills in an onerow_spec and supplies xOpen/xClose/xFilter/

@@ -28,7 +28,7 @@ SELECT name, i.bits, i.hashes, i.bytes, i.inserted,
 -- Probing many rows: bloom_probe runs the query that names the stored
 -- filter once per statement, so the cost per row does not grow with the
 -- filter.  200,000 candidate URLs, a quarter of them visited (50,000
--- members and about 1% of the 150,000 others: ~51,500 "maybe").
+-- members and about 1% of the 150,000 others: ~51,400 "maybe").
 SELECT count(*) AS candidates,
        sum(bloom_probe('SELECT f FROM filters WHERE name = ''visited''',
                        'https://example.com/page/' || value)) AS maybe_visited

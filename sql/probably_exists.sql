@@ -9,7 +9,8 @@
 .mode box
 
 ATTACH ':memory:' AS archive;
--- 1,000 archived keys, stored in mixed case: the match is on lower(key).
+-- 1,000 archived keys, stored in upper case: the match is on lower(key),
+-- which no index on archive.seen serves.
 CREATE TABLE archive.seen(key TEXT);
 INSERT INTO archive.seen
   SELECT printf('KEY-%06d', value * 5) FROM generate_series(1, 1000);
