@@ -18,12 +18,7 @@ static void sql_bloom_empty(sqlite3_context *ctx, int argc,
     return;
   }
   if (argc > 1) {
-    st = sql_fpr_arg(ctx, fname, argv[1], &p);
-    if (st == ARG_ERROR) return;
-    if (st == ARG_NULL) {
-      sql_error(ctx, fname, "p must be a number in (0,1), got NULL");
-      return;
-    }
+    if (sql_fpr_arg(ctx, fname, argv[1], &p) != ARG_OK) return;
   }
   bloom_plan plan;
   unsigned char *blob = sql_new_bloom(ctx, fname, n, p, &plan);

@@ -55,9 +55,8 @@ static int plan_filter(sqlite3_vtab_cursor *cur, int idx_num,
   if (st == ARG_ERROR) return onerow_error(cur, "%s", why);
   if (st == ARG_NULL) return onerow_error(cur, "n must be an integer >= 1, got NULL");
   if (args[1]) {
-    st = read_fpr(args[1], &p, why, sizeof why);
-    if (st == ARG_ERROR) return onerow_error(cur, "%s", why);
-    if (st == ARG_NULL) return onerow_error(cur, "p must be a number in (0,1), got NULL");
+    if (read_fpr(args[1], &p, why, sizeof why) != ARG_OK)
+      return onerow_error(cur, "%s", why);
   }
   /* Any plan whose figures fit SQLite's INTEGER (bits < 2^63), even one
   ** far over the connection's blob limit. */

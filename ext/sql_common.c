@@ -202,7 +202,6 @@ arg_status read_capacity(sqlite3_value *arg, uint64_t *n, char *err,
 arg_status read_fpr(sqlite3_value *arg, double *p, char *err,
                     size_t err_size) {
   int type = sqlite3_value_type(arg);
-  if (type == SQLITE_NULL) return ARG_NULL;
   if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
     double v = sqlite3_value_double(arg);
     if (v >= BLOOM_MIN_FPR && v < 1.0) {
@@ -285,12 +284,7 @@ int sql_group_params(sqlite3_context *ctx, const char *fname, int argc,
     from_data = st == ARG_NULL;
   }
   if (argc >= 3) {
-    arg_status st = sql_fpr_arg(ctx, fname, argv[2], &p);
-    if (st == ARG_ERROR) return -1;
-    if (st == ARG_NULL) {
-      sql_error(ctx, fname, "p must be a number in (0,1), got NULL");
-      return -1;
-    }
+    if (sql_fpr_arg(ctx, fname, argv[2], &p) != ARG_OK) return -1;
   }
   if (!g->started) {
     g->started = 1;

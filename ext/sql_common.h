@@ -70,7 +70,8 @@ arg_status read_capacity(sqlite3_value *arg, uint64_t *n, char *err,
                          size_t err_size);
 arg_status sql_capacity_arg(sqlite3_context *ctx, const char *fname,
                             sqlite3_value *arg, uint64_t *n);
-/* p: an INTEGER or REAL with BLOOM_MIN_FPR <= p < 1. */
+/* p: an INTEGER or REAL with BLOOM_MIN_FPR <= p < 1; NULL is an error too
+** (no function takes a NULL p): never ARG_NULL. */
 arg_status read_fpr(sqlite3_value *arg, double *p, char *err, size_t err_size);
 arg_status sql_fpr_arg(sqlite3_context *ctx, const char *fname,
                        sqlite3_value *arg, double *p);

@@ -28,7 +28,6 @@ typedef struct cbuild_state {
   group_params params;
   int failed;           /* a step set an error: the final only frees */
   cuckoo_plan plan;     /* n given: planned on the first row */
-  uint64_t slots;       /* n given: buckets * 4, a hard ceiling */
   hash_collector seen;  /* the hashes seen, repeats dropped now and then */
 } cbuild_state;
 
@@ -50,9 +49,7 @@ static int build_params(sqlite3_context *ctx, cbuild_state *s, int argc,
   int first = sql_group_params(ctx, fname, argc, argv, &s->params);
   if (first != 1) return first;
   const group_params *g = &s->params;
-  if (plan(ctx, g->sized_from_data ? 1 : g->n, g->p, &s->plan) != 0) return -1;
-  s->slots = g->sized_from_data ? 0 : s->plan.buckets * CUCKOO_SLOTS_PER_BUCKET;
-  return 0;
+  return plan(ctx, g->sized_from_data ? 1 : g->n, g->p, &s->plan);
 }
 
 static void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
@@ -74,14 +71,17 @@ static void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
     return;
   }
   /* With n given, more distinct values than slots can never fit: stop
-  ** reading the group. */
-  int rc = collector_add(ctx, &s->seen, h, (size_t)s->slots);
+  ** reading the group (0: no ceiling, sized from the data). */
+  uint64_t slots = s->params.sized_from_data
+                       ? 0
+                       : s->plan.buckets * CUCKOO_SLOTS_PER_BUCKET;
+  int rc = collector_add(ctx, &s->seen, h, (size_t)slots);
   if (rc == 1)
     sql_error(ctx, fname,
               "capacity exceeded: more than %llu distinct values, and a "
               "filter for n = %llu has %llu slots",
-              (unsigned long long)s->slots, (unsigned long long)s->params.n,
-              (unsigned long long)s->slots);
+              (unsigned long long)slots, (unsigned long long)s->params.n,
+              (unsigned long long)slots);
   if (rc != 0) s->failed = 1;
 }
 

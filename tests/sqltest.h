@@ -2,9 +2,9 @@
 ** Helpers shared by the SQL-level tests (tests/sql/test_*.c): a seeded
 ** splitmix64, little-endian field access, exact-size heap copies, statement
 ** arguments (arg, ARGS, NOARGS), one-row queries (q_int, q_real, q_blob),
-** error checks (run_for_error, expect_error), and open_db, which loads the
-** extension from $BLOOM_SO (or ./bloom.so), or, built with -DBLOOM_STATIC
-** -DSQLITE_CORE, registers the compiled-in extension with
+** error checks (run_for_error, error_starts, expect_error), and open_db,
+** which loads the extension from $BLOOM_SO (or ./bloom.so), or, built with
+** -DBLOOM_STATIC -DSQLITE_CORE, registers the compiled-in extension with
 ** sqlite3_auto_extension.
 **
 ** Every function is static inline, so a test that uses only some of them
@@ -275,22 +275,46 @@ static inline int run_for_error(sqlite3 *db, const char *sql, const arg *a,
   return failed;
 }
 
-/* One check: sql fails with a message starting with prefix, and with
-** primary and extended code want_code unless want_code is 0. */
-static inline void expect_error(sqlite3 *db, const char *name, const char *sql,
-                                const arg *a, int n, const char *prefix,
-                                int want_code) {
+/* The core of error_starts and expect_error: 1 if sql fails with a message
+** starting with prefix, and with primary and extended code want_code
+** unless want_code is 0; else 0, with what happened in why. */
+static inline int error_verdict(sqlite3 *db, const char *sql, const arg *a,
+                                int n, const char *prefix, int want_code,
+                                char *why, size_t why_size) {
   char msg[512];
   int code = 0, xcode = 0;
   int failed = run_for_error(db, sql, a, n, msg, sizeof msg, &code, &xcode);
   int pass = failed && strncmp(msg, prefix, strlen(prefix)) == 0 &&
              (want_code == 0 || (code == want_code && xcode == want_code));
-  if (!tap_ok(pass, "%s: error starting \"%s\"", name, prefix)) {
-    if (!failed)
-      tap_diag("  no error from: %s", sql);
-    else
-      tap_diag("  got code %d/%d \"%s\"", code, xcode, msg);
-  }
+  if (pass)
+    why[0] = '\0';
+  else if (!failed)
+    snprintf(why, why_size, "no error from: %s", sql);
+  else
+    snprintf(why, why_size, "got code %d/%d \"%s\", wanted \"%s...\"", code,
+             xcode, msg, prefix);
+  return pass;
+}
+
+/* 1 if sql fails with a message starting with prefix; else 0, with a
+** diagnostic. */
+static inline int error_starts(sqlite3 *db, const char *sql, const arg *a,
+                               int n, const char *prefix) {
+  char why[1024];
+  int pass = error_verdict(db, sql, a, n, prefix, 0, why, sizeof why);
+  if (!pass) tap_diag("  %s", why);
+  return pass;
+}
+
+/* One check: sql fails with a message starting with prefix, and with
+** primary and extended code want_code unless want_code is 0. */
+static inline void expect_error(sqlite3 *db, const char *name, const char *sql,
+                                const arg *a, int n, const char *prefix,
+                                int want_code) {
+  char why[1024];
+  int pass = error_verdict(db, sql, a, n, prefix, want_code, why, sizeof why);
+  if (!tap_ok(pass, "%s: error starting \"%s\"", name, prefix))
+    tap_diag("  %s", why);
 }
 
 /* ---- databases ------------------------------------------------------------- */

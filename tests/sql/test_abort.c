@@ -31,7 +31,9 @@
 #include "sqlhelp.h"
 #include "tap.h"
 
-#define SERIES(n)                                                         \
+/* A recursive CTE of the integers 1..n as s(x) (tests/sqltest.h's
+** SERIES(lo, hi) takes SQL text; this one a literal). */
+#define SERIES_1_TO(n)                                                    \
   "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE " \
   "x < " #n ") "
 
@@ -39,9 +41,9 @@ static sqlite3 *db;
 
 static const char SETUP[] =
     "CREATE TABLE t(x INTEGER, g INTEGER);"
-    "INSERT INTO t " SERIES(2000) "SELECT x, x % 10 FROM s;"
+    "INSERT INTO t " SERIES_1_TO(2000) "SELECT x, x % 10 FROM s;"
     "CREATE TABLE t200(x INTEGER);"
-    "INSERT INTO t200 " SERIES(200) "SELECT x FROM s;"
+    "INSERT INTO t200 " SERIES_1_TO(200) "SELECT x FROM s;"
     "CREATE TABLE tg(x INTEGER, g INTEGER);"
     "CREATE INDEX tg_g ON tg(g);"
     "INSERT INTO tg SELECT x, x % 10 FROM t;"
@@ -106,33 +108,48 @@ typedef struct sweep_case {
   const char *sql;
   const char *check; /* after each run: must give 1 */
   const char *reset; /* after each run */
+  int tail;          /* the unseen tail (see INTERRUPT_TAIL), if longer */
 } sweep_case;
 
 static const sweep_case SWEEPS[] = {
     {"bloom_build over 200 rows", "SELECT bloom_build(x, 200, 0.01) FROM t200",
-     NULL, NULL},
+     NULL, NULL, 0},
     {"bloom_build(v) sized from the data", "SELECT bloom_build(x) FROM t200",
-     NULL, NULL},
+     NULL, NULL, 0},
     {"GROUP BY bloom_build", "SELECT x % 7, bloom_build(x, 100, 0.01) FROM t200"
-     " GROUP BY 1", NULL, NULL},
+     " GROUP BY 1", NULL, NULL, 0},
     {"GROUP BY bloom_build(v) sized from the data",
-     "SELECT x % 3, bloom_build(x) FROM t200 GROUP BY 1", NULL, NULL},
-    {"bloom_merge", "SELECT bloom_merge(f) FROM parts", NULL, NULL},
+     "SELECT x % 3, bloom_build(x) FROM t200 GROUP BY 1", NULL, NULL, 0},
+    {"bloom_merge", "SELECT bloom_merge(f) FROM parts", NULL, NULL, 0},
     {"GROUP BY bloom_merge", "SELECT g, bloom_merge(f) FROM parts GROUP BY g",
-     NULL, NULL},
+     NULL, NULL, 0},
     {"bloom_ref probe", "SELECT count(*) FROM bloom_ref((SELECT f FROM filt"
      " WHERE name = 'a')) AS r CROSS JOIN t200 WHERE bloom_test(r.filter, t200.x)",
-     NULL, NULL},
+     NULL, NULL, 0},
     {"bloom_probe", "SELECT count(*) FROM t200 WHERE bloom_probe('SELECT f"
-     " FROM filt WHERE name = ''a''', t200.x)", NULL, NULL},
+     " FROM filt WHERE name = ''a''', t200.x)", NULL, NULL, 0},
     {"bloom_probe whose query builds its filter", "SELECT count(*) FROM t200"
      " WHERE bloom_probe('SELECT bloom_build(x, 200, 0.01) FROM t200', t200.x)",
-     NULL, NULL},
+     NULL, NULL, 0},
     {"bloom_info correlated", "SELECT g, i.bits_set FROM parts,"
-     " bloom_info(parts.f) AS i", NULL, NULL},
+     " bloom_info(parts.f) AS i", NULL, NULL, 0},
+    /* The last batch is one whole row: the INSERT loop's opcodes and the
+    ** trigger's program, which has no check site (23 calls measured). */
     {"trigger-maintained insert", "INSERT INTO items SELECT x, x FROM t200"
-     " WHERE x <= 60", ITEMS_CHECK, RESET_ITEMS},
+     " WHERE x <= 60", ITEMS_CHECK, RESET_ITEMS, 32},
 };
+
+/* How many of the last progress calls of a statement may miss an
+** interrupt.  SQLite checks the interrupt flag once at each check site (a
+** jump opcode such as Next or Goto), and then calls the progress handler
+** once per VM opcode run since the previous site; so an interrupt raised
+** during the last batch of calls (the opcodes run between the statement's
+** last two check sites) is never seen, and the statement runs to the end.
+** That batch is 1 to 3 calls for the SELECTs here (measured; 4 allows one
+** opcode more in another SQLite version); a sweep_case with a longer one
+** says so.  An interrupt ignored anywhere else shows up as a run that
+** completed before the tail. */
+#define INTERRUPT_TAIL 4
 
 /* Stops the statement at every VM step in turn. */
 static void sweep(const sweep_case *c, int interrupt) {
@@ -149,6 +166,8 @@ static void sweep(const sweep_case *c, int interrupt) {
     return;
   }
   long long wrong = 0, leaks = 0, bad_checks = 0, stopped = 0, visited = 0;
+  long long first_complete = 0; /* the first n <= total that ran through */
+  long long tail = c->tail > INTERRUPT_TAIL ? c->tail : INTERRUPT_TAIL;
   long long step = sh_sweep_step(); /* 1: every step */
   for (long long n = 1; n <= total + 1;
        n = n >= total ? n + 1 : (n + step > total ? total : n + step)) {
@@ -159,15 +178,17 @@ static void sweep(const sweep_case *c, int interrupt) {
     int check = c->check ? sh_query_int(db, c->check) == 1 : 1;
     if (c->reset) sh_exec(db, c->reset);
     /* Stopped: SQLITE_INTERRUPT after a prefix of the rows.  An interrupt
-    ** raised during the last steps may go unseen (SQLite checks for it
-    ** only at some opcodes): then the whole result.  The handler's
-    ** non-zero return is always seen. */
+    ** raised during the last `tail` calls may go unseen (see
+    ** above): then the whole result.  The handler's non-zero return is
+    ** always seen. */
     int complete = got.rc == SQLITE_OK && got.digest.len == want.digest.len &&
                    is_prefix(&got.digest, &want.digest);
     int interrupted = got.rc == SQLITE_INTERRUPT &&
                       is_prefix(&got.digest, &want.digest);
     int ok = n > total ? complete
-                       : interrupted || (interrupt && complete);
+                       : interrupted || (interrupt && complete &&
+                                         n > total - tail);
+    if (n <= total && complete && !first_complete) first_complete = n;
     stopped += interrupted;
     wrong += !ok;
     leaks += leaked != 0;
@@ -177,12 +198,19 @@ static void sweep(const sweep_case *c, int interrupt) {
                "leaked %lld, check %d", n, got.rc, got.msg, got.rows, leaked,
                check);
   }
-  tap_ok(wrong == 0 && leaks == 0 && bad_checks == 0,
+  /* Every point before the end stops the statement (the handler's
+  ** return), or all but those in the unseen tail do (sqlite3_interrupt);
+  ** the point past the end never does. */
+  long long slack = 1 + (interrupt ? tail : 0);
+  tap_ok(wrong == 0 && leaks == 0 && bad_checks == 0 &&
+             stopped >= visited - slack,
          "%s: stopped by %s at %lld points (of %lld steps, and past "
-         "the end): %lld stopped with SQLITE_INTERRUPT, the rest ran to "
-         "the end; %lld wrong, %lld leaking, %lld failed checks",
+         "the end): %lld stopped with SQLITE_INTERRUPT (at least %lld), the "
+         "rest ran to the end (the first at %lld); %lld wrong, %lld leaking, "
+         "%lld failed checks",
          c->name, interrupt ? "sqlite3_interrupt" : "the progress handler",
-         visited, total, stopped, wrong, leaks, bad_checks);
+         visited, total, stopped, visited - slack, first_complete, wrong,
+         leaks, bad_checks);
   sh_str_free(&want.digest);
   sh_str_free(&got.digest);
 }
@@ -272,7 +300,8 @@ static void test_errors(void) {
 static void test_partial(void) {
   static const struct {
     const char *name, *sql;
-    int rows; /* step this many rows, then reset and finalize (-1: all) */
+    int rows; /* step this many rows (reading no column), then reset and
+                 finalize (-1: all) */
     int want_rows;
   } CASES[] = {
       {"LIMIT 3 over a grouped bloom_build",
@@ -294,8 +323,8 @@ static void test_partial(void) {
        " WHERE bloom_test(r.filter, t.x)", 5, 5},
       {"correlated bloom_info finalized after 1 row",
        "SELECT i.* FROM parts, bloom_info(parts.f) AS i", 1, 1},
-      {"bloom_plan finalized before its row was read",
-       "SELECT * FROM bloom_plan(1000000, 0.01)", 0, 0},
+      {"bloom_plan stepped to its row, reset and finalized without reading "
+       "a column", "SELECT * FROM bloom_plan(1000000, 0.01)", 1, 1},
   };
   for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
     int rows = 0, rc = SQLITE_OK;

@@ -15,15 +15,45 @@
 
 static sqlite3 *db;
 
-/* An error whose message starts with `prefix`. */
-static int fails_with(const char *sql, const char *prefix) {
-  char msg[300];
-  int rc = 0;
-  if (run_for_error(db, sql, NOARGS, msg, sizeof msg, &rc, NULL) &&
-      strncmp(msg, prefix, strlen(prefix)) == 0)
-    return 1;
-  tap_diag("  rc %d, message \"%s\", expected \"%s...\"", rc, msg, prefix);
-  return 0;
+/* ---- FORMAT.md's sizing rule, written from the document alone ------------
+** ("How this version places fingerprints and sizes filters"): B is the
+** smallest power of two with n <= floor(4B * L), L = 0.95 when B <= 2 and
+** min(0.95, 1 - 2 / sqrt(4B)) beyond; f is the smallest width in 4..64 with
+** fpr(n / 4B) <= 0.97 p, where fpr(load) = 1 - (1 - 1/(2^f - 1))^(8 load)
+** (4 load when B = 1); the blob is 64 + ceil(4Bf / 8) bytes. */
+static uint64_t spec_items(uint64_t buckets) {
+  long double slots = 4.0L * (long double)buckets, limit = 0.95L;
+  if (buckets > 2 && 1.0L - 2.0L / sqrtl(slots) < limit)
+    limit = 1.0L - 2.0L / sqrtl(slots);
+  return (uint64_t)floorl(slots * limit);
+}
+
+static double spec_fpr(double load, unsigned f, uint64_t buckets) {
+  long double compared = (buckets == 1 ? 4.0L : 8.0L) * (long double)load;
+  long double one_slot = 1.0L / (ldexpl(1.0L, (int)f) - 1.0L);
+  return (double)-expm1l(compared * log1pl(-one_slot));
+}
+
+typedef struct spec_plan {
+  uint64_t buckets, bytes;
+  unsigned f;
+} spec_plan;
+
+static spec_plan spec_plan_for(uint64_t n, double p) {
+  spec_plan sp = {1, 0, 64};
+  while (n > spec_items(sp.buckets)) sp.buckets *= 2;
+  double load = (double)n / (4.0 * (double)sp.buckets);
+  for (unsigned f = 4; f <= 64; f++)
+    if (spec_fpr(load, f, sp.buckets) <= 0.97 * p) {
+      sp.f = f;
+      break;
+    }
+  sp.bytes = 64 + (sp.buckets * 4 * sp.f + 7) / 8;
+  return sp;
+}
+
+static int rel_close(double a, double b, double tol) {
+  return fabs(a - b) <= tol * fmax(fabs(a), fabs(b));
 }
 
 /* ---- trigger-synced tables under random churn --------------------------- */
@@ -184,6 +214,10 @@ static void test_fill_until_failure(void) {
   int len;
   unsigned char *f =
       q_blob(db, "SELECT cuckoo_build(NULL, 1000)", NOARGS, &len);
+  if (f == NULL) { /* the loop below would add to NULL forever */
+    tap_ok(0, "cuckoo_build(NULL, 1000) gives an empty filter");
+    return;
+  }
   sqlite3_stmt *add = must_prep(db, "SELECT cuckoo_add(?1, ?2)");
   long long added = 0;
   char msg[300] = "";
@@ -205,11 +239,18 @@ static void test_fill_until_failure(void) {
   }
   sqlite3_finalize(add);
   char sql[300];
-  long long buckets;
+  long long buckets = 0;
   sqlite3_stmt *st = must_prep(db, "SELECT buckets FROM cuckoo_info(?1)");
   sqlite3_bind_blob(st, 1, f, len, SQLITE_STATIC);
-  buckets = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 1;
+  if (sqlite3_step(st) == SQLITE_ROW) buckets = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
+  if (buckets < 1) {
+    tap_ok(0, "cuckoo_info reads the filter that the adds filled (%s)",
+           sqlite3_errmsg(db));
+    free(before);
+    free(f);
+    return;
+  }
   double load = (double)added / (4.0 * (double)buckets);
   tap_ok(load >= 0.95 && strncmp(msg, "cuckoo_add: the filter is full", 30) == 0,
          "cuckoo_build(NULL, 1000) took %lld adds (%.2f%% of %lld slots) "
@@ -242,7 +283,7 @@ static void test_fill_until_failure(void) {
   sqlite3_finalize(st);
   /* The value whose add failed above fails again: same filter, same walk. */
   snprintf(sql, sizeof sql, "INSERT INTO t VALUES (%lld)", 1000000 + added);
-  int failed = fails_with(sql, "cuckoo_add: the filter is full");
+  int failed = error_starts(db, sql, NOARGS, "cuckoo_add: the filter is full");
   st = must_prep(db, "SELECT f = ?1 AND (SELECT count(*) FROM t) = 0 FROM ff");
   sqlite3_bind_blob(st, 1, f, len, SQLITE_STATIC);
   int same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
@@ -260,9 +301,9 @@ static void test_copies(void) {
   for (int i = 0; i < 8; i++)
     must_exec(db, "UPDATE c SET f = cuckoo_add(f, 'x')");
   double t0 = now();
-  int refused = fails_with("UPDATE c SET f = cuckoo_add(f, 'x')",
-                           "cuckoo_add: the value does not fit: its two "
-                           "buckets already hold 8 copies");
+  int refused = error_starts(db, "UPDATE c SET f = cuckoo_add(f, 'x')", NOARGS,
+                             "cuckoo_add: the value does not fit: its two "
+                             "buckets already hold 8 copies");
   double ms = 1000.0 * (now() - t0);
   tap_ok(refused && ms < 100.0,
          "the same value fits 8 times; the 9th add is an error after %.3f ms",
@@ -344,13 +385,13 @@ static void test_build(void) {
                NOARGS) == 1,
          "value rules as for Bloom: 42 = 42.0, '42' is another value, NULLs");
   t0 = now();
-  int exceeded = fails_with(
+  int exceeded = error_starts(db,
       "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s"
-      " WHERE x < 99) SELECT cuckoo_build(x, 10) FROM s",
+      " WHERE x < 99) SELECT cuckoo_build(x, 10) FROM s", NOARGS,
       "cuckoo_build: capacity exceeded");
-  int early = fails_with(
+  int early = error_starts(db,
       "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s"
-      " WHERE x < 99999999) SELECT cuckoo_build(x, 10) FROM s",
+      " WHERE x < 99999999) SELECT cuckoo_build(x, 10) FROM s", NOARGS,
       "cuckoo_build: capacity exceeded");
   tap_ok(exceeded && early,
          "more distinct values than fit: \"capacity exceeded\", also early "
@@ -393,7 +434,9 @@ static void test_params(void) {
       "SELECT cuckoo_build(1, 10, 1)", "p must be a number",
       "SELECT cuckoo_build(1, 10, 1e-13)", "p must be a number",
       "SELECT cuckoo_build(1, 10, '0.01')", "p must be a number",
-      "SELECT cuckoo_build(1, 10, NULL)", "p must be a number in (0,1), got NULL",
+      /* README.md: p is "a number with 1e-12 <= p < 1" */
+      "SELECT cuckoo_build(1, 10, NULL)",
+      "p must be a number with 1e-12 <= p < 1, got NULL",
       "SELECT cuckoo_build(x, 10 + x) FROM (SELECT 1 AS x UNION ALL SELECT 2)",
       "n and p must be the same on every row",
   };
@@ -401,7 +444,7 @@ static void test_params(void) {
   char prefix[200];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i += 2) {
     snprintf(prefix, sizeof prefix, "cuckoo_build: %s", bad[i + 1]);
-    ok &= fails_with(bad[i], prefix);
+    ok &= error_starts(db, bad[i], NOARGS, prefix);
   }
   tap_ok(ok, "bad n and p: errors that name cuckoo_build");
   int old = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 100000);
@@ -482,7 +525,7 @@ static void test_bad_blobs(void) {
                  fns[f], type_names[t]);
       else
         snprintf(prefix, sizeof prefix, "%s: not a filter", fns[f]);
-      ok &= fails_with(sql, prefix);
+      ok &= error_starts(db, sql, NOARGS, prefix);
     }
   }
   tap_ok(ok, "TEXT, INTEGER, REAL and an empty BLOB as the filter: errors");
@@ -503,20 +546,27 @@ static void test_bad_blobs(void) {
 /* ---- kinds, bloom_ref, info, flags -------------------------------------- */
 
 static void test_kinds(void) {
-  tap_ok(fails_with("SELECT * FROM bloom_info((SELECT cuckoo_build(1, 10)))",
-                    "bloom_info: got a cuckoo filter, expected a bloom "
-                    "filter") &&
-             fails_with("SELECT bloom_test(cuckoo_build(1, 10), 1)",
-                        "bloom_test: got a cuckoo filter, expected a bloom "
-                        "filter") &&
-             fails_with("SELECT cuckoo_test(bloom_build(1, 10), 1)",
-                        "cuckoo_test: got a bloom filter, expected a cuckoo "
-                        "filter") &&
-             fails_with("SELECT * FROM cuckoo_info((SELECT bloom_build(1, 10)))",
-                        "cuckoo_info: got a bloom filter, expected a cuckoo "
-                        "filter") &&
-             fails_with("SELECT cuckoo_add(bloom_build(1, 10), 1)",
-                        "cuckoo_add: got a bloom filter"),
+  tap_ok(error_starts(db,
+                      "SELECT * FROM bloom_info((SELECT cuckoo_build(1, 10)))",
+                      NOARGS,
+                      "bloom_info: got a cuckoo filter, expected a bloom "
+                      "filter") &&
+             error_starts(db, "SELECT bloom_test(cuckoo_build(1, 10), 1)",
+                          NOARGS,
+                          "bloom_test: got a cuckoo filter, expected a bloom "
+                          "filter") &&
+             error_starts(db, "SELECT cuckoo_test(bloom_build(1, 10), 1)",
+                          NOARGS,
+                          "cuckoo_test: got a bloom filter, expected a cuckoo "
+                          "filter") &&
+             error_starts(db,
+                          "SELECT * FROM cuckoo_info((SELECT bloom_build(1, "
+                          "10)))",
+                          NOARGS,
+                          "cuckoo_info: got a bloom filter, expected a cuckoo "
+                          "filter") &&
+             error_starts(db, "SELECT cuckoo_add(bloom_build(1, 10), 1)",
+                          NOARGS, "cuckoo_add: got a bloom filter"),
          "a filter of the other kind: an error naming the kind it got");
   must_exec(db, "CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);"
                 "CREATE TABLE t(v INTEGER);"
@@ -539,25 +589,39 @@ static void test_kinds(void) {
       "SELECT kind, version, hash, buckets, slots_per_bucket, fingerprint_bits,"
       " bytes, capacity, target_fpr, items, load_factor, estimated_fpr"
       " FROM filters, cuckoo_info(filters.f)");
+  /* 1000 values at n = 1000, p = 0.01: FORMAT.md's shape, load items / 4B
+  ** and estimated_fpr = fpr(load). */
+  const spec_plan sp = spec_plan_for(1000, 0.01);
+  const double load = 1000.0 / (4.0 * (double)sp.buckets);
   int ok = sqlite3_step(st) == SQLITE_ROW &&
            strcmp((const char *)sqlite3_column_text(st, 0), "cuckoo") == 0 &&
            sqlite3_column_int(st, 1) == 1 &&
            strcmp((const char *)sqlite3_column_text(st, 2),
                   "murmur3_x64_128") == 0 &&
-           sqlite3_column_int(st, 3) == 512 && sqlite3_column_int(st, 4) == 4 &&
-           sqlite3_column_int(st, 5) == 9 &&
-           sqlite3_column_int(st, 6) == 64 + 512 * 9 / 2 &&
+           (uint64_t)sqlite3_column_int64(st, 3) == sp.buckets &&
+           sqlite3_column_int(st, 4) == 4 &&
+           (unsigned)sqlite3_column_int(st, 5) == sp.f &&
+           (uint64_t)sqlite3_column_int64(st, 6) == sp.bytes &&
            sqlite3_column_int(st, 7) == 1000 &&
            sqlite3_column_double(st, 8) == 0.01 &&
            sqlite3_column_int(st, 9) == 1000 &&
-           sqlite3_column_double(st, 10) == 1000.0 / 2048.0 &&
-           sqlite3_column_double(st, 11) > 0.007 &&
-           sqlite3_column_double(st, 11) < 0.0097;
+           sqlite3_column_double(st, 10) == load &&
+           rel_close(sqlite3_column_double(st, 11),
+                     spec_fpr(load, sp.f, sp.buckets), 1e-9) &&
+           sqlite3_column_double(st, 11) <= 0.97 * 0.01;
+  if (!tap_ok(ok, "cuckoo_info: one row with the header's fields and the "
+                  "load (FORMAT.md: %llu buckets, f = %u, %llu bytes, "
+                  "estimated_fpr %.6g)",
+              (unsigned long long)sp.buckets, sp.f,
+              (unsigned long long)sp.bytes, spec_fpr(load, sp.f, sp.buckets)))
+    tap_diag("  got buckets %lld, f %d, bytes %lld, load %.17g, "
+             "estimated_fpr %.17g", (long long)sqlite3_column_int64(st, 3),
+             sqlite3_column_int(st, 5), (long long)sqlite3_column_int64(st, 6),
+             sqlite3_column_double(st, 10), sqlite3_column_double(st, 11));
   sqlite3_finalize(st);
-  tap_ok(ok, "cuckoo_info: one row with the header's fields and the load");
   tap_ok(q_int(db, "SELECT count(*) FROM cuckoo_info(NULL)", NOARGS) == 0 &&
-             fails_with("SELECT * FROM cuckoo_info",
-                        "cuckoo_info: needs a filter argument"),
+             error_starts(db, "SELECT * FROM cuckoo_info", NOARGS,
+                          "cuckoo_info: needs a filter argument"),
          "cuckoo_info: no row for NULL; an error without an argument");
   must_exec(db, "DROP TABLE filters; DROP TABLE t;");
 
