@@ -3,8 +3,10 @@
 ** ext/FORMAT.md alone (it shares no code with ext/), so the tests and the
 ** fuzz targets can compare the extension's verdict on a blob with the
 ** document's: spec_bloom_valid() applies checks 1-4 (kind 1),
-** spec_cuckoo_valid() checks 1-3 and 5 (kind 2).  Sizes are compared in
-** 128-bit arithmetic here, a different way from the extension's divisions.
+** spec_cuckoo_valid() checks 1-3 and 5 (kind 2).  A cuckoo body's size is
+** compared in 128-bit arithmetic here (buckets * 4 * f cannot wrap), a
+** different way from the extension's divisions; a Bloom body's as
+** bits / 8 == length - 64, the way FORMAT.md prescribes.
 */
 #ifndef BLOOM_SPEC_H
 #define BLOOM_SPEC_H
@@ -55,12 +57,6 @@ enum {
   SPEC_OFF_BITS = 16, SPEC_OFF_CAPACITY = 24, SPEC_OFF_FPR = 32,
   SPEC_OFF_INSERTED = 40, SPEC_OFF_RESERVED = 48
 };
-
-/* The kind byte of something that starts like a filter, else 0. */
-static inline unsigned spec_kind(const unsigned char *b, size_t len) {
-  if (len < SPEC_HEADER || memcmp(b, "BLMF", 4) != 0) return 0;
-  return b[SPEC_OFF_KIND];
-}
 
 /* FORMAT.md's checks 1-3 (common to every kind) for the given kind. */
 static inline int spec_common_valid(const unsigned char *b, size_t len,

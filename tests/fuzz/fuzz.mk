@@ -83,7 +83,11 @@ $(BUILD)/fuzz/gen-corpus: $(FUZZ_DIR)/gen_corpus.c $(FUZZ_HEADERS) $(call fuzz_e
 fuzz-corpus: $(BUILD)/fuzz/gen-corpus
 	$(BUILD)/fuzz/gen-corpus $(FUZZ_DIR)/corpus
 
-fuzz-build: deps fuzz-deps $(FUZZ_BINS)
+# One step after another (as `make test` does): deps and fuzz-deps may run
+# apt-get, which must finish before anything compiles, and not overlap.
+fuzz-build: deps
+	$(MAKE) fuzz-deps
+	$(MAKE) $(FUZZ_BINS)
 
 fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh $(FUZZ_DIR)/run-fuzz.sh $(BUILD)/fuzz \

@@ -1,8 +1,7 @@
 /*
 ** Fuzz target "build": build parameters plus a short list of values through
 ** bloom_build, then bloom_test of every value (no false negative), checked
-** against bloom_empty + bloom_add and bloom_plan; cuckoo_build likewise when
-** registered.
+** against bloom_empty + bloom_add and bloom_plan; cuckoo_build likewise.
 **
 ** Input: [mode][n: 8 bytes][p: 8 bytes][values]
 **   mode & 3         n as INTEGER, REAL (the 8 bytes' bits), NULL, or TEXT
@@ -22,7 +21,7 @@
 **  - with n given, bloom_empty(n, p) fails with the same message or
 **    succeeds, and adding the values to it one by one gives the same bytes as
 **    bloom_build; bloom_plan(n, p) reports that size, bits and hashes;
-**  - cuckoo_build (when registered): a filter it returns is valid by
+**  - cuckoo_build: a filter it returns is valid by
 **    FORMAT.md and holds every value.
 */
 #include "fuzz_common.h"
@@ -45,30 +44,12 @@ static void init(void) {
   s_plan[1] = fz_prepare("SELECT bytes, bits, hashes FROM bloom_plan(?1, ?2)");
   s_add = fz_prepare("SELECT bloom_add(?1, ?2)");
   s_test = fz_prepare("SELECT bloom_test(?1, ?2)");
-  if (fz_has("cuckoo_build"))
-    s_cbuild = fz_prepare_opt("SELECT cuckoo_build(x, ?1, ?2) FROM v", 1);
-  if (fz_has("cuckoo_test"))
-    s_ctest = fz_prepare_opt("SELECT cuckoo_test(?1, ?2)", 1);
-}
-
-typedef struct param {
-  int type; /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_NULL, SQLITE_TEXT */
-  sqlite3_int64 i;
-  double d;
-  char text[32];
-} param;
-
-static void bind_param(sqlite3_stmt *st, int idx, const param *p) {
-  switch (p->type) {
-    case SQLITE_INTEGER: sqlite3_bind_int64(st, idx, p->i); break;
-    case SQLITE_FLOAT: sqlite3_bind_double(st, idx, p->d); break;
-    case SQLITE_TEXT: sqlite3_bind_text(st, idx, p->text, -1, SQLITE_STATIC); break;
-    default: sqlite3_bind_null(st, idx); break;
-  }
+  s_cbuild = fz_prepare("SELECT cuckoo_build(x, ?1, ?2) FROM v");
+  s_ctest = fz_prepare("SELECT cuckoo_test(?1, ?2)");
 }
 
 /* The value as SQLite hands it to a function: NaN is NULL. */
-static int is_null(const param *p) {
+static int is_null(const fz_value *p) {
   return p->type == SQLITE_NULL || (p->type == SQLITE_FLOAT && isnan(p->d));
 }
 
@@ -115,7 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_value vals[FZ_MAX_VALUES];
   size_t nv = fz_decode_values(data + at, size - at, vals, FZ_MAX_VALUES);
 
-  param n, p;
+  fz_value n, p;
+  char ntext[32];
   memset(&n, 0, sizeof n);
   memset(&p, 0, sizeof p);
   switch (mode & 3) {
@@ -124,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 2: n.type = SQLITE_NULL; break;
     default:
       n.type = SQLITE_TEXT;
-      snprintf(n.text, sizeof n.text, "%lld", (long long)nraw);
+      n.n = snprintf(ntext, sizeof ntext, "%lld", (long long)nraw);
+      n.p = (const unsigned char *)ntext;
       break;
   }
   const int p_form = (mode >> 2) & 3; /* 3: omitted */
@@ -147,8 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   sqlite3_stmt *b = s_build[args - 1];
-  if (args >= 2) bind_param(b, 1, &n);
-  if (args == 3) bind_param(b, 2, &p);
+  if (args >= 2) fz_bind_value(b, 1, &n);
+  if (args == 3) fz_bind_value(b, 2, &p);
   fz_result built;
   fz_step(b, "bloom_build", &built, 0);
   if (built.rc == SQLITE_DONE) fz_die("bloom_build gave no row");
@@ -175,8 +158,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* With n given: bloom_empty agrees, and empty + adds = build. */
   if (!from_data && nv > 0) {
     sqlite3_stmt *e = s_empty[args - 2];
-    bind_param(e, 1, &n);
-    if (args == 3) bind_param(e, 2, &p);
+    fz_bind_value(e, 1, &n);
+    if (args == 3) fz_bind_value(e, 2, &p);
     fz_result r;
     fz_step(e, "bloom_empty", &r, 0);
     if (fz_ok(&r) != (built.rc == SQLITE_ROW))
@@ -201,8 +184,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fz_die("bloom_empty + bloom_add differs from bloom_build");
 
       sqlite3_stmt *pl = s_plan[args - 2];
-      bind_param(pl, 1, &n);
-      if (args == 3) bind_param(pl, 2, &p);
+      fz_bind_value(pl, 1, &n);
+      if (args == 3) fz_bind_value(pl, 2, &p);
       fz_result q;
       fz_step(pl, "bloom_plan", &q, 1);
       if (q.rc != SQLITE_ROW) fz_die("bloom_plan fails where bloom_build works (%s)", q.msg);
@@ -216,15 +199,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   fz_result_free(&built);
 
-  if (s_cbuild && args == 3) {
-    bind_param(s_cbuild, 1, &n);
-    bind_param(s_cbuild, 2, &p);
+  if (args == 3) {
+    fz_bind_value(s_cbuild, 1, &n);
+    fz_bind_value(s_cbuild, 2, &p);
     fz_result c;
     fz_step(s_cbuild, "cuckoo_build", &c, 0);
     if (c.rc == SQLITE_ROW && c.type == SQLITE_BLOB) {
       if (!spec_cuckoo_valid(c.blob, c.len))
         fz_die("cuckoo_build wrote a blob FORMAT.md rejects");
-      if (s_ctest) holds_all(s_ctest, "cuckoo_test", &c, vals, nv, "cuckoo_build");
+      holds_all(s_ctest, "cuckoo_test", &c, vals, nv, "cuckoo_build");
     }
     fz_result_free(&c);
   }

@@ -75,36 +75,15 @@ static inline void fz_open(void) {
   atexit(fz_close);
 }
 
-/* Prepares sql for the whole run; NULL (when optional) if it does not
-** prepare, e.g. a function that this build does not register. */
-static inline sqlite3_stmt *fz_prepare_opt(const char *sql, int optional) {
+/* Prepares sql for the whole run; every function it names must be
+** registered. */
+static inline sqlite3_stmt *fz_prepare(const char *sql) {
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(fz_db, sql, -1, &st, NULL) != SQLITE_OK) {
-    if (!optional) fz_die("prepare %s: %s", sql, sqlite3_errmsg(fz_db));
-    sqlite3_finalize(st);
-    return NULL;
-  }
+  if (sqlite3_prepare_v2(fz_db, sql, -1, &st, NULL) != SQLITE_OK)
+    fz_die("prepare %s: %s", sql, sqlite3_errmsg(fz_db));
   if (fz_nstmts == FZ_MAX_STMTS) fz_die("too many statements");
   fz_stmts[fz_nstmts++] = st;
   return st;
-}
-#define fz_prepare(sql) fz_prepare_opt((sql), 0)
-
-/* 1 if a scalar/aggregate function or a table-valued function (module) of
-** that name is registered. */
-static inline int fz_has(const char *name) {
-  sqlite3_stmt *st;
-  int found = 0;
-  if (sqlite3_prepare_v2(fz_db,
-                         "SELECT 1 FROM pragma_function_list WHERE name = ?1 "
-                         "UNION ALL SELECT 1 FROM pragma_module_list "
-                         "WHERE name = ?1",
-                         -1, &st, NULL) != SQLITE_OK)
-    fz_die("pragma: %s", sqlite3_errmsg(fz_db));
-  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-  found = sqlite3_step(st) == SQLITE_ROW;
-  sqlite3_finalize(st);
-  return found;
 }
 
 /* An exactly sized heap copy (malloc(1) for 0 bytes), for SQLITE_STATIC. */

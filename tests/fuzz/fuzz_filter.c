@@ -1,10 +1,10 @@
 /*
 ** Fuzz target "filter": one blob plus probe values through every function
 ** that reads one filter: bloom_test, bloom_add, bloom_count, bloom_info,
-** bloom_union/intersect of the blob with itself, cuckoo_test/add/delete/info
-** when registered, and bloom_ref: alone, and feeding its reference to each of
-** those functions; and bloom_probe / cuckoo_probe, given a query that reads
-** the blob from a table.
+** bloom_union/intersect of the blob with itself, cuckoo_test/add/delete/info,
+** and bloom_ref: alone, and feeding its reference to each of those
+** functions; and bloom_probe / cuckoo_probe, given a query that reads the
+** blob from a table.
 **
 ** Input: [blob][values][t]: the last byte t is the length of the value
 ** section before it (clamped to what is there); the blob is the rest, from
@@ -15,10 +15,12 @@
 ** Invariants (abort on failure):
 **  - every reader agrees with FORMAT.md (as bloom_spec.h reads it): a Bloom
 **    reader accepts the blob iff it is a valid kind 1 filter, a cuckoo reader
-**    iff a valid kind 2 filter (cuckoo_add may also refuse a full one), and
-**    bloom_ref iff either;
+**    iff a valid kind 2 filter (cuckoo_add may also refuse a valid one, but
+**    only as full or as holding the value too many times), and bloom_ref iff
+**    either;
 **  - every error names its function;
-**  - bloom_info reports bytes = the blob's length and the header's fields;
+**  - bloom_info reports bytes = the blob's length, the header's fields,
+**    version 1 and hash 'murmur3_x64_128';
 **  - bloom_add, union and intersect write valid blobs of the same size;
 **    after bloom_add of a value, bloom_test of it is 1 (no false negative);
 **    adding values one by one equals adding them in one call;
@@ -39,33 +41,32 @@ static sqlite3_stmt *s_store, *s_probe, *s_cprobe;
 ** probe value. */
 typedef struct ref_pair {
   const char *fname, *direct, *via_ref;
-  int cuckoo; /* needs a cuckoo function */
   sqlite3_stmt *d, *r;
 } ref_pair;
 
 static ref_pair pairs[] = {
     {"bloom_test", "SELECT bloom_test(?1, ?2)",
-     "SELECT bloom_test(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0, 0},
+     "SELECT bloom_test(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0},
     {"bloom_add", "SELECT bloom_add(?1, ?2)",
-     "SELECT bloom_add(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0, 0},
+     "SELECT bloom_add(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0},
     {"bloom_count", "SELECT bloom_count(?1), ?2",
-     "SELECT bloom_count(r.filter), ?2 FROM bloom_ref(?1) AS r", 0, 0, 0},
+     "SELECT bloom_count(r.filter), ?2 FROM bloom_ref(?1) AS r", 0, 0},
     {"bloom_info", "SELECT bits_set, ?2 FROM bloom_info(?1)",
      "SELECT i.bits_set, ?2 FROM bloom_ref(?1) AS r, bloom_info(r.filter) AS i",
-     0, 0, 0},
+     0, 0},
     {"bloom_union", "SELECT bloom_union(?1, ?1), ?2",
-     "SELECT bloom_union(r.filter, ?1), ?2 FROM bloom_ref(?1) AS r", 0, 0, 0},
+     "SELECT bloom_union(r.filter, ?1), ?2 FROM bloom_ref(?1) AS r", 0, 0},
     {"bloom_merge", "SELECT bloom_merge(?1), ?2",
-     "SELECT bloom_merge(r.filter), ?2 FROM bloom_ref(?1) AS r", 0, 0, 0},
+     "SELECT bloom_merge(r.filter), ?2 FROM bloom_ref(?1) AS r", 0, 0},
     {"cuckoo_test", "SELECT cuckoo_test(?1, ?2)",
-     "SELECT cuckoo_test(r.filter, ?2) FROM bloom_ref(?1) AS r", 1, 0, 0},
+     "SELECT cuckoo_test(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0},
     {"cuckoo_add", "SELECT cuckoo_add(?1, ?2)",
-     "SELECT cuckoo_add(r.filter, ?2) FROM bloom_ref(?1) AS r", 1, 0, 0},
+     "SELECT cuckoo_add(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0},
     {"cuckoo_delete", "SELECT cuckoo_delete(?1, ?2)",
-     "SELECT cuckoo_delete(r.filter, ?2) FROM bloom_ref(?1) AS r", 1, 0, 0},
+     "SELECT cuckoo_delete(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0},
     {"cuckoo_info", "SELECT items, ?2 FROM cuckoo_info(?1)",
      "SELECT i.items, ?2 FROM bloom_ref(?1) AS r, cuckoo_info(r.filter) AS i",
-     1, 0, 0},
+     0, 0},
 };
 #define NPAIRS (sizeof pairs / sizeof pairs[0])
 
@@ -83,19 +84,17 @@ static void init(void) {
   s_ref = fz_prepare("SELECT typeof(filter) FROM bloom_ref(?1)");
   s_union = fz_prepare("SELECT bloom_union(?1, ?1)");
   s_intersect = fz_prepare("SELECT bloom_intersect(?1, ?1)");
-  if (fz_has("cuckoo_test")) s_ctest = fz_prepare_opt("SELECT cuckoo_test(?1, ?2)", 1);
-  if (fz_has("cuckoo_add")) s_cadd = fz_prepare_opt("SELECT cuckoo_add(?1, ?2)", 1);
-  if (fz_has("cuckoo_delete")) s_cdel = fz_prepare_opt("SELECT cuckoo_delete(?1, ?2)", 1);
-  if (fz_has("cuckoo_info")) s_cinfo = fz_prepare_opt("SELECT bytes FROM cuckoo_info(?1)", 1);
+  s_ctest = fz_prepare("SELECT cuckoo_test(?1, ?2)");
+  s_cadd = fz_prepare("SELECT cuckoo_add(?1, ?2)");
+  s_cdel = fz_prepare("SELECT cuckoo_delete(?1, ?2)");
+  s_cinfo = fz_prepare("SELECT bytes FROM cuckoo_info(?1)");
   fz_exec("CREATE TABLE stored(f BLOB)");
   s_store = fz_prepare("REPLACE INTO stored(rowid, f) VALUES (1, ?1)");
   s_probe = fz_prepare("SELECT bloom_probe('SELECT f FROM stored', ?1)");
-  if (fz_has("cuckoo_probe"))
-    s_cprobe = fz_prepare_opt("SELECT cuckoo_probe('SELECT f FROM stored', ?1)", 1);
+  s_cprobe = fz_prepare("SELECT cuckoo_probe('SELECT f FROM stored', ?1)");
   for (size_t i = 0; i < NPAIRS; i++) {
-    if (pairs[i].cuckoo && !fz_has(pairs[i].fname)) continue;
-    pairs[i].d = fz_prepare_opt(pairs[i].direct, pairs[i].cuckoo);
-    pairs[i].r = fz_prepare_opt(pairs[i].via_ref, pairs[i].cuckoo);
+    pairs[i].d = fz_prepare(pairs[i].direct);
+    pairs[i].r = fz_prepare(pairs[i].via_ref);
   }
 }
 
@@ -111,26 +110,47 @@ static int same_result(const fz_result *a, const fz_result *b) {
   }
 }
 
+/* One call of a statement: the blob bound as ?blob_at (0: not bound, the
+** statement reads it from the table) and the probe value as ?value_at; an
+** error must start with one of names. */
+typedef struct call {
+  sqlite3_stmt *st;
+  const char *names;
+  int blob_at, value_at;
+} call;
+
+static void run_call(const call *c, const unsigned char *blob, size_t len,
+                     const fz_value *v, fz_result *r) {
+  if (c->blob_at) fz_bind_blob(c->st, c->blob_at, blob, len);
+  fz_bind_value(c->st, c->value_at, v);
+  fz_step(c->st, c->names, r, 0);
+}
+
+/* a and b give the same answer (or both fail) on the blob and value. */
+static void same_answer(const char *what, const call *a, const call *b,
+                        const unsigned char *blob, size_t len,
+                        const fz_value *v) {
+  fz_result ra, rb;
+  run_call(a, blob, len, v, &ra);
+  run_call(b, blob, len, v, &rb);
+  if (!same_result(&ra, &rb))
+    fz_die("%s: rc %d type %d (%s) vs rc %d type %d (%s)", what, ra.rc,
+           ra.type, ra.msg, rb.rc, rb.type, rb.msg);
+  fz_result_free(&ra);
+  fz_result_free(&rb);
+}
+
 /* Each function answers the same through bloom_ref as on the blob. */
 static void check_pairs(const unsigned char *blob, size_t len,
                         const fz_value *v) {
-  char names[64];
+  char names[64], what[96];
   for (size_t i = 0; i < NPAIRS; i++) {
-    if (pairs[i].d == NULL || pairs[i].r == NULL) continue;
-    fz_result d, r;
-    fz_bind_blob(pairs[i].d, 1, blob, len);
-    fz_bind_value(pairs[i].d, 2, v);
-    fz_step(pairs[i].d, pairs[i].fname, &d, 0);
     snprintf(names, sizeof names, "bloom_ref|%s", pairs[i].fname);
-    fz_bind_blob(pairs[i].r, 1, blob, len);
-    fz_bind_value(pairs[i].r, 2, v);
-    fz_step(pairs[i].r, names, &r, 0);
-    if (!same_result(&d, &r))
-      fz_die("%s answers differently through bloom_ref: rc %d type %d (%s) "
-             "vs rc %d type %d (%s)",
-             pairs[i].fname, d.rc, d.type, d.msg, r.rc, r.type, r.msg);
-    fz_result_free(&d);
-    fz_result_free(&r);
+    snprintf(what, sizeof what, "%s answers differently through bloom_ref",
+             pairs[i].fname);
+    call d = {pairs[i].d, pairs[i].fname, 1, 2};
+    call r = {pairs[i].r, names, 1, 2};
+    same_answer(what, &d, &r, blob, len, v);
   }
 }
 
@@ -143,23 +163,15 @@ static void check_probes(const unsigned char *blob, size_t len,
   fz_step(s_store, "stored", &done, 0);
   if (done.rc != SQLITE_DONE) fz_die("storing the blob failed: %s", done.msg);
   fz_result_free(&done);
-  sqlite3_stmt *probes[2] = {s_probe, s_cprobe}, *tests[2] = {s_test, s_ctest};
-  const char *names[2] = {"bloom_probe", "cuckoo_probe"};
-  const char *test_names[2] = {"bloom_test", "cuckoo_test"};
+  const call tests[2] = {{s_test, "bloom_test", 1, 2},
+                         {s_ctest, "cuckoo_test", 1, 2}};
+  const call probes[2] = {{s_probe, "bloom_probe", 0, 1},
+                          {s_cprobe, "cuckoo_probe", 0, 1}};
   for (int i = 0; i < 2; i++) {
-    if (probes[i] == NULL || tests[i] == NULL) continue;
-    fz_result d, q;
-    fz_bind_blob(tests[i], 1, blob, len);
-    fz_bind_value(tests[i], 2, v);
-    fz_step(tests[i], test_names[i], &d, 0);
-    fz_bind_value(probes[i], 1, v);
-    fz_step(probes[i], names[i], &q, 0);
-    if (!same_result(&d, &q))
-      fz_die("%s answers differently from %s: rc %d type %d (%s) vs rc %d "
-             "type %d (%s)", names[i], test_names[i], q.rc, q.type, q.msg,
-             d.rc, d.type, d.msg);
-    fz_result_free(&d);
-    fz_result_free(&q);
+    char what[96];
+    snprintf(what, sizeof what, "%s answers differently from %s",
+             probes[i].names, tests[i].names);
+    same_answer(what, &tests[i], &probes[i], blob, len, v);
   }
 }
 
@@ -210,6 +222,13 @@ static void check_info(const unsigned char *blob, size_t len, int valid) {
     if (!(efpr >= 0.0 && efpr <= 1.0)) fz_die("bloom_info estimated_fpr %g", efpr);
     if (sqlite3_column_double(st, 10) != spec_le_double(blob + SPEC_OFF_FPR))
       fz_die("bloom_info target_fpr");
+    /* FORMAT.md: version 1; hash 1 is reported as 'murmur3_x64_128'. */
+    if (sqlite3_column_type(st, 11) != SQLITE_INTEGER ||
+        sqlite3_column_int64(st, 11) != 1)
+      fz_die("bloom_info version");
+    const unsigned char *hash = sqlite3_column_text(st, 12);
+    if (hash == NULL || strcmp((const char *)hash, "murmur3_x64_128") != 0)
+      fz_die("bloom_info hash %s", hash ? (const char *)hash : "NULL");
   }
   fz_done(s_info);
 }
@@ -234,55 +253,61 @@ static void check_self_combine(sqlite3_stmt *st, const char *fname,
   fz_result_free(&r);
 }
 
+/* The two ways cuckoo_add may refuse a valid filter (ext/sql_cuckoo_add.c):
+** no room for the value, or its buckets hold it the most times they can. */
+static int cuckoo_add_refusal(const char *msg) {
+  static const char *const ok[] = {"cuckoo_add: the filter is full",
+                                   "cuckoo_add: the value does not fit"};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+    if (strncmp(msg, ok[i], strlen(ok[i])) == 0) return 1;
+  return 0;
+}
+
 /* The cuckoo readers accept exactly what FORMAT.md accepts as kind 2;
-** cuckoo_add may also refuse a valid filter (full), naming itself. */
+** cuckoo_add may also refuse a valid filter, as full or for too many
+** copies of the value, naming itself. */
 static void check_cuckoo(const unsigned char *blob, size_t len,
                          const fz_value *vals, size_t nv, int cvalid) {
   fz_result r;
-  if (s_cinfo) {
-    fz_bind_blob(s_cinfo, 1, blob, len);
-    fz_step(s_cinfo, "cuckoo_info", &r, 0);
-    agree("cuckoo_info", &r, cvalid);
-    if (r.rc == SQLITE_ROW && (size_t)r.i != len)
-      fz_die("cuckoo_info bytes %lld, length %zu", r.i, len);
-  }
+  fz_bind_blob(s_cinfo, 1, blob, len);
+  fz_step(s_cinfo, "cuckoo_info", &r, 0);
+  agree("cuckoo_info", &r, cvalid);
+  if (r.rc == SQLITE_ROW && (size_t)r.i != len)
+    fz_die("cuckoo_info bytes %lld, length %zu", r.i, len);
   for (size_t i = 0; i < nv && i < 3; i++) {
     if (vals[i].type == SQLITE_NULL) continue;
-    if (s_ctest) {
-      fz_bind_blob(s_ctest, 1, blob, len);
+    fz_bind_blob(s_ctest, 1, blob, len);
+    fz_bind_value(s_ctest, 2, &vals[i]);
+    fz_step(s_ctest, "cuckoo_test", &r, 0);
+    agree("cuckoo_test", &r, cvalid);
+
+    fz_bind_blob(s_cdel, 1, blob, len);
+    fz_bind_value(s_cdel, 2, &vals[i]);
+    fz_step(s_cdel, "cuckoo_delete", &r, 0);
+    agree("cuckoo_delete", &r, cvalid);
+    if (cvalid && (r.type != SQLITE_BLOB || r.len != len ||
+                   !spec_cuckoo_valid(r.blob, r.len)))
+      fz_die("cuckoo_delete wrote a blob FORMAT.md rejects");
+    fz_result_free(&r);
+
+    fz_bind_blob(s_cadd, 1, blob, len);
+    fz_bind_value(s_cadd, 2, &vals[i]);
+    fz_step(s_cadd, "cuckoo_add", &r, 0);
+    if (fz_ok(&r) && !cvalid) fz_die("cuckoo_add accepted a blob FORMAT.md rejects");
+    if (!fz_ok(&r) && cvalid && !cuckoo_add_refusal(r.msg))
+      fz_die("cuckoo_add refused a valid filter other than as full or for "
+             "too many copies: \"%s\"", r.msg);
+    if (fz_ok(&r)) {
+      if (r.type != SQLITE_BLOB || r.len != len || !spec_cuckoo_valid(r.blob, r.len))
+        fz_die("cuckoo_add wrote a blob FORMAT.md rejects");
+      fz_result t;
+      fz_bind_blob(s_ctest, 1, r.blob, r.len);
       fz_bind_value(s_ctest, 2, &vals[i]);
-      fz_step(s_ctest, "cuckoo_test", &r, 0);
-      agree("cuckoo_test", &r, cvalid);
+      fz_step(s_ctest, "cuckoo_test", &t, 0);
+      if (t.rc != SQLITE_ROW || t.i != 1)
+        fz_die("cuckoo false negative after cuckoo_add (%s)", t.msg);
     }
-    if (s_cdel) {
-      fz_bind_blob(s_cdel, 1, blob, len);
-      fz_bind_value(s_cdel, 2, &vals[i]);
-      fz_step(s_cdel, "cuckoo_delete", &r, 0);
-      agree("cuckoo_delete", &r, cvalid);
-      if (cvalid && (r.type != SQLITE_BLOB || r.len != len ||
-                     !spec_cuckoo_valid(r.blob, r.len)))
-        fz_die("cuckoo_delete wrote a blob FORMAT.md rejects");
-      fz_result_free(&r);
-    }
-    if (s_cadd) {
-      fz_bind_blob(s_cadd, 1, blob, len);
-      fz_bind_value(s_cadd, 2, &vals[i]);
-      fz_step(s_cadd, "cuckoo_add", &r, 0);
-      if (fz_ok(&r) && !cvalid) fz_die("cuckoo_add accepted a blob FORMAT.md rejects");
-      if (fz_ok(&r)) {
-        if (r.type != SQLITE_BLOB || r.len != len || !spec_cuckoo_valid(r.blob, r.len))
-          fz_die("cuckoo_add wrote a blob FORMAT.md rejects");
-        if (s_ctest) {
-          fz_result t;
-          fz_bind_blob(s_ctest, 1, r.blob, r.len);
-          fz_bind_value(s_ctest, 2, &vals[i]);
-          fz_step(s_ctest, "cuckoo_test", &t, 0);
-          if (t.rc != SQLITE_ROW || t.i != 1)
-            fz_die("cuckoo false negative after cuckoo_add (%s)", t.msg);
-        }
-      }
-      fz_result_free(&r);
-    }
+    fz_result_free(&r);
   }
 }
 
@@ -376,18 +401,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   agree("bloom_ref", &r, valid || cvalid);
   if (r.rc == SQLITE_DONE) fz_die("bloom_ref gave no row for a blob");
   fz_result_free(&r);
-  /* Non-NULL probes only: with a NULL probe some functions answer NULL
-  ** without reading the filter, while bloom_ref always reads it. */
-  for (size_t i = 0, done = 0; i < nv && done < 1; i++)
-    if (vals[i].type != SQLITE_NULL) check_pairs(blob, len, &vals[i]), done++;
-  for (size_t i = 0, done = 0; i < nv && done < 1; i++)
-    if (vals[i].type != SQLITE_NULL) check_probes(blob, len, &vals[i]), done++;
+  /* The first non-NULL probe only: with a NULL probe some functions answer
+  ** NULL without reading the filter, while bloom_ref always reads it. */
+  const fz_value *probe = NULL;
+  for (size_t i = 0; i < nv && probe == NULL; i++)
+    if (vals[i].type != SQLITE_NULL) probe = &vals[i];
+  if (probe) {
+    check_pairs(blob, len, probe);
+    check_probes(blob, len, probe);
+  }
 
   check_self_combine(s_union, "bloom_union", blob, len, valid, 0);
   check_self_combine(s_intersect, "bloom_intersect", blob, len, valid, 1);
 
-  if (s_ctest || s_cadd || s_cdel || s_cinfo)
-    check_cuckoo(blob, len, vals, nv, cvalid);
+  check_cuckoo(blob, len, vals, nv, cvalid);
 
   free(blob);
   return 0;

@@ -53,17 +53,6 @@ static buf blob_of(const char *sql) {
   return b;
 }
 
-static int has_function(const char *name) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_function_list WHERE name = ?1",
-                         -1, &st, NULL) != SQLITE_OK)
-    die("pragma_function_list");
-  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-  int found = sqlite3_step(st) == SQLITE_ROW;
-  sqlite3_finalize(st);
-  return found;
-}
-
 static void put(buf *b, const void *p, size_t n) {
   if (n == 0) return;
   memcpy(b->p + b->n, p, n);
@@ -327,16 +316,25 @@ int main(int argc, char **argv) {
     b.n = 0;
     filter_seed("bad-empty-blob", b, 1);
   }
-  if (has_function("cuckoo_build")) {
-    filter_seed("cuckoo-small",
-                blob_of(SERIES(5) "SELECT cuckoo_build(x, 10, 0.01) FROM s"), 1);
-    filter_seed("cuckoo-from-data",
-                blob_of(SERIES(20) "SELECT cuckoo_build(x, NULL) FROM s"), 1);
-    filter_seed("cuckoo-p-small",
-                blob_of(SERIES(50) "SELECT cuckoo_build(x, 50, 1e-6) FROM s"), 1);
-    filter_seed("cuckoo-full",
-                blob_of(SERIES(300) "SELECT cuckoo_build(x, 300, 0.5) FROM s"), 1);
-  }
+  filter_seed("cuckoo-small",
+              blob_of(SERIES(5) "SELECT cuckoo_build(x, 10, 0.01) FROM s"), 1);
+  filter_seed("cuckoo-from-data",
+              blob_of(SERIES(20) "SELECT cuckoo_build(x, NULL) FROM s"), 1);
+  filter_seed("cuckoo-p-small",
+              blob_of(SERIES(50) "SELECT cuckoo_build(x, 50, 1e-6) FROM s"), 1);
+  filter_seed("cuckoo-full",
+              blob_of(SERIES(300) "SELECT cuckoo_build(x, 300, 0.5) FROM s"), 1);
+  /* The two ways cuckoo_add refuses a valid filter, for the first value
+  ** v_mix appends (INTEGER 3): a single bucket with its 4 slots taken
+  ** ("the filter is full"), and 3 already there 8 times ("does not fit"). */
+  filter_seed("cuckoo-one-bucket-full",
+              blob_of("WITH RECURSIVE s(x) AS (SELECT 100 UNION ALL SELECT "
+                      "x + 1 FROM s WHERE x < 103) "
+                      "SELECT cuckoo_build(x, 1, 0.5) FROM s"), 1);
+  filter_seed("cuckoo-eight-copies",
+              blob_of("WITH RECURSIVE s(i, f) AS (SELECT 0, cuckoo_build(7, "
+                      "100, 0.01) UNION ALL SELECT i + 1, cuckoo_add(f, 3) "
+                      "FROM s WHERE i < 8) SELECT f FROM s WHERE i = 8"), 1);
 
   /* --- algebra --- */
   algebra_seed("same-shape", &one, &one_b);

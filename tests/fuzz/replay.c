@@ -85,7 +85,8 @@ static int run_file(const char *path) {
   return 0;
 }
 
-static int skip_name(const struct dirent *e) {
+/* scandir filter: 1 keeps an entry (every name not starting with a dot). */
+static int keep_name(const struct dirent *e) {
   return e->d_name[0] != '.';
 }
 
@@ -98,7 +99,7 @@ static int run_path(const char *path, int must_exist) {
   }
   if (!S_ISDIR(st.st_mode)) return run_file(path);
   struct dirent **names;
-  int n = scandir(path, &names, skip_name, alphasort);
+  int n = scandir(path, &names, keep_name, alphasort);
   if (n < 0) {
     printf("not ok %d - %s: cannot list\n", ++count, path);
     return 1;
