@@ -147,19 +147,39 @@ static long long run(sqlite3_stmt *st) {
   return v;
 }
 
-/* Runs a one-off query (optional int64 args) returning one int64, or
-** `dflt` when it fails or gives no row. */
-static long long q_int(long long dflt, const char *sql, int nargs, ...) {
+/* Runs a one-off query (nargs int64 args from ap): 1 with *v set to column
+** 0 of its first row, or 0 when it fails, gives no row or a NULL. */
+static int q_int_v(long long *v, const char *sql, int nargs, va_list ap) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return dflt;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
+  for (int i = 1; i <= nargs; i++) sqlite3_bind_int64(st, i, va_arg(ap, long long));
+  int got = sqlite3_step(st) == SQLITE_ROW &&
+            sqlite3_column_type(st, 0) != SQLITE_NULL;
+  if (got) *v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return got;
+}
+
+/* The query's int64, or `dflt` when it fails or gives no row: only for
+** checks whose failure means "regenerate the data". */
+static long long q_int(long long dflt, const char *sql, int nargs, ...) {
   va_list ap;
   va_start(ap, nargs);
-  for (int i = 1; i <= nargs; i++) sqlite3_bind_int64(st, i, va_arg(ap, long long));
+  long long v = dflt; /* q_int_v leaves it unless it got a value */
+  q_int_v(&v, sql, nargs, ap);
   va_end(ap);
-  long long v = dflt;
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
+  return v;
+}
+
+/* The query's int64 for a figure the report or a target depends on: a
+** failed query, no row or NULL stops the run (no default can stand in). */
+static long long q_int_or_die(const char *sql, int nargs, ...) {
+  va_list ap;
+  va_start(ap, nargs);
+  long long v = 0;
+  int got = q_int_v(&v, sql, nargs, ap);
+  va_end(ap);
+  if (!got) die("no value from: %s", sql);
   return v;
 }
 
@@ -516,9 +536,9 @@ static void measure_wal(const char *dir, const char *so, double *single,
   }
   *batched = (double)(file_size(wal) - w0) / (TXNS * PER_TXN);
   sqlite3_finalize(ins);
-  if (q_int(-1, "SELECT inserted FROM bloom_info((SELECT f FROM filters))", 0) != n)
+  if (q_int_or_die("SELECT inserted FROM bloom_info((SELECT f FROM filters))", 0) != n)
     die("the trigger-kept filter did not count every insert");
-  *filter_bytes = q_int(0, "SELECT length(f) FROM filters", 0);
+  *filter_bytes = q_int_or_die("SELECT length(f) FROM filters", 0);
   sqlite3_close(db);
   db = main_db;
   remove(path);
@@ -589,9 +609,10 @@ int main(int argc, char **argv) {
     char sql[100];
     snprintf(sql, sizeof sql, "SELECT v FROM meta WHERE k = 'members_%s'",
              SIZE_NAMES[si]);
-    members[si] = q_int(0, sql, 0);
+    members[si] = q_int_or_die(sql, 0);
   }
-  absent = q_int(0, "SELECT v FROM meta WHERE k = 'absent'", 0);
+  absent = q_int_or_die("SELECT v FROM meta WHERE k = 'absent'", 0);
+  if (absent <= 0) die("meta: absent = %lld, the FPR divides by it", absent);
 
   /* Filters for the bound-parameter form, held in our own memory. */
   void *fbuf[NSIZES];
@@ -712,30 +733,30 @@ int main(int argc, char **argv) {
                "SELECT count(*) FROM bloom_ref((SELECT f FROM filters WHERE "
                "name = '%s')) AS r CROSS JOIN t WHERE t.v > %lld AND "
                "bloom_test(r.filter, t.v)", name, ABSENT_BASE);
-      fpr[pi][si] = (double)q_int(-1, sql, 0) / (double)absent;
+      fpr[pi][si] = (double)q_int_or_die(sql, 0) / (double)absent;
       snprintf(sql, sizeof sql,
                "SELECT count(*) FROM bloom_ref((SELECT f FROM filters WHERE "
                "name = '%s')) AS r CROSS JOIN t WHERE t.v <= %lld AND "
                "NOT bloom_test(r.filter, t.v)", name, SIZES[si]);
-      fneg[pi][si] = q_int(-1, sql, 0);
+      fneg[pi][si] = q_int_or_die(sql, 0);
       snprintf(sql, sizeof sql,
                "SELECT i.bits FROM filters, bloom_info(filters.f) AS i "
                "WHERE name = '%s'", name);
-      bits_per[pi][si] = (double)q_int(0, sql, 0) / (double)SIZES[si];
+      bits_per[pi][si] = (double)q_int_or_die(sql, 0) / (double)SIZES[si];
       snprintf(sql, sizeof sql,
                "SELECT i.hashes FROM filters, bloom_info(filters.f) AS i "
                "WHERE name = '%s'", name);
-      hashes_of[pi][si] = (int)q_int(0, sql, 0);
+      hashes_of[pi][si] = (int)q_int_or_die(sql, 0);
       snprintf(sql, sizeof sql,
                "SELECT CAST(i.estimated_fpr * 1e12 AS INTEGER) FROM filters, "
                "bloom_info(filters.f) AS i WHERE name = '%s'", name);
-      est_fpr[pi][si] = (double)q_int(0, sql, 0) / 1e12;
+      est_fpr[pi][si] = (double)q_int_or_die(sql, 0) / 1e12;
       snprintf(sql, sizeof sql,
                "SELECT length(f) FROM filters WHERE name = '%s'", name);
-      fbytes_all[pi][si] = q_int(0, sql, 0);
+      fbytes_all[pi][si] = q_int_or_die(sql, 0);
     }
   long long ids_bytes =
-      q_int(-1, "SELECT sum(pgsize) FROM dbstat('main') WHERE name = 'ids'", 0);
+      q_int_or_die("SELECT sum(pgsize) FROM dbstat('main') WHERE name = 'ids'", 0);
 
   /* ---- end-to-end anti-join against the attached database */
   fprintf(stderr, "anti-join scenario...\n");
@@ -765,10 +786,10 @@ int main(int argc, char **argv) {
       "'u' || t.v) OR NOT EXISTS "
       "(SELECT 1 FROM aux.seen s WHERE s.key = 'u' || t.v))");
   sqlite3_bind_int64(nl_bloom->st, 1, NL_BLOOM);
-  long long nl_reach = q_int(
-      -1, "SELECT count(*) FROM bloom_ref((SELECT f FROM aux.filters WHERE "
-          "name = 'seen')) AS r CROSS JOIN t WHERE t.rowid <= ?1 AND "
-          "bloom_test(r.filter, 'u' || t.v)", 1, (long long)NL_BLOOM);
+  long long nl_reach = q_int_or_die(
+      "SELECT count(*) FROM bloom_ref((SELECT f FROM aux.filters WHERE "
+      "name = 'seen')) AS r CROSS JOIN t WHERE t.rowid <= ?1 AND "
+      "bloom_test(r.filter, 'u' || t.v)", 1, (long long)NL_BLOOM);
   char aj_plan[2][300] = {"", ""};
   for (int i = 0; i < 2; i++) {
     char eqp[400];
@@ -795,7 +816,7 @@ int main(int argc, char **argv) {
         aj_bloom->result);
   nl_plain->ns[0] = time_once_r(nl_plain, 1) / (double)NL_PLAIN;
   nl_bloom->ns[0] = time_once_r(nl_bloom, 1) / (double)NL_BLOOM;
-  long long seen_fbytes = q_int(0, "SELECT length(f) FROM aux.filters", 0);
+  long long seen_fbytes = q_int_or_die("SELECT length(f) FROM aux.filters", 0);
   double t_seen_build;
   {
     sqlite3_stmt *st = prep("SELECT length(bloom_build(key, 1000000, 0.01)) "
