@@ -104,12 +104,20 @@ test-asan: $(BUILD)/asan/bloom.so $(ASAN_TESTS)
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    $(PROVE) $(ASAN_TESTS) $(SCRIPT_TESTS)
 
-demo: deps bloom.so
+# deps first, then the build: as prerequisites side by side, `make -j`
+# would compile while apt-get installs the compiler.
+demo: deps
+	$(MAKE) bloom.so
 	$(SQLITE3) -bail :memory: < sql/demo.sql
 
 # Installs what is missing when run as root; otherwise says what to run.
+# Without dpkg-query (not Debian) it says so and checks nothing.
 deps:
-	@missing=""; \
+	@if ! command -v dpkg-query >/dev/null 2>&1; then \
+	  echo "deps: no dpkg-query (not Debian); not checking for: $(DEB_PACKAGES)"; \
+	  exit 0; \
+	fi; \
+	missing=""; \
 	for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' \
 	    || missing="$$missing $$p"; \
