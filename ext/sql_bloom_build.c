@@ -139,14 +139,14 @@ static void sql_bloom_build_final(sqlite3_context *ctx) {
   collector_free(&s->seen);
   if (s->blob == NULL) return;
   if (s->failed) {
-    sqlite3_free(s->blob);
+    sql_aligned_free(s->blob);
     s->blob = NULL;
     return;
   }
   flush_lagged(s);
   filter_write_inserted(s->blob, s->inserted);
   /* Hand the buffer to SQLite: no copy of a possibly large filter. */
-  sqlite3_result_blob64(ctx, s->blob, s->blob_bytes, sqlite3_free);
+  sqlite3_result_blob64(ctx, s->blob, s->blob_bytes, sql_aligned_free);
   s->blob = NULL;
 }
 int register_bloom_build(sqlite3 *db) {

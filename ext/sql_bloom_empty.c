@@ -22,7 +22,7 @@ static void sql_bloom_empty(sqlite3_context *ctx, int argc,
   }
   bloom_plan plan;
   unsigned char *blob = sql_new_bloom(ctx, fname, n, p, &plan);
-  if (blob) sqlite3_result_blob64(ctx, blob, plan.bytes, sqlite3_free);
+  if (blob) sqlite3_result_blob64(ctx, blob, plan.bytes, sql_aligned_free);
 }
 
 int register_bloom_empty(sqlite3 *db) {

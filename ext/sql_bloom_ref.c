@@ -56,7 +56,7 @@ static int ref_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
 }
 
 static int ref_close(sqlite3_vtab_cursor *cur) {
-  sqlite3_free(((ref_cursor *)cur)->blob);
+  sql_aligned_free(((ref_cursor *)cur)->blob);
   sqlite3_free(cur);
   return SQLITE_OK;
 }
@@ -66,13 +66,13 @@ static int ref_filter(sqlite3_vtab_cursor *cur, int idx_num,
   (void)idx_str;
   ref_cursor *c = (ref_cursor *)cur;
   c->base.eof = 1;
-  sqlite3_free(c->blob);
+  sql_aligned_free(c->blob);
   c->blob = NULL;
   filter_view f;
   int found;
   int rc = onerow_filter_arg(cur, idx_num, argc, argv, 0, &f, &found);
   if (rc != SQLITE_OK || !found) return rc;
-  c->blob = sqlite3_malloc64(f.blob_bytes);
+  c->blob = sql_aligned_alloc(f.blob_bytes);
   if (c->blob == NULL) return SQLITE_NOMEM;
   memcpy(c->blob, f.blob, f.blob_bytes);
   /* The copy holds the same bytes, so it parses the same way. */

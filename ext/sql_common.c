@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -344,11 +345,28 @@ void collector_free(hash_collector *c) {
 unsigned char *sql_new_bloom(sqlite3_context *ctx, const char *fname,
                              uint64_t n, double p, bloom_plan *plan) {
   if (sql_plan(ctx, fname, n, p, plan) != 0) return NULL;
-  unsigned char *blob = sqlite3_malloc64(plan->bytes);
+  unsigned char *blob = sql_aligned_alloc(plan->bytes);
   if (blob == NULL) {
     sqlite3_result_error_nomem(ctx);
     return NULL;
   }
   bloom_write_empty(blob, plan);
   return blob;
+}
+
+/* The blob starts 1 to 64 bytes into the allocation; the byte just before
+** it holds that distance, for sql_aligned_free. */
+#define BLOB_ALIGN 64
+unsigned char *sql_aligned_alloc(sqlite3_uint64 bytes) {
+  unsigned char *raw = sqlite3_malloc64(bytes + BLOB_ALIGN);
+  if (raw == NULL) return NULL;
+  size_t shift = BLOB_ALIGN - (size_t)((uintptr_t)raw % BLOB_ALIGN);
+  raw[shift - 1] = (unsigned char)shift;
+  return raw + shift;
+}
+
+void sql_aligned_free(void *blob) {
+  if (blob == NULL) return;
+  unsigned char *start = blob;
+  sqlite3_free(start - start[-1]);
 }

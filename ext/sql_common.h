@@ -121,9 +121,23 @@ int sql_plan(sqlite3_context *ctx, const char *fname, uint64_t n, double p,
              bloom_plan *plan);
 
 /* Allocates an empty filter for n, p (sized by sql_plan) and fills *plan.
-** NULL after setting the error on ctx. Free with sqlite3_free. */
+** NULL after setting the error on ctx.  The blob comes from
+** sql_aligned_alloc: free it with sql_aligned_free. */
 unsigned char *sql_new_bloom(sqlite3_context *ctx, const char *fname,
                              uint64_t n, double p, bloom_plan *plan);
+
+/* Memory for a filter blob of `bytes` whose body, after the 64-byte header,
+** starts on a 64-byte boundary, so that each 512-bit block is one cache
+** line.  sqlite3_malloc64 alone gives 8- or 16-byte alignment, which spreads
+** most blocks over two lines, and the cost then depends on where the copy
+** lands: measured over a 12 MB filter, bloom_probe took 130-155 ns a row
+** with an unaligned copy against 83-92 aligned, and bloom_build 0-2 ns a row
+** more.  For the copies kept and probed for many rows (bloom_build's filter,
+** bloom_probe's and bloom_ref's copies).  NULL when out of memory; free only
+** with sql_aligned_free (NULL is allowed), which also serves as the
+** destructor given to sqlite3_result_blob64. */
+unsigned char *sql_aligned_alloc(sqlite3_uint64 bytes);
+void sql_aligned_free(void *blob);
 
 
 #endif

@@ -12,12 +12,17 @@
 #include <string.h>
 
 typedef struct stored_copy {
-  int is_null;      /* the query's value was NULL */
-  filter_view view; /* parsed, pointing into blob */
-  unsigned char blob[];
+  int is_null;         /* the query's value was NULL */
+  filter_view view;    /* parsed, pointing into blob */
+  unsigned char *blob; /* from sql_aligned_alloc: one cache line a block */
 } stored_copy;
 
-static void stored_copy_free(void *p) { sqlite3_free(p); }
+static void stored_copy_free(void *p) {
+  stored_copy *copy = p;
+  if (copy == NULL) return;
+  sql_aligned_free(copy->blob);
+  sqlite3_free(copy);
+}
 
 static const char *value_type_name(int type) {
   switch (type) {
@@ -91,14 +96,22 @@ static stored_copy *read_one_row(sqlite3_context *ctx, const char *fname,
     sqlite3_result_error_nomem(ctx);
     return NULL;
   }
-  stored_copy *copy = sqlite3_malloc64(sizeof *copy + (sqlite3_uint64)len);
+  stored_copy *copy = sqlite3_malloc(sizeof *copy);
   if (copy == NULL) {
     sqlite3_result_error_nomem(ctx);
     return NULL;
   }
   memset(copy, 0, sizeof *copy);
   copy->is_null = type == SQLITE_NULL;
-  if (len > 0) memcpy(copy->blob, blob, (size_t)len);
+  if (!copy->is_null) {
+    copy->blob = sql_aligned_alloc((sqlite3_uint64)len);
+    if (copy->blob == NULL) {
+      sqlite3_free(copy);
+      sqlite3_result_error_nomem(ctx);
+      return NULL;
+    }
+    if (len > 0) memcpy(copy->blob, blob, (size_t)len);
+  }
   copy->view.blob_bytes = (size_t)len; /* parsed by the caller */
   rc = sqlite3_step(stmt);
   if (rc != SQLITE_DONE) {
@@ -106,7 +119,7 @@ static stored_copy *read_one_row(sqlite3_context *ctx, const char *fname,
       sql_error(ctx, fname, "the query returned more than one row");
     else
       query_failed(ctx, fname, rc, db);
-    sqlite3_free(copy);
+    stored_copy_free(copy);
     return NULL;
   }
   return copy;
@@ -148,7 +161,7 @@ static stored_copy *run_query(sqlite3_context *ctx, const char *fname,
   if (filter_parse(copy->blob, copy->view.blob_bytes, kind, &copy->view, why,
                    sizeof why) != 0) {
     sql_error(ctx, fname, "%s", why);
-    sqlite3_free(copy);
+    stored_copy_free(copy);
     return NULL;
   }
   return copy;
