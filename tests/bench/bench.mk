@@ -3,7 +3,7 @@
 # Builds the C driver (-O2, system libsqlite3, with the plain-C core for the
 # floor of target 5) and runs it against ./bloom.so.
 # The first run generates tests/bench/bench.db and bench_aux.db (git-ignored,
-# ~185 MB, ~20 s); later runs reuse them.  A run takes ~3 minutes on an idle
+# ~190 MB, ~20 s); later runs reuse them.  A run takes ~3 minutes on an idle
 # 2-core machine.  BENCH_ROUNDS=n sets the timed rounds (default 5);
 # BENCH_CLOCK=cpu times with the thread's CPU clock instead of the wall clock.
 
