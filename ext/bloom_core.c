@@ -52,6 +52,21 @@ void bloom_insert(unsigned char *bits, uint64_t blocks, unsigned k,
   }
 }
 
+void bloom_lagged_init(bloom_lagged *in, unsigned char *bits, uint64_t blocks,
+                       unsigned k) {
+  memset(in, 0, sizeof *in);
+  in->bits = bits;
+  in->blocks = blocks;
+  in->k = k;
+}
+
+void bloom_lagged_flush(bloom_lagged *in) {
+  for (unsigned i = 0; i < in->pending; i++)
+    bloom_insert(in->bits, in->blocks, in->k, in->waiting[i]);
+  in->pending = 0;
+  in->next = 0;
+}
+
 /* No early exit: a branch on each bit would make the CPU wait for this
 ** block's cache miss before it could start the next row's (measured at 10M
 ** items: 156-172 ns per row with the exit, 96-105 without). */

@@ -83,6 +83,39 @@ int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
 /* Index of the block h falls in: floor(h1 * blocks / 2^64). */
 uint64_t bloom_block_of(filter_hash h, uint64_t blocks);
 
+/* Inserts many items into a filter larger than the cache, where each insert
+** is a write to a random cache line.  An insert trails its hash by
+** BLOOM_INSERT_LAG hashes and its block is prefetched when the hash arrives,
+** so the misses of consecutive inserts overlap instead of queueing one after
+** another.  The bits are only complete after bloom_lagged_flush. */
+#define BLOOM_INSERT_LAG 16
+
+typedef struct bloom_lagged {
+  unsigned char *bits;
+  uint64_t blocks;
+  unsigned k;
+  unsigned pending; /* hashes waiting in `waiting`, at most the lag */
+  unsigned next;    /* slot of the oldest once `waiting` is full */
+  filter_hash waiting[BLOOM_INSERT_LAG];
+} bloom_lagged;
+
+void bloom_lagged_init(bloom_lagged *in, unsigned char *bits, uint64_t blocks,
+                       unsigned k);
+void bloom_lagged_flush(bloom_lagged *in);
+
+/* Inline: it runs once per row of a build. */
+static inline void bloom_lagged_insert(bloom_lagged *in, filter_hash h) {
+  if (in->pending < BLOOM_INSERT_LAG) {
+    in->waiting[in->pending++] = h;
+  } else {
+    bloom_insert(in->bits, in->blocks, in->k, in->waiting[in->next]);
+    in->waiting[in->next] = h;
+    in->next = (in->next + 1) % BLOOM_INSERT_LAG;
+  }
+  __builtin_prefetch(in->bits + bloom_block_of(h, in->blocks) * BLOOM_BLOCK_BYTES,
+                     1);
+}
+
 typedef struct bloom_stats {
   uint64_t bits_set;
   double fill_ratio;

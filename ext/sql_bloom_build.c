@@ -17,18 +17,13 @@
 ** and the filter sized for that count is filled in sorted order (which walks
 ** it front to back).
 **
-** Out-of-cache filters: each insert is a write to a random cache line.  An
-** insert trails its row by BUILD_LAG rows and its block is prefetched when
-** the row arrives, so the misses overlap instead of queueing one after
-** another.
+** Out-of-cache filters: each insert is a write to a random cache line, so
+** rows go through bloom_lagged (bloom_core.h), which prefetches a row's
+** block and sets its bits BLOOM_INSERT_LAG rows later.
 */
 #include "sql_common.h"
 
 #include <string.h>
-
-/* Inserts trail their hash by this many rows, the time its prefetched
-** cache line has to arrive. */
-#define BUILD_LAG 16
 
 typedef struct build_state {
   group_params params;
@@ -37,44 +32,20 @@ typedef struct build_state {
   /* n given: the filter, filled as rows arrive */
   unsigned char *blob;
   uint64_t blob_bytes;
-  uint64_t blocks;
-  unsigned hashes;
-  unsigned pending;       /* hashes waiting in `lagging` */
-  filter_hash lagging[BUILD_LAG];
+  bloom_lagged inserts; /* into blob's body */
   /* sized from the data: the hashes seen */
   hash_collector seen;
 } build_state;
 
 static const char fname[] = "bloom_build";
 
-/* Prefetches h's block and inserts the hash that arrived BUILD_LAG rows
-** ago, whose block is in cache by now: the misses of consecutive rows
-** overlap instead of each insert waiting for its own. */
-static void insert_lagged(build_state *s, filter_hash h) {
-  unsigned char *bits = s->blob + FILTER_HEADER_BYTES;
-  unsigned slot = (unsigned)(s->inserted % BUILD_LAG);
-  if (s->pending == BUILD_LAG)
-    bloom_insert(bits, s->blocks, s->hashes, s->lagging[slot]);
-  else
-    s->pending++;
-  s->lagging[slot] = h;
-  __builtin_prefetch(bits + bloom_block_of(h, s->blocks) * BLOOM_BLOCK_BYTES, 1);
-}
-
-static void flush_lagged(build_state *s) {
-  for (unsigned i = 0; i < s->pending; i++)
-    bloom_insert(s->blob + FILTER_HEADER_BYTES, s->blocks, s->hashes,
-                 s->lagging[i]);
-  s->pending = 0;
-}
-
 static int start_filter(sqlite3_context *ctx, build_state *s, uint64_t n) {
   bloom_plan plan;
   s->blob = sql_new_bloom(ctx, fname, n, s->params.p, &plan);
   if (s->blob == NULL) return -1;
   s->blob_bytes = plan.bytes;
-  s->blocks = plan.bits / BLOOM_BLOCK_BITS;
-  s->hashes = plan.hashes;
+  bloom_lagged_init(&s->inserts, s->blob + FILTER_HEADER_BYTES,
+                    plan.bits / BLOOM_BLOCK_BITS, plan.hashes);
   return 0;
 }
 
@@ -115,7 +86,7 @@ static void sql_bloom_build_step(sqlite3_context *ctx, int argc,
       return;
     }
   } else {
-    insert_lagged(s, h);
+    bloom_lagged_insert(&s->inserts, h);
   }
   s->inserted++;
 }
@@ -132,7 +103,7 @@ static void sql_bloom_build_final(sqlite3_context *ctx) {
     if (start_filter(ctx, s, distinct ? distinct : 1) == 0) {
       /* Sorted by h1, so the inserts walk the filter front to back. */
       for (size_t i = 0; i < distinct; i++)
-        bloom_insert(s->blob + FILTER_HEADER_BYTES, s->blocks, s->hashes,
+        bloom_insert(s->inserts.bits, s->inserts.blocks, s->inserts.k,
                      s->seen.hashes[i]);
     }
   }
@@ -143,7 +114,7 @@ static void sql_bloom_build_final(sqlite3_context *ctx) {
     s->blob = NULL;
     return;
   }
-  flush_lagged(s);
+  bloom_lagged_flush(&s->inserts);
   filter_write_inserted(s->blob, s->inserted);
   /* Hand the buffer to SQLite: no copy of a possibly large filter. */
   sqlite3_result_blob64(ctx, s->blob, s->blob_bytes, sql_aligned_free);
