@@ -258,7 +258,8 @@ static void hash_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
     return;
   }
   if (sqlite3_value_type(argv[0]) == SQLITE_INTEGER)
-    *acc ^= filter_hash_integer(sqlite3_value_int64(argv[0]), 1).h1;
+    *acc ^= filter_hash_integer(sqlite3_value_int64(argv[0]),
+                                FILTER_DEFAULT_SEED).h1;
 }
 
 static void hash_agg_final(sqlite3_context *ctx) {
@@ -267,38 +268,34 @@ static void hash_agg_final(sqlite3_context *ctx) {
 }
 
 /* ns per insert of bloom_build's insert on its own, outside SQLite: `count`
-** random hashes set into a body of `bytes` bytes, k bits each, every insert
-** trailing its hash by INSERT_LAG hashes with the block prefetched when the
-** hash arrives (sql_bloom_build.c's scheme); the time of generating the same
-** hashes alone is subtracted.  Median of `reps`. */
-#define INSERT_LAG 16
+** random hashes through bloom_lagged (the build's prefetching insert) into a
+** body of `bytes` bytes with k bits each, less the time of generating the
+** same hashes alone.  Median of `reps`. */
 static double insert_alone_ns(uint64_t bytes, unsigned k, long long count,
                               int reps) {
-  unsigned char *body = malloc(bytes);
+  unsigned char *body = aligned_alloc(64, (bytes + 63) / 64 * 64);
   if (body == NULL) die("out of memory for a %llu-byte body",
                         (unsigned long long)bytes);
   memset(body, 0, bytes); /* fault the pages in before timing */
-  uint64_t blocks = bytes / BLOOM_BLOCK_BYTES;
   double net[MAX_ROUNDS];
   volatile uint64_t sink = 0;
   for (int r = 0; r < reps; r++) {
     double t[2];
     for (int inserting = 0; inserting < 2; inserting++) {
       uint64_t seed = 20261122, mix = 0;
-      filter_hash ring[INSERT_LAG];
+      bloom_lagged inserts;
+      bloom_lagged_init(&inserts, body, bytes / BLOOM_BLOCK_BYTES, k);
       double t0 = now_ns();
       for (long long i = 0; i < count; i++) {
         filter_hash h;
         h.h1 = splitmix64(&seed);
         h.h2 = splitmix64(&seed);
-        if (!inserting) {
+        if (inserting)
+          bloom_lagged_insert(&inserts, h);
+        else
           mix ^= h.h1 ^ h.h2;
-          continue;
-        }
-        if (i >= INSERT_LAG) bloom_insert(body, blocks, k, ring[i % INSERT_LAG]);
-        ring[i % INSERT_LAG] = h;
-        __builtin_prefetch(body + bloom_block_of(h, blocks) * BLOOM_BLOCK_BYTES, 1);
       }
+      bloom_lagged_flush(&inserts);
       t[inserting] = now_ns() - t0;
       sink ^= mix;
     }
