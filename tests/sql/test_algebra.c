@@ -1354,35 +1354,26 @@ static void test_trigger_wal(void) {
          "temporary database files removed");
 }
 
+/* Runs one part and reports how long it took. */
+static void timed(const char *part, void (*run)(sqlite3 *), sqlite3 *db) {
+  double t = now();
+  run(db);
+  tap_diag("%s: %.2f s", part, now() - t);
+}
+
 int main(void) {
-  double t0 = now(), t;
+  double t0 = now();
   sqlite3 *db = open_db_at(NULL);
-  t = now();
-  test_build_equals_adds(db);
-  tap_diag("build = empty + add: %.2f s", now() - t);
-  t = now();
-  test_merge(db);
-  tap_diag("merge: %.2f s", now() - t);
-  t = now();
-  test_union_intersect(db);
-  tap_diag("union/intersect: %.2f s", now() - t);
-  t = now();
-  test_mismatch(db);
-  tap_diag("mismatches: %.2f s", now() - t);
-  t = now();
-  test_add_rules(db);
-  tap_diag("bloom_add rules: %.2f s", now() - t);
-  t = now();
-  test_auto_sized(db);
-  tap_diag("auto-sized: %.2f s", now() - t);
-  t = now();
-  test_plan(db);
-  tap_diag("plan: %.2f s", now() - t);
-  t = now();
-  test_count(db);
-  tap_diag("count: %.2f s", now() - t);
+  timed("build = empty + add", test_build_equals_adds, db);
+  timed("merge", test_merge, db);
+  timed("union/intersect", test_union_intersect, db);
+  timed("mismatches", test_mismatch, db);
+  timed("bloom_add rules", test_add_rules, db);
+  timed("auto-sized", test_auto_sized, db);
+  timed("plan", test_plan, db);
+  timed("count", test_count, db);
   sqlite3_close(db);
-  t = now();
+  double t = now();
   test_trigger_wal();
   tap_diag("trigger/WAL: %.2f s", now() - t);
   tap_diag("total %.2f s", now() - t0);
