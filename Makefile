@@ -21,10 +21,13 @@ DEB_PACKAGES = gcc make sqlite3 libsqlite3-dev libmurmurhash-dev perl python3
 # libmurmurhash.so next to it is never picked instead.
 MURMUR_A = $(shell $(CC) -print-file-name=libmurmurhash.a)
 
-# The plain-C core (no SQLite header) and the SQL binding over it.
-CORE_SRC = $(wildcard ext/filter_*.c ext/*_core.c)
-SQL_SRC  = ext/bloom_ext.c $(wildcard ext/sql_*.c)
-HEADERS  = $(wildcard ext/*.h)
+# ext/ in layers, each a folder: core/ is the plain-C filter core (no
+# SQLite header), functions/ the SQL functions over it, and bloom_ext.c the
+# entry point that registers them.  Every .c file of a layer's folder is
+# built; `make check-layers` checks what each layer may include.
+CORE_SRC = $(wildcard ext/core/*.c)
+SQL_SRC  = ext/bloom_ext.c $(wildcard ext/functions/*.c)
+HEADERS  = $(wildcard ext/*.h ext/*/*.h)
 
 # Only sqlite3_bloom_init is exported; murmur's symbols stay inside;
 # nodelete keeps the code mapped if SQLite unloads after a failed init.
@@ -47,12 +50,12 @@ LIBDIR  = $(PREFIX)/lib/sqlite3
 all: bloom.so
 
 bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
-	$(CC) $(STD) $(CFLAGS) $(WARNINGS) $(SO_FLAGS) -o $@ \
+	$(CC) $(STD) -Iext $(CFLAGS) $(WARNINGS) $(SO_FLAGS) -o $@ \
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
 $(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(STD) -O1 -g $(WARNINGS) $(SAN_FLAGS) $(SO_FLAGS) -o $@ \
+	$(CC) $(STD) -Iext -O1 -g $(WARNINGS) $(SAN_FLAGS) $(SO_FLAGS) -o $@ \
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
 # --- tests -----------------------------------------------------------------

@@ -16,7 +16,7 @@
 ** cuckoo_core.c).
 */
 #define BLOOM_EXT_MAIN
-#include "sql_common.h"
+#include "functions/common.h"
 #undef sqlite3_api /* the variable itself, for its definition and the CAS */
 SQLITE_EXTENSION_INIT1
 #ifndef SQLITE_CORE

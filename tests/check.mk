@@ -93,7 +93,7 @@ check-iofault: bloom.so $(CHECK_DIR)/iofault.t
 # The extension as the Makefile builds it, with ThreadSanitizer.
 $(TSAN_DIR)/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(STD) -O1 -g $(WARNINGS) $(TSAN_FLAGS) $(SO_FLAGS) -o $@ \
+	$(CC) $(STD) -Iext -O1 -g $(WARNINGS) $(TSAN_FLAGS) $(SO_FLAGS) -o $@ \
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
 $(TSAN_DIR)/threads.t: tests/check/threads.c $(TEST_HEADERS)

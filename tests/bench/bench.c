@@ -77,8 +77,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bloom_core.h" /* the floor of target 5: the real insert and hash */
-#include "filter_hash.h"
+#include "core/bloom.h" /* the floor of target 5: the real insert and hash */
+#include "core/hash.h"
 
 #define T_ROWS 10000000LL
 #define MEMBER_MAX 1000000LL

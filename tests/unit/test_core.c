@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bloom_core.h"
-#include "filter_format.h"
-#include "filter_hash.h"
+#include "core/bloom.h"
+#include "core/format.h"
+#include "core/hash.h"
 #include "tap.h"
 
 #define LN2 0.69314718055994530942

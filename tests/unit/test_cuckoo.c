@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "bloom_core.h"
-#include "cuckoo_core.h"
-#include "filter_format.h"
-#include "filter_hash.h"
+#include "core/bloom.h"
+#include "core/cuckoo.h"
+#include "core/format.h"
+#include "core/hash.h"
 #include "fuzz/bloom_spec.h"
 #include "tap.h"
 

@@ -1,0 +1,275 @@
+/*
+** Cuckoo filter core: sizing, fingerprint packing, and insertion by random
+** walk with an undo log.
+**
+** Why bit-packed slots: a fingerprint of f bits costs f bits, so at 95%
+** load a filter spends f / 0.95 bits per item; rounding slots up to whole
+** bytes would cost up to 7 more bits each.  A slot is read with at most 9
+** byte loads, and a probe reads 8 slots: O(1), in place.
+**
+** Why an undo log: an insert that fails after relocating other items must
+** not lose any of them.  Each relocation is a swap of the fingerprint in
+** hand with a stored one; replaying the swaps backwards puts every
+** fingerprint back where it was, so a failed insert leaves the body as it
+** found it, byte for byte.
+*/
+#include "core/cuckoo.h"
+
+#include <math.h>
+#include <string.h>
+
+
+#define SLOTS CUCKOO_SLOTS_PER_BUCKET
+
+/* High 64 bits of a * b: maps a uniform 64-bit a onto [0, b). */
+static uint64_t mul_high(uint64_t a, uint64_t b) {
+#ifdef __SIZEOF_INT128__
+  return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#else
+  uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
+  uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
+  uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo;
+  uint64_t lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+  uint64_t mid = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
+  return hi_hi + (hi_lo >> 32) + (mid >> 32);
+#endif
+}
+
+/* MurmurHash3's 64-bit finalizer: spreads a fingerprint's few bits over
+** the whole word before it picks the XOR distance. */
+static uint64_t fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+/* 2^f - 1 without shifting by 64. */
+static uint64_t fingerprint_mask(unsigned f) {
+  return f >= 64 ? UINT64_MAX : ((uint64_t)1 << f) - 1;
+}
+
+cuckoo_key cuckoo_key_of(filter_hash h, uint64_t buckets, unsigned f) {
+  cuckoo_key k;
+  /* The bucket from h1's low bits, the fingerprint from h2's high bits:
+  ** independent, so a shared bucket says nothing about the fingerprint. */
+  k.bucket = h.h1 & (buckets - 1);
+  k.fingerprint = 1 + mul_high(h.h2, fingerprint_mask(f));
+  return k;
+}
+
+uint64_t cuckoo_alt_bucket(uint64_t bucket, uint64_t fp, uint64_t buckets) {
+  /* d >= 1, so the two buckets always differ (with one bucket there is no
+  ** other); masking fmix64 instead would give d = 0, a single bucket, to
+  ** 1 in `buckets` items, which hurts small filters. */
+  if (buckets < 2) return bucket;
+  return bucket ^ (1 + mul_high(fmix64(fp), buckets - 1));
+}
+
+unsigned cuckoo_max_copies(uint64_t buckets) {
+  return buckets < 2 ? SLOTS : 2 * SLOTS;
+}
+
+/* A slot spans at most 9 bytes (7 bits of offset + 64 bits).  slot * f is
+** below the body's size in bits, which fits in 64 bits for any blob that
+** fits in memory. */
+uint64_t cuckoo_slot_get(const unsigned char *body, uint64_t slot,
+                         unsigned f) {
+  uint64_t bit = slot * f;
+  const unsigned char *p = body + (bit >> 3);
+  unsigned shift = (unsigned)(bit & 7), done = 0;
+  uint64_t v = 0;
+  while (done < f) {
+    unsigned take = 8 - shift < f - done ? 8 - shift : f - done;
+    uint64_t part = (uint64_t)(*p++ >> shift) & ((1u << take) - 1u);
+    v |= part << done;
+    done += take;
+    shift = 0;
+  }
+  return v;
+}
+
+void cuckoo_slot_set(unsigned char *body, uint64_t slot, unsigned f,
+                     uint64_t fp) {
+  uint64_t bit = slot * f;
+  unsigned char *p = body + (bit >> 3);
+  unsigned shift = (unsigned)(bit & 7), done = 0;
+  while (done < f) {
+    unsigned take = 8 - shift < f - done ? 8 - shift : f - done;
+    unsigned mask = ((1u << take) - 1u) << shift;
+    unsigned part = (unsigned)((fp >> done) & ((1u << take) - 1u)) << shift;
+    *p = (unsigned char)((*p & ~mask) | part);
+    p++;
+    done += take;
+    shift = 0;
+  }
+}
+
+/* Puts fp in the first empty slot of bucket b; 0 if there is none. */
+static int put(unsigned char *body, uint64_t b, unsigned f, uint64_t fp) {
+  for (uint64_t s = b * SLOTS; s < b * SLOTS + SLOTS; s++) {
+    if (cuckoo_slot_get(body, s, f) == 0) {
+      cuckoo_slot_set(body, s, f, fp);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The first slot of bucket b holding fp, or UINT64_MAX. */
+static uint64_t find(const unsigned char *body, uint64_t b, unsigned f,
+                     uint64_t fp) {
+  for (uint64_t s = b * SLOTS; s < b * SLOTS + SLOTS; s++)
+    if (cuckoo_slot_get(body, s, f) == fp) return s;
+  return UINT64_MAX;
+}
+
+static unsigned copies_in(const unsigned char *body, uint64_t b, unsigned f,
+                          uint64_t fp) {
+  unsigned n = 0;
+  for (uint64_t s = b * SLOTS; s < b * SLOTS + SLOTS; s++)
+    n += cuckoo_slot_get(body, s, f) == fp;
+  return n;
+}
+
+/* xorshift64*, seeded from the item itself: the walk, and so the bytes of
+** the result, depend only on the filter and the item (the SQL functions
+** are deterministic), and no state outlives the call. */
+static uint64_t next_random(uint64_t *state) {
+  uint64_t x = *state;
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  *state = x;
+  return x * 0x2545F4914F6CDD1DULL;
+}
+
+cuckoo_status cuckoo_insert(unsigned char *body, uint64_t buckets, unsigned f,
+                            filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, buckets, f);
+  uint64_t i1 = k.bucket, i2 = cuckoo_alt_bucket(i1, k.fingerprint, buckets);
+  /* Both buckets full of this very fingerprint: no relocation can help
+  ** (each copy can only move to the other bucket of the same pair), so
+  ** say so at once instead of walking CUCKOO_MAX_KICKS steps. */
+  unsigned copies = copies_in(body, i1, f, k.fingerprint);
+  if (i2 != i1) copies += copies_in(body, i2, f, k.fingerprint);
+  if (copies >= cuckoo_max_copies(buckets)) return CUCKOO_TOO_MANY_COPIES;
+  if (put(body, i1, f, k.fingerprint)) return CUCKOO_OK;
+  if (i2 != i1 && put(body, i2, f, k.fingerprint)) return CUCKOO_OK;
+  if (i2 == i1) return CUCKOO_FULL; /* one bucket: nowhere to move to */
+
+  uint64_t path[CUCKOO_MAX_KICKS]; /* the slot of each swap, in order */
+  uint64_t rng = fmix64(k.fingerprint ^ (i1 * 0x9E3779B97F4A7C15ULL)) | 1;
+  uint64_t b = next_random(&rng) >> 63 ? i2 : i1;
+  uint64_t hand = k.fingerprint;
+  for (unsigned n = 0; n < CUCKOO_MAX_KICKS; n++) {
+    uint64_t slot = b * SLOTS + (next_random(&rng) >> 62);
+    uint64_t victim = cuckoo_slot_get(body, slot, f);
+    cuckoo_slot_set(body, slot, f, hand);
+    path[n] = slot;
+    hand = victim;
+    b = cuckoo_alt_bucket(b, hand, buckets);
+    if (put(body, b, f, hand)) return CUCKOO_OK;
+  }
+  /* Undo: swap back in reverse order; the fingerprint left in hand at the
+  ** end is the new item's again. */
+  for (unsigned n = CUCKOO_MAX_KICKS; n-- > 0;) {
+    uint64_t stored = cuckoo_slot_get(body, path[n], f);
+    cuckoo_slot_set(body, path[n], f, hand);
+    hand = stored;
+  }
+  return CUCKOO_FULL;
+}
+
+int cuckoo_contains(const unsigned char *body, uint64_t buckets, unsigned f,
+                    filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, buckets, f);
+  if (find(body, k.bucket, f, k.fingerprint) != UINT64_MAX) return 1;
+  uint64_t i2 = cuckoo_alt_bucket(k.bucket, k.fingerprint, buckets);
+  return find(body, i2, f, k.fingerprint) != UINT64_MAX;
+}
+
+int cuckoo_remove(unsigned char *body, uint64_t buckets, unsigned f,
+                  filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, buckets, f);
+  uint64_t s = find(body, k.bucket, f, k.fingerprint);
+  if (s == UINT64_MAX)
+    s = find(body, cuckoo_alt_bucket(k.bucket, k.fingerprint, buckets), f,
+             k.fingerprint);
+  if (s == UINT64_MAX) return 0;
+  cuckoo_slot_set(body, s, f, 0);
+  return 1;
+}
+
+double cuckoo_model_fpr(double load, unsigned f, uint64_t buckets) {
+  if (!(load > 0.0)) return 0.0;
+  double compared = (double)cuckoo_max_copies(buckets) * load;
+  double one = 1.0 / (ldexp(1.0, (int)f) - 1.0);
+  /* 1 - (1 - one)^compared, accurate when one is tiny. */
+  return -expm1(compared * log1p(-one));
+}
+
+uint64_t cuckoo_body_bytes(uint64_t buckets, unsigned f) {
+  return buckets < 2 ? (SLOTS * (uint64_t)f + 7) / 8 : buckets / 2 * f;
+}
+
+uint64_t cuckoo_plan_items(uint64_t buckets) {
+  double slots = SLOTS * (double)buckets;
+  double load = CUCKOO_MAX_LOAD;
+  /* With one or two buckets every item may use every slot: no luck is
+  ** involved.  Beyond, the fill at first failure varies by ~1/sqrt(slots). */
+  if (buckets > 2 && 1.0 - 2.0 / sqrt(slots) < load)
+    load = 1.0 - 2.0 / sqrt(slots);
+  return (uint64_t)floor(slots * load);
+}
+
+cuckoo_plan_status cuckoo_plan_for(uint64_t n, double p, double min_fpr,
+                                   uint64_t max_bytes, cuckoo_plan *plan) {
+  if (n < 1 || n > (uint64_t)INT64_MAX) return CUCKOO_PLAN_BAD_N;
+  if (!(p >= min_fpr && p < 1.0)) return CUCKOO_PLAN_BAD_P;
+  uint64_t buckets = 1;
+  while (n > cuckoo_plan_items(buckets)) {
+    if (buckets >= (uint64_t)1 << 61) return CUCKOO_PLAN_TOO_BIG;
+    buckets <<= 1;
+  }
+  double load = (double)n / (SLOTS * (double)buckets);
+  /* The narrowest fingerprint meeting the target at n items.  Every p in
+  ** [1e-12, 1) is met by some f <= 64: at f = 64 the rate is ~4e-19. */
+  unsigned f = CUCKOO_MIN_FINGERPRINT_BITS;
+  double rate = cuckoo_model_fpr(load, f, buckets);
+  while (!(rate <= p * CUCKOO_SIZING_MARGIN) &&
+         f < CUCKOO_MAX_FINGERPRINT_BITS) {
+    f++;
+    rate = cuckoo_model_fpr(load, f, buckets);
+  }
+  if (!(rate <= p * CUCKOO_SIZING_MARGIN)) return CUCKOO_PLAN_BAD_P;
+  /* buckets / 2 * f + 64 must fit in 64 bits before it is compared. */
+  if (buckets / 2 > (UINT64_MAX - FILTER_HEADER_BYTES) / f)
+    return CUCKOO_PLAN_TOO_BIG;
+  uint64_t bytes = FILTER_HEADER_BYTES + cuckoo_body_bytes(buckets, f);
+  if (bytes > max_bytes) return CUCKOO_PLAN_TOO_BIG;
+  plan->capacity = n;
+  plan->target_fpr = p;
+  plan->buckets = buckets;
+  plan->fingerprint_bits = f;
+  plan->bytes = bytes;
+  plan->expected_fpr = rate;
+  return CUCKOO_PLAN_OK;
+}
+
+filter_header cuckoo_header_for(const cuckoo_plan *plan) {
+  filter_header h =
+      filter_header_new(FILTER_KIND_CUCKOO, plan->capacity, plan->target_fpr);
+  h.fingerprint_bits = plan->fingerprint_bits;
+  h.slots_per_bucket = SLOTS;
+  h.buckets = plan->buckets;
+  return h;
+}
+
+void cuckoo_write_empty(unsigned char *dst, const cuckoo_plan *plan) {
+  filter_header h = cuckoo_header_for(plan);
+  filter_write_header(dst, &h);
+  memset(dst + FILTER_HEADER_BYTES, 0, plan->bytes - FILTER_HEADER_BYTES);
+}

@@ -1,0 +1,121 @@
+/*
+** The on-disk (in-BLOB) format shared by every filter kind: a 64-byte
+** little-endian header followed by the kind's body.  See FORMAT.md.
+**
+** This file and filter_format.c are plain C: no SQLite header.  Every
+** function that reads a filter blob calls filter_parse() first, and no code
+** touches the body before it has said yes.
+*/
+#ifndef CORE_FORMAT_H
+#define CORE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FILTER_HEADER_BYTES 64
+#define FILTER_VERSION 1
+
+/* kinds */
+#define FILTER_KIND_BLOOM 1
+#define FILTER_KIND_CUCKOO 2
+
+/* Filters built by this version hash with seed 0; readers honour the
+** header's seed. */
+#define FILTER_DEFAULT_SEED 0u
+
+/* hash functions */
+#define FILTER_HASH_MURMUR3_X64_128 1
+
+/* Blocked Bloom layout: each item sets its bits inside one 512-bit block
+** (one 64-byte cache line). */
+#define BLOOM_BLOCK_BITS 512
+#define BLOOM_BLOCK_BYTES 64
+#define BLOOM_MAX_HASHES 64
+
+/* Cuckoo layout: buckets of 4 slots, each slot a bit-packed fingerprint of
+** 4..64 bits (0 = empty).  At 4 bits a full filter already answers "maybe"
+** to 42% of absent values, so narrower is of no use; 64 is the widest word
+** the code handles. */
+#define CUCKOO_SLOTS_PER_BUCKET 4
+#define CUCKOO_MIN_FINGERPRINT_BITS 4
+#define CUCKOO_MAX_FINGERPRINT_BITS 64
+
+typedef struct filter_header {
+  unsigned version;    /* FILTER_VERSION */
+  unsigned kind;       /* FILTER_KIND_* */
+  unsigned hash;       /* FILTER_HASH_* */
+  uint32_t seed;       /* mixed into every hash; 0 for filters built here */
+  uint32_t hashes;     /* bloom: k, bits set per item */
+  uint64_t bits;       /* bloom: m, a multiple of BLOOM_BLOCK_BITS */
+  uint64_t capacity;   /* n the filter was sized for */
+  double target_fpr;   /* p the filter was sized for */
+  uint64_t inserted;   /* bloom: non-NULL values added, duplicates included;
+                          cuckoo: items, the fingerprints stored */
+  unsigned fingerprint_bits; /* cuckoo: f, bits per slot */
+  unsigned slots_per_bucket; /* cuckoo: CUCKOO_SLOTS_PER_BUCKET */
+  uint64_t buckets;          /* cuckoo: a power of two */
+} filter_header;
+
+/* A validated view of a blob: header fields plus a pointer to the body,
+** which lives in the caller's buffer. */
+typedef struct filter_view {
+  filter_header h;
+  const unsigned char *blob; /* the whole blob, header first */
+  size_t blob_bytes;
+  const unsigned char *body; /* blob + FILTER_HEADER_BYTES */
+  size_t body_bytes;
+} filter_view;
+
+/* Validates blob[0..len) in O(1) and fills *view.  Returns 0 on success;
+** otherwise writes a one-line reason (no function name) into err and
+** returns -1.  want_kind is a FILTER_KIND_* or 0 for any kind. */
+int filter_parse(const void *blob, size_t len, unsigned want_kind,
+                 filter_view *view, char *err, size_t err_size);
+
+/* A header of the given kind for a new, empty filter: current version,
+** MurmurHash3, seed 0, nothing inserted; kind-specific fields zero. */
+filter_header filter_header_new(unsigned kind, uint64_t capacity,
+                                double target_fpr);
+
+/* Writes the 64-byte header for h into dst. */
+void filter_write_header(unsigned char *dst, const filter_header *h);
+
+/* Overwrites only the inserted counter of a serialized header. */
+void filter_write_inserted(unsigned char *dst, uint64_t inserted);
+
+/* Total blob size for a bloom filter of `bits` bits. */
+static inline uint64_t bloom_blob_bytes(uint64_t bits) {
+  return FILTER_HEADER_BYTES + bits / 8;
+}
+
+const char *filter_kind_name(unsigned kind);
+const char *filter_hash_name(unsigned hash);
+
+/* Little-endian load/store, independent of the host's byte order.  The
+** loads are on every probe's path (filter_parse): memcpy makes them one
+** unaligned load on little-endian hosts. */
+static inline uint64_t load_le64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+static inline uint32_t load_le32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+static inline void store_le64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void store_le32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+#endif

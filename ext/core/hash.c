@@ -1,0 +1,60 @@
+/*
+** Value hashing: canonical encoding of SQL values fed to MurmurHash3
+** x64_128 from Debian's libmurmurhash (linked statically).
+*/
+#include "core/hash.h"
+#include "core/format.h"
+
+#include <murmurhash.h>
+#include <stdlib.h>
+#include <string.h>
+
+static filter_hash murmur(const void *data, size_t len, uint32_t seed) {
+  uint64_t out[2];
+  /* libmurmurhash reads nothing when len is 0, but give it a real pointer. */
+  static const unsigned char empty[1] = {0};
+  lmmh_x64_128(len ? data : empty, (unsigned int)len, seed, out);
+  filter_hash h = {out[0], out[1]};
+  return h;
+}
+
+filter_hash filter_hash_integer(int64_t v, uint32_t seed) {
+  unsigned char le[8];
+  store_le64(le, (uint64_t)v);
+  return murmur(le, sizeof le, seed + FILTER_TYPE_INTEGER);
+}
+
+filter_hash filter_hash_real(double v, uint32_t seed) {
+  /* [-2^63, 2^63) is exactly the range of int64; both bounds are exact
+  ** doubles, so the cast below is defined. */
+  if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) {
+    int64_t i = (int64_t)v;
+    if ((double)i == v) return filter_hash_integer(i, seed);
+  }
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  unsigned char le[8];
+  store_le64(le, bits);
+  return murmur(le, sizeof le, seed + FILTER_TYPE_REAL);
+}
+
+filter_hash filter_hash_bytes(unsigned type, const void *data, size_t len,
+                              uint32_t seed) {
+  return murmur(data, len, seed + type);
+}
+
+static int hash_cmp(const void *pa, const void *pb) {
+  const filter_hash *a = pa, *b = pb;
+  if (a->h1 != b->h1) return a->h1 < b->h1 ? -1 : 1;
+  if (a->h2 != b->h2) return a->h2 < b->h2 ? -1 : 1;
+  return 0;
+}
+
+size_t filter_hash_unique(filter_hash *hashes, size_t count) {
+  if (count == 0) return 0;
+  qsort(hashes, count, sizeof *hashes, hash_cmp);
+  size_t kept = 1;
+  for (size_t i = 1; i < count; i++)
+    if (hash_cmp(&hashes[kept - 1], &hashes[i]) != 0) hashes[kept++] = hashes[i];
+  return kept;
+}

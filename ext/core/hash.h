@@ -1,0 +1,40 @@
+/*
+** How a value becomes a 128-bit hash (FORMAT.md, "Hashing values").
+**
+** SQL's `=` decides what counts as the same item: an INTEGER and a REAL
+** with the same numeric value hash alike (42 = 42.0, -0.0 = 0), TEXT is
+** hashed as UTF-8, BLOB as its bytes, and storage classes never collide on
+** purpose because each class hashes with its own seed offset.
+** Plain C: no SQLite header.
+*/
+#ifndef CORE_HASH_H
+#define CORE_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Type codes, added to the filter's seed to form MurmurHash3's seed. */
+#define FILTER_TYPE_INTEGER 1
+#define FILTER_TYPE_REAL 2
+#define FILTER_TYPE_TEXT 3
+#define FILTER_TYPE_BLOB 4
+
+typedef struct filter_hash {
+  uint64_t h1, h2;
+} filter_hash;
+
+filter_hash filter_hash_integer(int64_t v, uint32_t seed);
+/* A REAL with an integral value inside the int64 range hashes as that
+** integer; any other REAL hashes as its IEEE-754 bits.  v must not be NaN
+** (SQLite never stores one). */
+filter_hash filter_hash_real(double v, uint32_t seed);
+/* type is FILTER_TYPE_TEXT or FILTER_TYPE_BLOB. len must be < 2^32. */
+filter_hash filter_hash_bytes(unsigned type, const void *data, size_t len,
+                              uint32_t seed);
+
+/* Sorts hashes[0..count) and drops repeats: returns how many distinct
+** values remain at the front.  Used to size and build from the distinct
+** values of a group. */
+size_t filter_hash_unique(filter_hash *hashes, size_t count);
+
+#endif

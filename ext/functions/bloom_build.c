@@ -1,0 +1,131 @@
+/*
+** bloom_build(value, n, p): aggregate that adds every non-NULL value of the
+** group to a Bloom filter sized for n items at false-positive rate p.
+**
+**   SELECT bloom_build(url, 1000000, 0.01) FROM visited;
+**   SELECT bloom_build(url) FROM visited;           -- sized from the data
+**   SELECT bloom_build(url, NULL, 0.001) FROM visited;
+**
+** n and p come from the first row; a later row with other values is an
+** error.  A group with no rows gives NULL; a group of only NULLs gives an
+** empty filter.  Bits are ORed in, so the result does not depend on row
+** order.
+**
+** Sized from the data (n omitted or NULL; p defaults to 0.01): the 16-byte
+** hashes of the group's values are collected (repeats dropped whenever the
+** buffer fills, so memory follows the distinct values), counted at the end,
+** and the filter sized for that count is filled in sorted order (which walks
+** it front to back).
+**
+** Out-of-cache filters: each insert is a write to a random cache line, so
+** rows go through bloom_lagged (bloom_core.h), which prefetches a row's
+** block and sets its bits BLOOM_INSERT_LAG rows later.
+*/
+#include "functions/common.h"
+
+#include <string.h>
+
+typedef struct build_state {
+  group_params params;
+  int failed;            /* a step set an error: the final only frees */
+  uint64_t inserted;
+  /* n given: the filter, filled as rows arrive */
+  unsigned char *blob;
+  uint64_t blob_bytes;
+  bloom_lagged inserts; /* into blob's body */
+  /* sized from the data: the hashes seen */
+  hash_collector seen;
+} build_state;
+
+static const char fname[] = "bloom_build";
+
+static int start_filter(sqlite3_context *ctx, build_state *s, uint64_t n) {
+  bloom_plan plan;
+  s->blob = sql_new_bloom(ctx, fname, n, s->params.p, &plan);
+  if (s->blob == NULL) return -1;
+  s->blob_bytes = plan.bytes;
+  bloom_lagged_init(&s->inserts, s->blob + FILTER_HEADER_BYTES,
+                    plan.bits / BLOOM_BLOCK_BITS, plan.hashes);
+  return 0;
+}
+
+/* n and p of this row; on the group's first row, the filter (n given) or a
+** check of p alone (sized from the data), so that errors come at once. */
+static int build_params(sqlite3_context *ctx, build_state *s, int argc,
+                        sqlite3_value **argv) {
+  int first = sql_group_params(ctx, fname, argc, argv, &s->params);
+  if (first != 1) return first;
+  if (s->params.sized_from_data) {
+    bloom_plan plan;
+    return sql_plan(ctx, fname, 1, s->params.p, &plan);
+  }
+  return start_filter(ctx, s, s->params.n);
+}
+
+static void sql_bloom_build_step(sqlite3_context *ctx, int argc,
+                                 sqlite3_value **argv) {
+  build_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
+  if (s == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if (build_params(ctx, s, argc, argv) != 0) {
+    s->failed = 1;
+    return;
+  }
+  filter_hash h;
+  arg_status st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
+  if (st == ARG_NULL) return; /* NULL values are skipped */
+  if (st == ARG_ERROR) {
+    s->failed = 1;
+    return;
+  }
+  if (s->params.sized_from_data) {
+    if (collector_add(ctx, &s->seen, h, 0) != 0) {
+      s->failed = 1;
+      return;
+    }
+  } else {
+    bloom_lagged_insert(&s->inserts, h);
+  }
+  s->inserted++;
+}
+
+static void sql_bloom_build_final(sqlite3_context *ctx) {
+  build_state *s = sqlite3_aggregate_context(ctx, 0);
+  if (s == NULL || !s->params.started) {
+    sqlite3_result_null(ctx); /* no rows, like sum() */
+    return;
+  }
+  /* Also reached after an error in a step: then only free. */
+  if (!s->failed && s->params.sized_from_data) {
+    size_t distinct = collector_distinct(&s->seen);
+    if (start_filter(ctx, s, distinct ? distinct : 1) == 0) {
+      /* Sorted by h1, so the inserts walk the filter front to back. */
+      for (size_t i = 0; i < distinct; i++)
+        bloom_insert(s->inserts.bits, s->inserts.blocks, s->inserts.k,
+                     s->seen.hashes[i]);
+    }
+  }
+  collector_free(&s->seen);
+  if (s->blob == NULL) return;
+  if (s->failed) {
+    sql_aligned_free(s->blob);
+    s->blob = NULL;
+    return;
+  }
+  bloom_lagged_flush(&s->inserts);
+  filter_write_inserted(s->blob, s->inserted);
+  /* Hand the buffer to SQLite: no copy of a possibly large filter. */
+  sqlite3_result_blob64(ctx, s->blob, s->blob_bytes, sql_aligned_free);
+  s->blob = NULL;
+}
+int register_bloom_build(sqlite3 *db) {
+  int rc = SQLITE_OK;
+  for (int argc = 1; argc <= 3 && rc == SQLITE_OK; argc++)
+    rc = sqlite3_create_function(
+        db, "bloom_build", argc,
+        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, NULL,
+        sql_bloom_build_step, sql_bloom_build_final);
+  return rc;
+}

@@ -1,0 +1,93 @@
+/*
+** bloom_key(v1, v2, ...): one BLOB that encodes several values without
+** ambiguity, for multi-column keys:
+**
+**   SELECT bloom_build(bloom_key(tenant_id, request_id), 1000000, 0.01)
+**     FROM processed;
+**   SELECT bloom_test(f, bloom_key(:tenant, :request)) FROM filters ...;
+**
+** NULL if any part is NULL (such a key is never added, and probes answer
+** NULL), as SQL's = never matches NULL.  Numbers follow the value rules:
+** 42 and 42.0 give the same key.
+*/
+#include "functions/common.h"
+#include "core/key.h"
+
+static void sql_bloom_key(sqlite3_context *ctx, int argc,
+                          sqlite3_value **argv) {
+  static const char fname[] = "bloom_key";
+  if (argc < 1) {
+    sql_error(ctx, fname, "needs at least one value");
+    return;
+  }
+  /* First pass: size, and NULL if any part is NULL. */
+  uint64_t total = 0;
+  for (int i = 0; i < argc; i++) {
+    switch (sqlite3_value_type(argv[i])) {
+      case SQLITE_NULL:
+        sqlite3_result_null(ctx);
+        return;
+      case SQLITE_INTEGER:
+      case SQLITE_FLOAT:
+        total += KEY_NUMBER_BYTES;
+        break;
+      case SQLITE_TEXT:
+        /* Make the text UTF-8 before asking its length in bytes. */
+        if (sqlite3_value_text(argv[i]) == NULL) {
+          sqlite3_result_error_nomem(ctx);
+          return;
+        }
+        total += key_bytes_part_size((size_t)sqlite3_value_bytes(argv[i]));
+        break;
+      default: {
+        /* A zeroblob is expanded here, which can fail for lack of memory. */
+        int len = sqlite3_value_bytes(argv[i]);
+        if (sqlite3_value_blob(argv[i]) == NULL && len > 0) {
+          sqlite3_result_error_nomem(ctx);
+          return;
+        }
+        total += key_bytes_part_size((size_t)len);
+        break;
+      }
+    }
+  }
+  int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
+  if (total > (uint64_t)limit) {
+    sql_error(ctx, fname, "the key would be %llu bytes, over the limit of %d",
+              (unsigned long long)total, limit);
+    sqlite3_result_error_code(ctx, SQLITE_TOOBIG);
+    return;
+  }
+  unsigned char *key = sqlite3_malloc64(total ? total : 1);
+  if (key == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  size_t at = 0;
+  for (int i = 0; i < argc; i++) {
+    sqlite3_value *v = argv[i];
+    switch (sqlite3_value_type(v)) {
+      case SQLITE_INTEGER:
+        at += key_put_integer(key + at, sqlite3_value_int64(v));
+        break;
+      case SQLITE_FLOAT:
+        at += key_put_real(key + at, sqlite3_value_double(v));
+        break;
+      case SQLITE_TEXT:
+        at += key_put_bytes(key + at, FILTER_TYPE_TEXT, sqlite3_value_text(v),
+                            (size_t)sqlite3_value_bytes(v));
+        break;
+      default:
+        at += key_put_bytes(key + at, FILTER_TYPE_BLOB, sqlite3_value_blob(v),
+                            (size_t)sqlite3_value_bytes(v));
+        break;
+    }
+  }
+  sqlite3_result_blob64(ctx, key, at, sqlite3_free);
+}
+
+int register_bloom_key(sqlite3 *db) {
+  return sqlite3_create_function(
+      db, "bloom_key", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+      NULL, sql_bloom_key, NULL, NULL);
+}

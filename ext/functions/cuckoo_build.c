@@ -1,0 +1,152 @@
+/*
+** cuckoo_build(value, n [, p]): aggregate that builds a cuckoo filter for n
+** items at false-positive rate p (default 0.01) holding each distinct
+** non-NULL value of the group once.
+**
+**   SELECT cuckoo_build(email, 100000, 0.001) FROM users;
+**   SELECT cuckoo_build(email, NULL) FROM users;    -- sized from the data
+**
+** Why de-duplicate: a cuckoo filter stores one fingerprint per copy, and
+** holds at most 8 copies of a value, so a column in which one value repeats
+** would overflow it.  The group's 16-byte hashes are collected, sorted and
+** made unique (in place, whenever the buffer fills, so memory follows the
+** number of distinct values, not of rows), then inserted in sorted order:
+** the result depends only on the set of values, never on row order.
+**
+** n and p come from the first row, as for bloom_build; n NULL sizes the
+** filter for the number of distinct values.  No rows gives NULL; only NULLs
+** give an empty filter.  More distinct values than the filter can place is
+** an error that says the capacity was exceeded: never a filter that
+** silently lost items.
+*/
+#include "functions/common.h"
+#include "core/cuckoo.h"
+
+static const char fname[] = "cuckoo_build";
+
+typedef struct cbuild_state {
+  group_params params;
+  int failed;           /* a step set an error: the final only frees */
+  cuckoo_plan plan;     /* n given: planned on the first row */
+  hash_collector seen;  /* the hashes seen, repeats dropped now and then */
+} cbuild_state;
+
+/* Plans within the connection's blob length limit, before allocating. */
+static int plan(sqlite3_context *ctx, uint64_t n, double p, cuckoo_plan *out) {
+  int limit = sqlite3_limit(sqlite3_context_db_handle(ctx),
+                            SQLITE_LIMIT_LENGTH, -1);
+  cuckoo_plan_status st =
+      cuckoo_plan_for(n, p, BLOOM_MIN_FPR, (uint64_t)limit, out);
+  if (st == CUCKOO_PLAN_OK) return 0;
+  sql_plan_failed(ctx, fname, st == CUCKOO_PLAN_TOO_BIG, n, p);
+  return -1;
+}
+
+/* n and p of this row: (value, n) or (value, n, p).  On the group's first
+** row, plan (checking n, p and the size now rather than after the group). */
+static int build_params(sqlite3_context *ctx, cbuild_state *s, int argc,
+                        sqlite3_value **argv) {
+  int first = sql_group_params(ctx, fname, argc, argv, &s->params);
+  if (first != 1) return first;
+  const group_params *g = &s->params;
+  return plan(ctx, g->sized_from_data ? 1 : g->n, g->p, &s->plan);
+}
+
+static void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
+                                  sqlite3_value **argv) {
+  cbuild_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
+  if (s == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  if (build_params(ctx, s, argc, argv) != 0) {
+    s->failed = 1;
+    return;
+  }
+  filter_hash h;
+  arg_status st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
+  if (st == ARG_NULL) return; /* NULL values are skipped */
+  if (st == ARG_ERROR) {
+    s->failed = 1;
+    return;
+  }
+  /* With n given, more distinct values than slots can never fit: stop
+  ** reading the group (0: no ceiling, sized from the data). */
+  uint64_t slots = s->params.sized_from_data
+                       ? 0
+                       : s->plan.buckets * CUCKOO_SLOTS_PER_BUCKET;
+  int rc = collector_add(ctx, &s->seen, h, (size_t)slots);
+  if (rc == 1)
+    sql_error(ctx, fname,
+              "capacity exceeded: more than %llu distinct values, and a "
+              "filter for n = %llu has %llu slots",
+              (unsigned long long)slots, (unsigned long long)s->params.n,
+              (unsigned long long)slots);
+  if (rc != 0) s->failed = 1;
+}
+
+/* Inserts the distinct hashes into a new filter; NULL after setting the
+** error when one cannot be placed. */
+static unsigned char *fill(sqlite3_context *ctx, cbuild_state *s,
+                           size_t distinct) {
+  uint64_t slots = s->plan.buckets * CUCKOO_SLOTS_PER_BUCKET;
+  if (distinct > slots) {
+    sql_error(ctx, fname,
+              "capacity exceeded: %llu distinct values, and a filter for "
+              "n = %llu has %llu slots",
+              (unsigned long long)distinct,
+              (unsigned long long)s->plan.capacity, (unsigned long long)slots);
+    return NULL;
+  }
+  unsigned char *blob = sqlite3_malloc64(s->plan.bytes);
+  if (blob == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return NULL;
+  }
+  cuckoo_write_empty(blob, &s->plan);
+  unsigned char *body = blob + FILTER_HEADER_BYTES;
+  for (size_t i = 0; i < distinct; i++) {
+    if (cuckoo_insert(body, s->plan.buckets, s->plan.fingerprint_bits,
+                      s->seen.hashes[i]) != CUCKOO_OK) {
+      sql_error(ctx, fname,
+                "capacity exceeded: %llu distinct values do not fit in a "
+                "filter for n = %llu (%llu slots; %llu placed)",
+                (unsigned long long)distinct,
+                (unsigned long long)s->plan.capacity,
+                (unsigned long long)slots, (unsigned long long)i);
+      sqlite3_free(blob);
+      return NULL;
+    }
+  }
+  filter_write_inserted(blob, distinct);
+  return blob;
+}
+
+static void sql_cuckoo_build_final(sqlite3_context *ctx) {
+  cbuild_state *s = sqlite3_aggregate_context(ctx, 0);
+  if (s == NULL || !s->params.started) {
+    sqlite3_result_null(ctx); /* no rows, like sum() */
+    return;
+  }
+  /* Also reached after an error in a step: then only free. */
+  unsigned char *blob = NULL;
+  if (!s->failed) {
+    size_t distinct = collector_distinct(&s->seen);
+    if (!s->params.sized_from_data ||
+        plan(ctx, distinct ? distinct : 1, s->params.p, &s->plan) == 0)
+      blob = fill(ctx, s, distinct);
+  }
+  collector_free(&s->seen);
+  if (blob == NULL) return;
+  sqlite3_result_blob64(ctx, blob, s->plan.bytes, sqlite3_free);
+}
+
+int register_cuckoo_build(sqlite3 *db) {
+  int rc = SQLITE_OK;
+  for (int argc = 2; argc <= 3 && rc == SQLITE_OK; argc++)
+    rc = sqlite3_create_function(
+        db, "cuckoo_build", argc,
+        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, NULL,
+        sql_cuckoo_build_step, sql_cuckoo_build_final);
+  return rc;
+}
