@@ -9,15 +9,16 @@
 **    WHERE name = 'visited';
 **   SELECT name, i.* FROM filters, bloom_info(filters.f) AS i;
 **
-** This file is the entry point: it registers the SQL functions, which live
-** in sql_<name>.c files (bloom_union, bloom_intersect and bloom_merge share
-** sql_bloom_algebra.c; bloom_version is here) over the plain-C core
-** (filter_format.c, filter_hash.c, filter_key.c, bloom_core.c,
-** cuckoo_core.c).
+** This file is the entry point: the table of every SQL name the extension
+** offers, and the init function that registers them.  The functions live in
+** functions/ (registry.h says which file holds which), over the plain-C core
+** in core/.  ARCHITECTURE.md beside this file describes the layers.
 */
-#define BLOOM_EXT_MAIN
-#include "functions/common.h"
-#undef sqlite3_api /* the variable itself, for its definition and the CAS */
+#include <stddef.h>
+
+#include <sqlite3ext.h>
+/* The api pointer itself, defined and claimed before functions/api.h turns
+** every later use of it into an atomic load. */
 SQLITE_EXTENSION_INIT1
 #ifndef SQLITE_CORE
 static int claim_api(const sqlite3_api_routines *api) {
@@ -26,28 +27,14 @@ static int claim_api(const sqlite3_api_routines *api) {
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
          unset == api;
 }
-#define sqlite3_api (__atomic_load_n(&sqlite3_api, __ATOMIC_ACQUIRE))
 #endif
 
-#define BLOOM_VERSION "1.0.0"
+#define BLOOM_EXT_MAIN
+#include "core/format.h"
+#include "functions/api.h"
+#include "functions/registry.h"
 
-int register_bloom_build(sqlite3 *db);
-int register_bloom_test(sqlite3 *db);
-int register_bloom_info(sqlite3 *db);
-int register_bloom_ref(sqlite3 *db);
-int register_bloom_probe(sqlite3 *db);
-int register_bloom_empty(sqlite3 *db);
-int register_bloom_add(sqlite3 *db);
-int register_bloom_algebra(sqlite3 *db);
-int register_bloom_count(sqlite3 *db);
-int register_bloom_plan(sqlite3 *db);
-int register_bloom_key(sqlite3 *db);
-int register_cuckoo_build(sqlite3 *db);
-int register_cuckoo_test(sqlite3 *db);
-int register_cuckoo_add(sqlite3 *db);
-int register_cuckoo_delete(sqlite3 *db);
-int register_cuckoo_info(sqlite3 *db);
-int register_cuckoo_probe(sqlite3 *db);
+#define BLOOM_VERSION "1.0.0"
 
 /* bloom_version(): the extension's version as TEXT. */
 static void sql_bloom_version(sqlite3_context *ctx, int argc,
@@ -56,10 +43,69 @@ static void sql_bloom_version(sqlite3_context *ctx, int argc,
   sqlite3_result_text(ctx, BLOOM_VERSION, -1, SQLITE_STATIC);
 }
 
-static int register_bloom_version(sqlite3 *db) {
-  return sqlite3_create_function(
-      db, "bloom_version", 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-      NULL, sql_bloom_version, NULL, NULL);
+#define BLOOM FILTER_KIND_BLOOM
+#define CUCKOO FILTER_KIND_CUCKOO
+
+/* Functions that run the SQL they are given (the *_probe functions): not
+** DETERMINISTIC, since the result follows a table's contents, and
+** DIRECTONLY, since such a function has no place in triggers, views or the
+** schema. */
+#define SQL_QUERYING (SQLITE_UTF8 | SQLITE_DIRECTONLY)
+
+#define SCALAR(name, lo, hi, flags, kind, fn) \
+  {name, lo, hi, flags, kind, fn, NULL, NULL, NULL, NULL, NULL}
+#define AGGREGATE(name, lo, hi, kind, step, final) \
+  {name, lo, hi, SQL_PURE, kind, NULL, step, final, NULL, NULL, NULL}
+#define TABLE(name, kind, module, spec) \
+  {name, 0, 0, 0, kind, NULL, NULL, NULL, &module, &spec, NULL}
+
+static const sql_function functions[] = {
+    SCALAR("bloom_version", 0, 0, SQL_PURE, 0, sql_bloom_version),
+    AGGREGATE("bloom_build", 1, 3, BLOOM, sql_bloom_build_step,
+              sql_bloom_build_final),
+    SCALAR("bloom_test", 2, 2, SQL_PURE, BLOOM, sql_filter_test),
+    {"bloom_probe", 2, 2, SQL_QUERYING, BLOOM, sql_filter_probe, NULL, NULL,
+     NULL, NULL, sql_probe_connection},
+    TABLE("bloom_info", BLOOM, sql_info_module, sql_bloom_info_spec),
+    TABLE("bloom_ref", 0, sql_ref_module, sql_ref_spec),
+    SCALAR("bloom_empty", 1, 2, SQL_PURE, BLOOM, sql_bloom_empty),
+    SCALAR("bloom_add", -1, -1, SQL_PURE, BLOOM, sql_bloom_add),
+    SCALAR("bloom_union", 2, 2, SQL_PURE, BLOOM, sql_bloom_union),
+    SCALAR("bloom_intersect", 2, 2, SQL_PURE, BLOOM, sql_bloom_intersect),
+    AGGREGATE("bloom_merge", 1, 1, BLOOM, sql_bloom_merge_step,
+              sql_bloom_merge_final),
+    SCALAR("bloom_count", 1, 1, SQL_PURE, BLOOM, sql_bloom_count),
+    TABLE("bloom_plan", BLOOM, sql_plan_module, sql_plan_spec),
+    SCALAR("bloom_key", -1, -1, SQL_PURE, 0, sql_bloom_key),
+    AGGREGATE("cuckoo_build", 2, 3, CUCKOO, sql_cuckoo_build_step,
+              sql_cuckoo_build_final),
+    SCALAR("cuckoo_test", 2, 2, SQL_PURE, CUCKOO, sql_filter_test),
+    {"cuckoo_probe", 2, 2, SQL_QUERYING, CUCKOO, sql_filter_probe, NULL, NULL,
+     NULL, NULL, sql_probe_connection},
+    SCALAR("cuckoo_add", 2, 2, SQL_PURE, CUCKOO, sql_cuckoo_add),
+    SCALAR("cuckoo_delete", 2, 2, SQL_PURE, CUCKOO, sql_cuckoo_delete),
+    TABLE("cuckoo_info", CUCKOO, sql_info_module, sql_cuckoo_info_spec),
+};
+
+/* Registers one row: a module, or a function once per argument count. */
+static int register_function(sqlite3 *db, const sql_function *row) {
+  if (row->module)
+    return sqlite3_create_module(db, row->name, row->module, (void *)row);
+  int rc = SQLITE_OK;
+  for (int args = row->min_args; args <= row->max_args && rc == SQLITE_OK;
+       args++) {
+    void *user_data = (void *)row;
+    void (*destroy)(void *) = NULL;
+    if (row->connection_data) {
+      user_data = row->connection_data(row);
+      if (user_data == NULL) return SQLITE_NOMEM;
+      destroy = sqlite3_free; /* SQLite calls it, also when it fails */
+    }
+    rc = sqlite3_create_function_v2(db, row->name, args, row->flags,
+                                    user_data, row->scalar, row->step,
+                                    row->final, destroy);
+  }
+  return rc;
 }
 
 #ifdef _WIN32
@@ -83,22 +129,13 @@ int sqlite3_bloom_init(sqlite3 *db, char **err,
   (void)err;
   (void)api;
 #endif
-  int (*const registrations[])(sqlite3 *) = {
-      register_bloom_version, register_bloom_build, register_bloom_test,
-      register_bloom_info, register_bloom_ref, register_bloom_probe,
-      register_bloom_empty,
-      register_bloom_add, register_bloom_algebra, register_bloom_count,
-      register_bloom_plan, register_bloom_key, register_cuckoo_build,
-      register_cuckoo_test, register_cuckoo_add, register_cuckoo_delete,
-      register_cuckoo_info, register_cuckoo_probe,
-  };
-  for (size_t i = 0; i < sizeof registrations / sizeof registrations[0]; i++) {
-    int rc = registrations[i](db);
+  for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
+    int rc = register_function(db, &functions[i]);
     if (rc != SQLITE_OK) {
       /* The library stays mapped (linked -z nodelete), so what did register
       ** keeps working. */
-      if (err) *err = sqlite3_mprintf("bloom: registering its functions "
-                                      "failed: %s", sqlite3_errstr(rc));
+      if (err) *err = sqlite3_mprintf("bloom: registering %s failed: %s",
+                                      functions[i].name, sqlite3_errstr(rc));
       return rc;
     }
   }

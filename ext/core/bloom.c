@@ -15,17 +15,7 @@
 #include <string.h>
 
 uint64_t bloom_block_of(filter_hash h, uint64_t blocks) {
-#ifdef __SIZEOF_INT128__
-  return (uint64_t)(((unsigned __int128)h.h1 * blocks) >> 64);
-#else
-  /* 64x64 -> high 64 bits from 32-bit halves. */
-  uint64_t a_lo = h.h1 & 0xffffffffu, a_hi = h.h1 >> 32;
-  uint64_t b_lo = blocks & 0xffffffffu, b_hi = blocks >> 32;
-  uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo;
-  uint64_t lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
-  uint64_t mid = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
-  return hi_hi + (hi_lo >> 32) + (mid >> 32);
-#endif
+  return mul_high64(h.h1, blocks);
 }
 
 /* The bit positions of an item inside its block.  Position i is the 9-bit
@@ -163,10 +153,10 @@ static double best_rate(double lambda, unsigned *k_out) {
   return f;
 }
 
-bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
-                                 bloom_plan *plan) {
-  if (n < 1 || n > (uint64_t)INT64_MAX) return BLOOM_PLAN_BAD_N;
-  if (!(p >= BLOOM_MIN_FPR && p < 1.0)) return BLOOM_PLAN_BAD_P;
+bloom_sizing_status bloom_sizing_for(uint64_t n, double p, uint64_t max_bytes,
+                                 bloom_sizing *sizing) {
+  if (n < 1 || n > (uint64_t)INT64_MAX) return BLOOM_SIZING_BAD_N;
+  if (!(p >= FILTER_MIN_FPR && p < 1.0)) return BLOOM_SIZING_BAD_P;
   const double target = p * BLOOM_SIZING_MARGIN;
   const double dn = (double)n;
 
@@ -179,9 +169,9 @@ bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
   /* No layout does better than the classic optimum, so start there. */
   double classic_bits = ceil(-dn * log(p) / (0.6931471805599453 * 0.6931471805599453));
   double lo_d = floor(classic_bits / BLOOM_BLOCK_BITS);
-  if (lo_d > (double)max_blocks) return BLOOM_PLAN_TOO_BIG;
+  if (lo_d > (double)max_blocks) return BLOOM_SIZING_TOO_BIG;
   uint64_t lo = lo_d < 1.0 ? 1 : (uint64_t)lo_d;
-  if (max_blocks < 1) return BLOOM_PLAN_TOO_BIG;
+  if (max_blocks < 1) return BLOOM_SIZING_TOO_BIG;
 
   unsigned k;
   double rate = best_rate(dn / (double)lo, &k);
@@ -191,7 +181,7 @@ bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
     unsigned k_hi = k;
     double rate_hi = rate;
     for (;;) {
-      if (hi >= max_blocks) return BLOOM_PLAN_TOO_BIG;
+      if (hi >= max_blocks) return BLOOM_SIZING_TOO_BIG;
       lo = hi;
       hi = hi > max_blocks / 2 ? max_blocks : hi * 2;
       rate_hi = best_rate(dn / (double)hi, &k_hi);
@@ -222,20 +212,20 @@ bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
       break;
     }
   }
-  plan->capacity = n;
-  plan->target_fpr = p;
-  plan->bits = hi * BLOOM_BLOCK_BITS;
-  plan->hashes = k;
-  plan->bytes = bloom_blob_bytes(plan->bits);
-  plan->expected_fpr = rate;
-  return BLOOM_PLAN_OK;
+  sizing->capacity = n;
+  sizing->target_fpr = p;
+  sizing->bits = hi * BLOOM_BLOCK_BITS;
+  sizing->hashes = k;
+  sizing->bytes = bloom_blob_bytes(sizing->bits);
+  sizing->expected_fpr = rate;
+  return BLOOM_SIZING_OK;
 }
 
-filter_header bloom_header_for(const bloom_plan *plan) {
+filter_header bloom_header_for(const bloom_sizing *sizing) {
   filter_header h =
-      filter_header_new(FILTER_KIND_BLOOM, plan->capacity, plan->target_fpr);
-  h.hashes = plan->hashes;
-  h.bits = plan->bits;
+      filter_header_new(FILTER_KIND_BLOOM, sizing->capacity, sizing->target_fpr);
+  h.hashes = sizing->hashes;
+  h.bits = sizing->bits;
   return h;
 }
 
@@ -262,10 +252,10 @@ bloom_stats bloom_stats_of(const unsigned char *bits, uint64_t m, unsigned k) {
   return s;
 }
 
-void bloom_write_empty(unsigned char *dst, const bloom_plan *plan) {
-  filter_header h = bloom_header_for(plan);
+void bloom_write_empty(unsigned char *dst, const bloom_sizing *sizing) {
+  filter_header h = bloom_header_for(sizing);
   filter_write_header(dst, &h);
-  memset(dst + FILTER_HEADER_BYTES, 0, plan->bytes - FILTER_HEADER_BYTES);
+  memset(dst + FILTER_HEADER_BYTES, 0, sizing->bytes - FILTER_HEADER_BYTES);
 }
 
 int bloom_shape_check(const filter_header *a, const filter_header *b,

@@ -17,34 +17,27 @@
 #include "core/format.h"
 #include "core/hash.h"
 
-/* The smallest target rate the sizing accepts.  Below it a 512-bit blocked
-** filter needs more than 2.7x the classic number of bits. */
-#define BLOOM_MIN_FPR 1e-12
-
-/* The rate used when a function's p is omitted. */
-#define BLOOM_DEFAULT_FPR 0.01
-
-typedef struct bloom_plan {
+typedef struct bloom_sizing {
   uint64_t capacity;    /* n */
   double target_fpr;    /* p */
   uint64_t bits;        /* m, a multiple of 512 */
   uint32_t hashes;      /* k */
   uint64_t bytes;       /* blob size: header + m/8 */
   double expected_fpr;  /* the model's rate at n items for this m and k */
-} bloom_plan;
+} bloom_sizing;
 
 typedef enum {
-  BLOOM_PLAN_OK = 0,
-  BLOOM_PLAN_BAD_N,      /* n < 1 */
-  BLOOM_PLAN_BAD_P,      /* p not in [BLOOM_MIN_FPR, 1) or NaN */
-  BLOOM_PLAN_TOO_BIG     /* the blob would exceed max_bytes */
-} bloom_plan_status;
+  BLOOM_SIZING_OK = 0,
+  BLOOM_SIZING_BAD_N,      /* n < 1 */
+  BLOOM_SIZING_BAD_P,      /* p not in [FILTER_MIN_FPR, 1) or NaN */
+  BLOOM_SIZING_TOO_BIG     /* the blob would exceed max_bytes */
+} bloom_sizing_status;
 
 /* Chooses m and k for n items at rate p: the fewest blocks whose model
 ** rate, at the best k, is at most BLOOM_SIZING_MARGIN * p. */
 #define BLOOM_SIZING_MARGIN 0.97
-bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
-                                 bloom_plan *plan);
+bloom_sizing_status bloom_sizing_for(uint64_t n, double p, uint64_t max_bytes,
+                                 bloom_sizing *sizing);
 
 /* The false-positive rate of a 512-bit-blocked filter with lambda items per
 ** block on average and k bits per item (FORMAT.md gives the formula):
@@ -53,11 +46,11 @@ bloom_plan_status bloom_plan_for(uint64_t n, double p, uint64_t max_bytes,
 ** bit throws, with m and v the mean and variance of its fill ratio.        */
 double bloom_model_fpr(double lambda, unsigned k);
 
-/* Header of a new empty filter for a plan. */
-filter_header bloom_header_for(const bloom_plan *plan);
+/* Header of a new empty filter for a sizing. */
+filter_header bloom_header_for(const bloom_sizing *sizing);
 
-/* Writes a complete empty filter (plan->bytes bytes) into dst. */
-void bloom_write_empty(unsigned char *dst, const bloom_plan *plan);
+/* Writes a complete empty filter (sizing->bytes bytes) into dst. */
+void bloom_write_empty(unsigned char *dst, const bloom_sizing *sizing);
 
 /* If a and b differ in shape (version, kind, hash, seed, bits, hashes),
 ** names the first field that differs and both values in err and returns -1;

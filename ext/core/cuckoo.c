@@ -21,19 +21,6 @@
 
 #define SLOTS CUCKOO_SLOTS_PER_BUCKET
 
-/* High 64 bits of a * b: maps a uniform 64-bit a onto [0, b). */
-static uint64_t mul_high(uint64_t a, uint64_t b) {
-#ifdef __SIZEOF_INT128__
-  return (uint64_t)(((unsigned __int128)a * b) >> 64);
-#else
-  uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
-  uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
-  uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo;
-  uint64_t lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
-  uint64_t mid = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
-  return hi_hi + (hi_lo >> 32) + (mid >> 32);
-#endif
-}
 
 /* MurmurHash3's 64-bit finalizer: spreads a fingerprint's few bits over
 ** the whole word before it picks the XOR distance. */
@@ -56,7 +43,7 @@ cuckoo_key cuckoo_key_of(filter_hash h, uint64_t buckets, unsigned f) {
   /* The bucket from h1's low bits, the fingerprint from h2's high bits:
   ** independent, so a shared bucket says nothing about the fingerprint. */
   k.bucket = h.h1 & (buckets - 1);
-  k.fingerprint = 1 + mul_high(h.h2, fingerprint_mask(f));
+  k.fingerprint = 1 + mul_high64(h.h2, fingerprint_mask(f));
   return k;
 }
 
@@ -65,7 +52,7 @@ uint64_t cuckoo_alt_bucket(uint64_t bucket, uint64_t fp, uint64_t buckets) {
   ** other); masking fmix64 instead would give d = 0, a single bucket, to
   ** 1 in `buckets` items, which hurts small filters. */
   if (buckets < 2) return bucket;
-  return bucket ^ (1 + mul_high(fmix64(fp), buckets - 1));
+  return bucket ^ (1 + mul_high64(fmix64(fp), buckets - 1));
 }
 
 unsigned cuckoo_max_copies(uint64_t buckets) {
@@ -215,7 +202,7 @@ uint64_t cuckoo_body_bytes(uint64_t buckets, unsigned f) {
   return buckets < 2 ? (SLOTS * (uint64_t)f + 7) / 8 : buckets / 2 * f;
 }
 
-uint64_t cuckoo_plan_items(uint64_t buckets) {
+uint64_t cuckoo_sized_items(uint64_t buckets) {
   double slots = SLOTS * (double)buckets;
   double load = CUCKOO_MAX_LOAD;
   /* With one or two buckets every item may use every slot: no luck is
@@ -225,13 +212,13 @@ uint64_t cuckoo_plan_items(uint64_t buckets) {
   return (uint64_t)floor(slots * load);
 }
 
-cuckoo_plan_status cuckoo_plan_for(uint64_t n, double p, double min_fpr,
-                                   uint64_t max_bytes, cuckoo_plan *plan) {
-  if (n < 1 || n > (uint64_t)INT64_MAX) return CUCKOO_PLAN_BAD_N;
-  if (!(p >= min_fpr && p < 1.0)) return CUCKOO_PLAN_BAD_P;
+cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
+                                   uint64_t max_bytes, cuckoo_sizing *sizing) {
+  if (n < 1 || n > (uint64_t)INT64_MAX) return CUCKOO_SIZING_BAD_N;
+  if (!(p >= min_fpr && p < 1.0)) return CUCKOO_SIZING_BAD_P;
   uint64_t buckets = 1;
-  while (n > cuckoo_plan_items(buckets)) {
-    if (buckets >= (uint64_t)1 << 61) return CUCKOO_PLAN_TOO_BIG;
+  while (n > cuckoo_sized_items(buckets)) {
+    if (buckets >= (uint64_t)1 << 61) return CUCKOO_SIZING_TOO_BIG;
     buckets <<= 1;
   }
   double load = (double)n / (SLOTS * (double)buckets);
@@ -244,32 +231,32 @@ cuckoo_plan_status cuckoo_plan_for(uint64_t n, double p, double min_fpr,
     f++;
     rate = cuckoo_model_fpr(load, f, buckets);
   }
-  if (!(rate <= p * CUCKOO_SIZING_MARGIN)) return CUCKOO_PLAN_BAD_P;
+  if (!(rate <= p * CUCKOO_SIZING_MARGIN)) return CUCKOO_SIZING_BAD_P;
   /* buckets / 2 * f + 64 must fit in 64 bits before it is compared. */
   if (buckets / 2 > (UINT64_MAX - FILTER_HEADER_BYTES) / f)
-    return CUCKOO_PLAN_TOO_BIG;
+    return CUCKOO_SIZING_TOO_BIG;
   uint64_t bytes = FILTER_HEADER_BYTES + cuckoo_body_bytes(buckets, f);
-  if (bytes > max_bytes) return CUCKOO_PLAN_TOO_BIG;
-  plan->capacity = n;
-  plan->target_fpr = p;
-  plan->buckets = buckets;
-  plan->fingerprint_bits = f;
-  plan->bytes = bytes;
-  plan->expected_fpr = rate;
-  return CUCKOO_PLAN_OK;
+  if (bytes > max_bytes) return CUCKOO_SIZING_TOO_BIG;
+  sizing->capacity = n;
+  sizing->target_fpr = p;
+  sizing->buckets = buckets;
+  sizing->fingerprint_bits = f;
+  sizing->bytes = bytes;
+  sizing->expected_fpr = rate;
+  return CUCKOO_SIZING_OK;
 }
 
-filter_header cuckoo_header_for(const cuckoo_plan *plan) {
+filter_header cuckoo_header_for(const cuckoo_sizing *sizing) {
   filter_header h =
-      filter_header_new(FILTER_KIND_CUCKOO, plan->capacity, plan->target_fpr);
-  h.fingerprint_bits = plan->fingerprint_bits;
+      filter_header_new(FILTER_KIND_CUCKOO, sizing->capacity, sizing->target_fpr);
+  h.fingerprint_bits = sizing->fingerprint_bits;
   h.slots_per_bucket = SLOTS;
-  h.buckets = plan->buckets;
+  h.buckets = sizing->buckets;
   return h;
 }
 
-void cuckoo_write_empty(unsigned char *dst, const cuckoo_plan *plan) {
-  filter_header h = cuckoo_header_for(plan);
+void cuckoo_write_empty(unsigned char *dst, const cuckoo_sizing *sizing) {
+  filter_header h = cuckoo_header_for(sizing);
   filter_write_header(dst, &h);
-  memset(dst + FILTER_HEADER_BYTES, 0, plan->bytes - FILTER_HEADER_BYTES);
+  memset(dst + FILTER_HEADER_BYTES, 0, sizing->bytes - FILTER_HEADER_BYTES);
 }

@@ -28,8 +28,8 @@
 #include "core/format.h"
 #include "core/hash.h"
 
-/* Sizing: the fewest buckets that hold n at the planned load (see
-** cuckoo_plan_items), then the narrowest fingerprint whose model rate at n
+/* Sizing: the fewest buckets that hold n at the sized load (see
+** cuckoo_sized_items), then the narrowest fingerprint whose model rate at n
 ** items is at most margin * p. */
 #define CUCKOO_MAX_LOAD 0.95
 #define CUCKOO_SIZING_MARGIN 0.97
@@ -39,37 +39,37 @@
 ** 1000 reaches 96.6% there and costs an 8 KB undo log on the stack. */
 #define CUCKOO_MAX_KICKS 1000
 
-typedef struct cuckoo_plan {
+typedef struct cuckoo_sizing {
   uint64_t capacity;         /* n */
   double target_fpr;         /* p */
   uint64_t buckets;          /* a power of two */
   unsigned fingerprint_bits; /* f */
   uint64_t bytes;            /* blob size: header + body */
   double expected_fpr;       /* cuckoo_model_fpr at n items */
-} cuckoo_plan;
+} cuckoo_sizing;
 
 typedef enum {
-  CUCKOO_PLAN_OK = 0,
-  CUCKOO_PLAN_BAD_N,   /* n < 1 or above 2^63 - 1 */
-  CUCKOO_PLAN_BAD_P,   /* p not in [min_fpr, 1) or NaN */
-  CUCKOO_PLAN_TOO_BIG  /* the blob would exceed max_bytes */
-} cuckoo_plan_status;
+  CUCKOO_SIZING_OK = 0,
+  CUCKOO_SIZING_BAD_N,   /* n < 1 or above 2^63 - 1 */
+  CUCKOO_SIZING_BAD_P,   /* p not in [min_fpr, 1) or NaN */
+  CUCKOO_SIZING_TOO_BIG  /* the blob would exceed max_bytes */
+} cuckoo_sizing_status;
 
-/* The most items a plan puts in `buckets` buckets (slots = 4 * buckets):
+/* The most items a sizing puts in `buckets` buckets (slots = 4 * buckets):
 **   floor(slots * 0.95)                             with 1 or 2 buckets,
 **   floor(slots * min(0.95, 1 - 2 / sqrt(slots)))   beyond.
 ** Where the first insert fails varies more in a small table (measured over
 ** 20,000 random fills of 16 slots: 1 in 1000 fails by the 14th item, the
 ** worst at the 11th); the square-root term keeps a build of n distinct
-** values from failing there (measured at each plan's largest n: at most 1
+** values from failing there (measured at each sizing's largest n: at most 1
 ** failure in 10^5 fills for 4..128 buckets, none in 10^4 for 256..4096).
 ** From 2048 slots on, 95%. */
-uint64_t cuckoo_plan_items(uint64_t buckets);
+uint64_t cuckoo_sized_items(uint64_t buckets);
 
 /* Plans a filter for n items at rate p; min_fpr is the smallest p
-** accepted (the SQL layer passes BLOOM_MIN_FPR, as for Bloom). */
-cuckoo_plan_status cuckoo_plan_for(uint64_t n, double p, double min_fpr,
-                                   uint64_t max_bytes, cuckoo_plan *plan);
+** accepted (the SQL layer passes FILTER_MIN_FPR, as for Bloom). */
+cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
+                                   uint64_t max_bytes, cuckoo_sizing *sizing);
 
 /* The false-positive rate at `load` (items / slots): a probe compares its
 ** fingerprint with the occupied slots of its two buckets, 8 * load on
@@ -82,11 +82,11 @@ double cuckoo_model_fpr(double load, unsigned f, uint64_t buckets);
 ** keeps buckets / 2 * f within 64 bits. */
 uint64_t cuckoo_body_bytes(uint64_t buckets, unsigned f);
 
-/* Header of a new empty filter for a plan (seed 0, items 0). */
-filter_header cuckoo_header_for(const cuckoo_plan *plan);
+/* Header of a new empty filter for a sizing (seed 0, items 0). */
+filter_header cuckoo_header_for(const cuckoo_sizing *sizing);
 
-/* Writes a complete empty filter (plan->bytes bytes) into dst. */
-void cuckoo_write_empty(unsigned char *dst, const cuckoo_plan *plan);
+/* Writes a complete empty filter (sizing->bytes bytes) into dst. */
+void cuckoo_write_empty(unsigned char *dst, const cuckoo_sizing *sizing);
 
 /* Where an item lives: its first bucket and its fingerprint. */
 typedef struct cuckoo_key {

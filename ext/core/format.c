@@ -73,7 +73,7 @@ static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
 int filter_parse(const void *blob, size_t len, unsigned want_kind,
                  filter_view *view, char *err, size_t err_size) {
   const unsigned char *b = blob;
-  filter_header *h = &view->h;
+  filter_header *h = &view->header;
 
   if (b == NULL || len < FILTER_HEADER_BYTES)
     return fail(err, err_size,

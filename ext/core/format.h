@@ -11,7 +11,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "core/bytes.h"
 
 #define FILTER_HEADER_BYTES 64
 #define FILTER_VERSION 1
@@ -19,6 +20,13 @@
 /* kinds */
 #define FILTER_KIND_BLOOM 1
 #define FILTER_KIND_CUCKOO 2
+
+/* The target false-positive rates every kind's sizing accepts: p in
+** [FILTER_MIN_FPR, 1).  Below 1e-12 a 512-bit blocked Bloom filter needs
+** more than 2.7x the classic number of bits. */
+#define FILTER_MIN_FPR 1e-12
+/* The rate a function uses when its p is omitted. */
+#define FILTER_DEFAULT_FPR 0.01
 
 /* Filters built by this version hash with seed 0; readers honour the
 ** header's seed. */
@@ -60,7 +68,7 @@ typedef struct filter_header {
 /* A validated view of a blob: header fields plus a pointer to the body,
 ** which lives in the caller's buffer. */
 typedef struct filter_view {
-  filter_header h;
+  filter_header header;
   const unsigned char *blob; /* the whole blob, header first */
   size_t blob_bytes;
   const unsigned char *body; /* blob + FILTER_HEADER_BYTES */
@@ -91,31 +99,5 @@ static inline uint64_t bloom_blob_bytes(uint64_t bits) {
 
 const char *filter_kind_name(unsigned kind);
 const char *filter_hash_name(unsigned hash);
-
-/* Little-endian load/store, independent of the host's byte order.  The
-** loads are on every probe's path (filter_parse): memcpy makes them one
-** unaligned load on little-endian hosts. */
-static inline uint64_t load_le64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
-}
-static inline uint32_t load_le32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap32(v);
-#endif
-  return v;
-}
-static inline void store_le64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline void store_le32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
 
 #endif

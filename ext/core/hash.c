@@ -3,7 +3,7 @@
 ** x64_128 from Debian's libmurmurhash (linked statically).
 */
 #include "core/hash.h"
-#include "core/format.h"
+#include "core/bytes.h"
 
 #include <murmurhash.h>
 #include <stdlib.h>

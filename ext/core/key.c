@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "core/format.h"
+#include "core/bytes.h"
 #include "core/hash.h"
 
 size_t key_put_integer(unsigned char *dst, int64_t v) {

@@ -7,40 +7,35 @@
 **
 ** in a trigger lets SQLite rewrite only the pages whose bits changed.
 */
-#include "functions/common.h"
+#include "core/bloom.h"
+#include "functions/filter_arg.h"
+#include "functions/registry.h"
+#include "functions/value_hash.h"
 
-
-static void sql_bloom_add(sqlite3_context *ctx, int argc,
+void sql_bloom_add(sqlite3_context *ctx, int argc,
                           sqlite3_value **argv) {
-  static const char fname[] = "bloom_add";
   if (argc < 2) {
-    sql_error(ctx, fname, "needs a filter and at least one value");
+    sql_error(ctx, "needs a filter and at least one value");
     return;
   }
   filter_view f;
-  arg_status st = sql_filter_arg(ctx, fname, argv[0], FILTER_KIND_BLOOM, &f);
+  arg_status st = sql_filter_arg(ctx, argv[0], FILTER_KIND_BLOOM, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
   unsigned char *out = sql_copy_filter(ctx, &f);
   if (out == NULL) return;
-  uint64_t blocks = f.h.bits / BLOOM_BLOCK_BITS, added = 0;
+  uint64_t blocks = f.header.bits / BLOOM_BLOCK_BITS, added = 0;
   for (int i = 1; i < argc; i++) {
     filter_hash h;
-    st = sql_hash_value(ctx, argv[i], f.h.seed, &h);
+    st = sql_hash_value(ctx, argv[i], f.header.seed, &h);
     if (st == ARG_ERROR) {
       sqlite3_free(out);
       return;
     }
     if (st == ARG_NULL) continue;
-    bloom_insert(out + FILTER_HEADER_BYTES, blocks, f.h.hashes, h);
+    bloom_insert(out + FILTER_HEADER_BYTES, blocks, f.header.hashes, h);
     added++;
   }
-  filter_write_inserted(out, saturating_add(f.h.inserted, added));
+  filter_write_inserted(out, saturating_add(f.header.inserted, added));
   sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
-}
-
-int register_bloom_add(sqlite3 *db) {
-  return sqlite3_create_function(
-      db, "bloom_add", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-      NULL, sql_bloom_add, NULL, NULL);
 }

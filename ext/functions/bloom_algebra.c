@@ -16,7 +16,9 @@
 ** the larger capacity and rate.  A NULL argument gives NULL; merge skips
 ** NULLs and gives NULL when no filter was seen.
 */
-#include "functions/common.h"
+#include "core/bloom.h"
+#include "functions/filter_arg.h"
+#include "functions/registry.h"
 
 #include <string.h>
 
@@ -32,19 +34,19 @@ static void combine_header(unsigned char *into, const filter_header *a,
 }
 
 static void combine_pair(sqlite3_context *ctx, sqlite3_value **argv,
-                         const char *fname, int intersect) {
+                         int intersect) {
   filter_view a, b;
-  arg_status sa = sql_filter_arg(ctx, fname, argv[0], FILTER_KIND_BLOOM, &a);
+  arg_status sa = sql_filter_arg(ctx, argv[0], FILTER_KIND_BLOOM, &a);
   if (sa == ARG_ERROR) return;
-  arg_status sb = sql_filter_arg(ctx, fname, argv[1], FILTER_KIND_BLOOM, &b);
+  arg_status sb = sql_filter_arg(ctx, argv[1], FILTER_KIND_BLOOM, &b);
   if (sb == ARG_ERROR) return;
   if (sa == ARG_NULL || sb == ARG_NULL) {
     sqlite3_result_null(ctx);
     return;
   }
   char why[160];
-  if (bloom_shape_check(&a.h, &b.h, why, sizeof why) != 0) {
-    sql_error(ctx, fname, "%s", why);
+  if (bloom_shape_check(&a.header, &b.header, why, sizeof why) != 0) {
+    sql_error(ctx, "%s", why);
     return;
   }
   size_t bytes = FILTER_HEADER_BYTES + a.body_bytes;
@@ -58,20 +60,20 @@ static void combine_pair(sqlite3_context *ctx, sqlite3_value **argv,
     bloom_and(out + FILTER_HEADER_BYTES, b.body, b.body_bytes);
   else
     bloom_or(out + FILTER_HEADER_BYTES, b.body, b.body_bytes);
-  combine_header(out, &a.h, &b.h, intersect);
+  combine_header(out, &a.header, &b.header, intersect);
   sqlite3_result_blob64(ctx, out, bytes, sqlite3_free);
 }
 
-static void sql_bloom_union(sqlite3_context *ctx, int argc,
+void sql_bloom_union(sqlite3_context *ctx, int argc,
                             sqlite3_value **argv) {
   (void)argc;
-  combine_pair(ctx, argv, "bloom_union", 0);
+  combine_pair(ctx, argv, 0);
 }
 
-static void sql_bloom_intersect(sqlite3_context *ctx, int argc,
+void sql_bloom_intersect(sqlite3_context *ctx, int argc,
                                 sqlite3_value **argv) {
   (void)argc;
-  combine_pair(ctx, argv, "bloom_intersect", 1);
+  combine_pair(ctx, argv, 1);
 }
 
 typedef struct merge_state {
@@ -79,9 +81,8 @@ typedef struct merge_state {
   size_t bytes;
 } merge_state;
 
-static void sql_bloom_merge_step(sqlite3_context *ctx, int argc,
+void sql_bloom_merge_step(sqlite3_context *ctx, int argc,
                                  sqlite3_value **argv) {
-  static const char fname[] = "bloom_merge";
   (void)argc;
   merge_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
   if (s == NULL) {
@@ -89,7 +90,7 @@ static void sql_bloom_merge_step(sqlite3_context *ctx, int argc,
     return;
   }
   filter_view f;
-  if (sql_filter_arg(ctx, fname, argv[0], FILTER_KIND_BLOOM, &f) != ARG_OK)
+  if (sql_filter_arg(ctx, argv[0], FILTER_KIND_BLOOM, &f) != ARG_OK)
     return; /* NULL: skipped; error: already set */
   if (s->blob == NULL) {
     s->bytes = f.blob_bytes;
@@ -105,15 +106,15 @@ static void sql_bloom_merge_step(sqlite3_context *ctx, int argc,
   filter_view acc;
   filter_parse(s->blob, s->bytes, FILTER_KIND_BLOOM, &acc, NULL, 0);
   char why[160];
-  if (bloom_shape_check(&acc.h, &f.h, why, sizeof why) != 0) {
-    sql_error(ctx, fname, "%s", why);
+  if (bloom_shape_check(&acc.header, &f.header, why, sizeof why) != 0) {
+    sql_error(ctx, "%s", why);
     return;
   }
   bloom_or(s->blob + FILTER_HEADER_BYTES, f.body, f.body_bytes);
-  combine_header(s->blob, &acc.h, &f.h, 0);
+  combine_header(s->blob, &acc.header, &f.header, 0);
 }
 
-static void sql_bloom_merge_final(sqlite3_context *ctx) {
+void sql_bloom_merge_final(sqlite3_context *ctx) {
   merge_state *s = sqlite3_aggregate_context(ctx, 0);
   if (s == NULL || s->blob == NULL) {
     sqlite3_result_null(ctx);
@@ -121,17 +122,4 @@ static void sql_bloom_merge_final(sqlite3_context *ctx) {
   }
   sqlite3_result_blob64(ctx, s->blob, s->bytes, sqlite3_free);
   s->blob = NULL;
-}
-
-int register_bloom_algebra(sqlite3 *db) {
-  const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-  int rc = sqlite3_create_function(db, "bloom_union", 2, flags, NULL,
-                                   sql_bloom_union, NULL, NULL);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_create_function(db, "bloom_intersect", 2, flags, NULL,
-                                 sql_bloom_intersect, NULL, NULL);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_create_function(db, "bloom_merge", 1, flags, NULL, NULL,
-                                 sql_bloom_merge_step, sql_bloom_merge_final);
-  return rc;
 }

@@ -21,7 +21,13 @@
 ** rows go through bloom_lagged (bloom_core.h), which prefetches a row's
 ** block and sets its bits BLOOM_INSERT_LAG rows later.
 */
-#include "functions/common.h"
+#include "core/bloom.h"
+#include "functions/aligned.h"
+#include "functions/collector.h"
+#include "functions/group.h"
+#include "functions/registry.h"
+#include "functions/sizing.h"
+#include "functions/value_hash.h"
 
 #include <string.h>
 
@@ -37,49 +43,38 @@ typedef struct build_state {
   hash_collector seen;
 } build_state;
 
-static const char fname[] = "bloom_build";
-
 static int start_filter(sqlite3_context *ctx, build_state *s, uint64_t n) {
-  bloom_plan plan;
-  s->blob = sql_new_bloom(ctx, fname, n, s->params.p, &plan);
+  bloom_sizing sizing;
+  s->blob = sql_new_bloom(ctx, n, s->params.p, &sizing);
   if (s->blob == NULL) return -1;
-  s->blob_bytes = plan.bytes;
+  s->blob_bytes = sizing.bytes;
   bloom_lagged_init(&s->inserts, s->blob + FILTER_HEADER_BYTES,
-                    plan.bits / BLOOM_BLOCK_BITS, plan.hashes);
+                    sizing.bits / BLOOM_BLOCK_BITS, sizing.hashes);
   return 0;
 }
 
-/* n and p of this row; on the group's first row, the filter (n given) or a
-** check of p alone (sized from the data), so that errors come at once. */
-static int build_params(sqlite3_context *ctx, build_state *s, int argc,
-                        sqlite3_value **argv) {
-  int first = sql_group_params(ctx, fname, argc, argv, &s->params);
-  if (first != 1) return first;
+/* On the group's first row: the filter (n given) or a check of p alone
+** (sized from the data). */
+static int build_first_row(sqlite3_context *ctx, void *state) {
+  build_state *s = state;
   if (s->params.sized_from_data) {
-    bloom_plan plan;
-    return sql_plan(ctx, fname, 1, s->params.p, &plan);
+    bloom_sizing sizing;
+    return sql_bloom_sizing(ctx, 1, s->params.p, &sizing);
   }
   return start_filter(ctx, s, s->params.n);
 }
 
-static void sql_bloom_build_step(sqlite3_context *ctx, int argc,
-                                 sqlite3_value **argv) {
+void sql_bloom_build_step(sqlite3_context *ctx, int argc,
+                          sqlite3_value **argv) {
   build_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
   if (s == NULL) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if (build_params(ctx, s, argc, argv) != 0) {
-    s->failed = 1;
-    return;
-  }
   filter_hash h;
-  arg_status st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
-  if (st == ARG_NULL) return; /* NULL values are skipped */
-  if (st == ARG_ERROR) {
-    s->failed = 1;
-    return;
-  }
+  if (sql_group_row(ctx, argc, argv, &s->params, &s->failed, build_first_row,
+                    s, &h) != 1)
+    return; /* NULL values are skipped */
   if (s->params.sized_from_data) {
     if (collector_add(ctx, &s->seen, h, 0) != 0) {
       s->failed = 1;
@@ -91,7 +86,7 @@ static void sql_bloom_build_step(sqlite3_context *ctx, int argc,
   s->inserted++;
 }
 
-static void sql_bloom_build_final(sqlite3_context *ctx) {
+void sql_bloom_build_final(sqlite3_context *ctx) {
   build_state *s = sqlite3_aggregate_context(ctx, 0);
   if (s == NULL || !s->params.started) {
     sqlite3_result_null(ctx); /* no rows, like sum() */
@@ -119,13 +114,4 @@ static void sql_bloom_build_final(sqlite3_context *ctx) {
   /* Hand the buffer to SQLite: no copy of a possibly large filter. */
   sqlite3_result_blob64(ctx, s->blob, s->blob_bytes, sql_aligned_free);
   s->blob = NULL;
-}
-int register_bloom_build(sqlite3 *db) {
-  int rc = SQLITE_OK;
-  for (int argc = 1; argc <= 3 && rc == SQLITE_OK; argc++)
-    rc = sqlite3_create_function(
-        db, "bloom_build", argc,
-        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, NULL,
-        sql_bloom_build_step, sql_bloom_build_final);
-  return rc;
 }

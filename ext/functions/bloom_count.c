@@ -7,27 +7,23 @@
 **
 **   SELECT bloom_count(f) FROM filters WHERE name = 'visited';
 */
-#include "functions/common.h"
+#include "core/bloom.h"
+#include "functions/filter_arg.h"
+#include "functions/registry.h"
 
 #include <math.h>
 
-static void sql_bloom_count(sqlite3_context *ctx, int argc,
+void sql_bloom_count(sqlite3_context *ctx, int argc,
                             sqlite3_value **argv) {
   (void)argc;
   filter_view f;
-  arg_status st = sql_filter_arg(ctx, "bloom_count", argv[0],
+  arg_status st = sql_filter_arg(ctx, argv[0],
                                  FILTER_KIND_BLOOM, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
-  bloom_stats s = bloom_stats_of(f.body, f.h.bits, f.h.hashes);
+  bloom_stats s = bloom_stats_of(f.body, f.header.bits, f.header.hashes);
   if (isinf(s.estimated_items))
     sqlite3_result_null(ctx);
   else
     sqlite3_result_int64(ctx, (sqlite3_int64)llround(s.estimated_items));
-}
-
-int register_bloom_count(sqlite3 *db) {
-  return sqlite3_create_function(
-      db, "bloom_count", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-      NULL, sql_bloom_count, NULL, NULL);
 }

@@ -10,14 +10,15 @@
 ** NULL), as SQL's = never matches NULL.  Numbers follow the value rules:
 ** 42 and 42.0 give the same key.
 */
-#include "functions/common.h"
+#include "core/hash.h"
 #include "core/key.h"
+#include "functions/errors.h"
+#include "functions/registry.h"
 
-static void sql_bloom_key(sqlite3_context *ctx, int argc,
+void sql_bloom_key(sqlite3_context *ctx, int argc,
                           sqlite3_value **argv) {
-  static const char fname[] = "bloom_key";
   if (argc < 1) {
-    sql_error(ctx, fname, "needs at least one value");
+    sql_error(ctx, "needs at least one value");
     return;
   }
   /* First pass: size, and NULL if any part is NULL. */
@@ -53,7 +54,7 @@ static void sql_bloom_key(sqlite3_context *ctx, int argc,
   }
   int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   if (total > (uint64_t)limit) {
-    sql_error(ctx, fname, "the key would be %llu bytes, over the limit of %d",
+    sql_error(ctx, "the key would be %llu bytes, over the limit of %d",
               (unsigned long long)total, limit);
     sqlite3_result_error_code(ctx, SQLITE_TOOBIG);
     return;
@@ -84,10 +85,4 @@ static void sql_bloom_key(sqlite3_context *ctx, int argc,
     }
   }
   sqlite3_result_blob64(ctx, key, at, sqlite3_free);
-}
-
-int register_bloom_key(sqlite3 *db) {
-  return sqlite3_create_function(
-      db, "bloom_key", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-      NULL, sql_bloom_key, NULL, NULL);
 }

@@ -12,7 +12,9 @@
 ** reported even when bytes exceeds the connection's blob limit (then
 ** bloom_build would fail with SQLITE_TOOBIG).
 */
+#include "core/bloom.h"
 #include "functions/onerow_vtab.h"
+#include "functions/params.h"
 
 enum {
   COL_CAPACITY, COL_TARGET_FPR, COL_BITS, COL_HASHES, COL_BYTES,
@@ -20,8 +22,7 @@ enum {
   COL_N, COL_P /* HIDDEN: the arguments */
 };
 
-static const onerow_spec plan_spec = {
-    .name = "bloom_plan",
+const onerow_spec sql_plan_spec = {
     .schema = "CREATE TABLE x(capacity INTEGER, target_fpr REAL,"
               " bits INTEGER, hashes INTEGER, bytes INTEGER,"
               " bits_per_item REAL, expected_fpr REAL, n HIDDEN, p HIDDEN)",
@@ -33,7 +34,7 @@ static const onerow_spec plan_spec = {
 
 typedef struct plan_cursor {
   onerow_cursor base;
-  bloom_plan plan;
+  bloom_sizing plan;
 } plan_cursor;
 
 static int plan_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
@@ -46,10 +47,10 @@ static int plan_filter(sqlite3_vtab_cursor *cur, int idx_num,
   (void)idx_str;
   plan_cursor *c = (plan_cursor *)cur;
   sqlite3_value *args[2];
-  onerow_args(&plan_spec, idx_num, argc, argv, args);
+  onerow_args(&sql_plan_spec, idx_num, argc, argv, args);
   c->base.eof = 1;
   uint64_t n;
-  double p = BLOOM_DEFAULT_FPR;
+  double p = FILTER_DEFAULT_FPR;
   char why[128];
   arg_status st = read_capacity(args[0], &n, why, sizeof why);
   if (st == ARG_ERROR) return onerow_error(cur, "%s", why);
@@ -60,8 +61,8 @@ static int plan_filter(sqlite3_vtab_cursor *cur, int idx_num,
   }
   /* Any plan whose figures fit SQLite's INTEGER (bits < 2^63), even one
   ** far over the connection's blob limit. */
-  if (bloom_plan_for(n, p, FILTER_HEADER_BYTES + (uint64_t)INT64_MAX / 8,
-                     &c->plan) != BLOOM_PLAN_OK)
+  if (bloom_sizing_for(n, p, FILTER_HEADER_BYTES + (uint64_t)INT64_MAX / 8,
+                     &c->plan) != BLOOM_SIZING_OK)
     return onerow_error(cur, "no filter of fewer than 2^63 bits holds n = %llu at p = %g",
                         (unsigned long long)n, p);
   c->base.eof = 0;
@@ -70,7 +71,7 @@ static int plan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 
 static int plan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                        int col) {
-  const bloom_plan *p = &((plan_cursor *)cur)->plan;
+  const bloom_sizing *p = &((plan_cursor *)cur)->plan;
   switch (col) {
     case COL_CAPACITY: sqlite3_result_int64(ctx, (sqlite3_int64)p->capacity); break;
     case COL_TARGET_FPR: sqlite3_result_double(ctx, p->target_fpr); break;
@@ -86,10 +87,5 @@ static int plan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
   return SQLITE_OK;
 }
 
-static const sqlite3_module plan_module =
+const sqlite3_module sql_plan_module =
     ONEROW_MODULE(plan_open, onerow_close, plan_filter, plan_column);
-
-int register_bloom_plan(sqlite3 *db) {
-  return sqlite3_create_module(db, "bloom_plan", &plan_module,
-                               (void *)&plan_spec);
-}

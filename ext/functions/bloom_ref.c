@@ -28,14 +28,14 @@
 ** filter is accepted.  A NULL argument gives no row; a malformed filter is an
 ** error.
 */
+#include "functions/aligned.h"
 #include "functions/onerow_vtab.h"
 
 #include <string.h>
 
 enum { COL_FILTER, COL_SOURCE };
 
-static const onerow_spec ref_spec = {
-    .name = "bloom_ref",
+const onerow_spec sql_ref_spec = {
     .schema = "CREATE TABLE x(filter, source HIDDEN)",
     .first_arg = COL_SOURCE,
     .args = 1,
@@ -91,9 +91,5 @@ static int ref_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
   return SQLITE_OK;
 }
 
-static const sqlite3_module ref_module =
+const sqlite3_module sql_ref_module =
     ONEROW_MODULE(ref_open, ref_close, ref_filter, ref_column);
-
-int register_bloom_ref(sqlite3 *db) {
-  return sqlite3_create_module(db, "bloom_ref", &ref_module, (void *)&ref_spec);
-}

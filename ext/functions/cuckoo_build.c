@@ -19,66 +19,59 @@
 ** an error that says the capacity was exceeded: never a filter that
 ** silently lost items.
 */
-#include "functions/common.h"
 #include "core/cuckoo.h"
-
-static const char fname[] = "cuckoo_build";
+#include "functions/collector.h"
+#include "functions/group.h"
+#include "functions/registry.h"
+#include "functions/sizing.h"
+#include "functions/value_hash.h"
 
 typedef struct cbuild_state {
   group_params params;
   int failed;           /* a step set an error: the final only frees */
-  cuckoo_plan plan;     /* n given: planned on the first row */
+  cuckoo_sizing sizing; /* n given: sized on the first row */
   hash_collector seen;  /* the hashes seen, repeats dropped now and then */
 } cbuild_state;
 
-/* Plans within the connection's blob length limit, before allocating. */
-static int plan(sqlite3_context *ctx, uint64_t n, double p, cuckoo_plan *out) {
+/* Sizes within the connection's blob length limit, before allocating. */
+static int size_cuckoo(sqlite3_context *ctx, uint64_t n, double p,
+                       cuckoo_sizing *out) {
   int limit = sqlite3_limit(sqlite3_context_db_handle(ctx),
                             SQLITE_LIMIT_LENGTH, -1);
-  cuckoo_plan_status st =
-      cuckoo_plan_for(n, p, BLOOM_MIN_FPR, (uint64_t)limit, out);
-  if (st == CUCKOO_PLAN_OK) return 0;
-  sql_plan_failed(ctx, fname, st == CUCKOO_PLAN_TOO_BIG, n, p);
+  cuckoo_sizing_status st =
+      cuckoo_sizing_for(n, p, FILTER_MIN_FPR, (uint64_t)limit, out);
+  if (st == CUCKOO_SIZING_OK) return 0;
+  sql_sizing_failed(ctx, st == CUCKOO_SIZING_TOO_BIG, n, p);
   return -1;
 }
 
-/* n and p of this row: (value, n) or (value, n, p).  On the group's first
-** row, plan (checking n, p and the size now rather than after the group). */
-static int build_params(sqlite3_context *ctx, cbuild_state *s, int argc,
-                        sqlite3_value **argv) {
-  int first = sql_group_params(ctx, fname, argc, argv, &s->params);
-  if (first != 1) return first;
+/* On the group's first row: size (checking n, p and the size now rather
+** than after the group). */
+static int build_first_row(sqlite3_context *ctx, void *state) {
+  cbuild_state *s = state;
   const group_params *g = &s->params;
-  return plan(ctx, g->sized_from_data ? 1 : g->n, g->p, &s->plan);
+  return size_cuckoo(ctx, g->sized_from_data ? 1 : g->n, g->p, &s->sizing);
 }
 
-static void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
-                                  sqlite3_value **argv) {
+void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
+                           sqlite3_value **argv) {
   cbuild_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
   if (s == NULL) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if (build_params(ctx, s, argc, argv) != 0) {
-    s->failed = 1;
-    return;
-  }
   filter_hash h;
-  arg_status st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, &h);
-  if (st == ARG_NULL) return; /* NULL values are skipped */
-  if (st == ARG_ERROR) {
-    s->failed = 1;
-    return;
-  }
+  if (sql_group_row(ctx, argc, argv, &s->params, &s->failed, build_first_row,
+                    s, &h) != 1)
+    return; /* NULL values are skipped */
   /* With n given, more distinct values than slots can never fit: stop
   ** reading the group (0: no ceiling, sized from the data). */
   uint64_t slots = s->params.sized_from_data
                        ? 0
-                       : s->plan.buckets * CUCKOO_SLOTS_PER_BUCKET;
+                       : s->sizing.buckets * CUCKOO_SLOTS_PER_BUCKET;
   int rc = collector_add(ctx, &s->seen, h, (size_t)slots);
   if (rc == 1)
-    sql_error(ctx, fname,
-              "capacity exceeded: more than %llu distinct values, and a "
+    sql_error(ctx, "capacity exceeded: more than %llu distinct values, and a "
               "filter for n = %llu has %llu slots",
               (unsigned long long)slots, (unsigned long long)s->params.n,
               (unsigned long long)slots);
@@ -89,30 +82,28 @@ static void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
 ** error when one cannot be placed. */
 static unsigned char *fill(sqlite3_context *ctx, cbuild_state *s,
                            size_t distinct) {
-  uint64_t slots = s->plan.buckets * CUCKOO_SLOTS_PER_BUCKET;
+  uint64_t slots = s->sizing.buckets * CUCKOO_SLOTS_PER_BUCKET;
   if (distinct > slots) {
-    sql_error(ctx, fname,
-              "capacity exceeded: %llu distinct values, and a filter for "
+    sql_error(ctx, "capacity exceeded: %llu distinct values, and a filter for "
               "n = %llu has %llu slots",
               (unsigned long long)distinct,
-              (unsigned long long)s->plan.capacity, (unsigned long long)slots);
+              (unsigned long long)s->sizing.capacity, (unsigned long long)slots);
     return NULL;
   }
-  unsigned char *blob = sqlite3_malloc64(s->plan.bytes);
+  unsigned char *blob = sqlite3_malloc64(s->sizing.bytes);
   if (blob == NULL) {
     sqlite3_result_error_nomem(ctx);
     return NULL;
   }
-  cuckoo_write_empty(blob, &s->plan);
+  cuckoo_write_empty(blob, &s->sizing);
   unsigned char *body = blob + FILTER_HEADER_BYTES;
   for (size_t i = 0; i < distinct; i++) {
-    if (cuckoo_insert(body, s->plan.buckets, s->plan.fingerprint_bits,
+    if (cuckoo_insert(body, s->sizing.buckets, s->sizing.fingerprint_bits,
                       s->seen.hashes[i]) != CUCKOO_OK) {
-      sql_error(ctx, fname,
-                "capacity exceeded: %llu distinct values do not fit in a "
+      sql_error(ctx, "capacity exceeded: %llu distinct values do not fit in a "
                 "filter for n = %llu (%llu slots; %llu placed)",
                 (unsigned long long)distinct,
-                (unsigned long long)s->plan.capacity,
+                (unsigned long long)s->sizing.capacity,
                 (unsigned long long)slots, (unsigned long long)i);
       sqlite3_free(blob);
       return NULL;
@@ -122,7 +113,7 @@ static unsigned char *fill(sqlite3_context *ctx, cbuild_state *s,
   return blob;
 }
 
-static void sql_cuckoo_build_final(sqlite3_context *ctx) {
+void sql_cuckoo_build_final(sqlite3_context *ctx) {
   cbuild_state *s = sqlite3_aggregate_context(ctx, 0);
   if (s == NULL || !s->params.started) {
     sqlite3_result_null(ctx); /* no rows, like sum() */
@@ -133,20 +124,10 @@ static void sql_cuckoo_build_final(sqlite3_context *ctx) {
   if (!s->failed) {
     size_t distinct = collector_distinct(&s->seen);
     if (!s->params.sized_from_data ||
-        plan(ctx, distinct ? distinct : 1, s->params.p, &s->plan) == 0)
+        size_cuckoo(ctx, distinct ? distinct : 1, s->params.p, &s->sizing) == 0)
       blob = fill(ctx, s, distinct);
   }
   collector_free(&s->seen);
   if (blob == NULL) return;
-  sqlite3_result_blob64(ctx, blob, s->plan.bytes, sqlite3_free);
-}
-
-int register_cuckoo_build(sqlite3 *db) {
-  int rc = SQLITE_OK;
-  for (int argc = 2; argc <= 3 && rc == SQLITE_OK; argc++)
-    rc = sqlite3_create_function(
-        db, "cuckoo_build", argc,
-        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, NULL,
-        sql_cuckoo_build_step, sql_cuckoo_build_final);
-  return rc;
+  sqlite3_result_blob64(ctx, blob, s->sizing.bytes, sqlite3_free);
 }

@@ -1,21 +1,23 @@
 /*
 ** Connect, best-index, next, eof and rowid for the one-row table-valued
-** functions (see sql_onerow_vtab.h).
+** functions (see onerow_vtab.h).
 */
 #include "functions/onerow_vtab.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-int onerow_connect(sqlite3 *db, void *spec, int argc, const char *const *argv,
+int onerow_connect(sqlite3 *db, void *row, int argc, const char *const *argv,
                    sqlite3_vtab **out, char **err) {
   (void)argc; (void)argv; (void)err;
-  const onerow_spec *s = spec;
+  const sql_function *function = row;
+  const onerow_spec *s = function->module_spec;
   int rc = sqlite3_declare_vtab(db, s->schema);
   if (rc != SQLITE_OK) return rc;
   onerow_vtab *vtab = sqlite3_malloc(sizeof *vtab);
   if (vtab == NULL) return SQLITE_NOMEM;
   memset(vtab, 0, sizeof *vtab);
+  vtab->function = function;
   vtab->spec = s;
   /* Pure functions of their arguments: safe in triggers and views even
   ** with trusted_schema=OFF. */
@@ -36,7 +38,8 @@ int onerow_disconnect(sqlite3_vtab *vtab) {
 ** leave SQLite to check "argument = value" against the HIDDEN column on
 ** every row, which reads NULL: no row would match.) */
 int onerow_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
-  const onerow_spec *spec = ((onerow_vtab *)vtab)->spec;
+  const onerow_vtab *v = (const onerow_vtab *)vtab;
+  const onerow_spec *spec = v->spec;
   int use[ONEROW_MAX_ARGS], seen = 0, mask = 0;
   for (int a = 0; a < spec->args; a++) use[a] = -1;
   for (int i = 0; i < info->nConstraint; i++) {
@@ -58,7 +61,7 @@ int onerow_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
   int required = (1 << spec->required) - 1;
   if ((mask & required) != required) {
     sqlite3_free(vtab->zErrMsg);
-    vtab->zErrMsg = sqlite3_mprintf("%s: %s", spec->name, spec->usage);
+    vtab->zErrMsg = sqlite3_mprintf("%s: %s", v->function->name, spec->usage);
     return SQLITE_ERROR;
   }
   info->idxNum = mask;
@@ -90,14 +93,14 @@ int onerow_filter_arg(sqlite3_vtab_cursor *cur, int idx_num, int argc,
 }
 
 int onerow_error(sqlite3_vtab_cursor *cur, const char *fmt, ...) {
-  const onerow_spec *spec = ((onerow_vtab *)cur->pVtab)->spec;
+  const char *name = onerow_function(cur)->name;
   va_list ap;
   va_start(ap, fmt);
   char *detail = sqlite3_vmprintf(fmt, ap);
   va_end(ap);
   sqlite3_free(cur->pVtab->zErrMsg);
   cur->pVtab->zErrMsg =
-      detail ? sqlite3_mprintf("%s: %s", spec->name, detail) : NULL;
+      detail ? sqlite3_mprintf("%s: %s", name, detail) : NULL;
   sqlite3_free(detail);
   return cur->pVtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
 }

@@ -4,17 +4,19 @@
 ** arguments through HIDDEN columns and produce at most one row.
 **
 ** A module fills in an onerow_spec and supplies xOpen/xClose/xFilter/
-** xColumn; connect, best-index, next, eof and rowid come from here.
+** xColumn; connect, best-index, next, eof and rowid come from here.  The
+** module is registered with its registry row (registry.h) as client data:
+** the row gives the SQL name for errors, the kind, and the spec.
 */
-#ifndef SQL_ONEROW_VTAB_H
-#define SQL_ONEROW_VTAB_H
+#ifndef FUNCTIONS_ONEROW_VTAB_H
+#define FUNCTIONS_ONEROW_VTAB_H
 
-#include "functions/common.h"
+#include "functions/filter_arg.h"
+#include "functions/registry.h"
 
 #define ONEROW_MAX_ARGS 4
 
 typedef struct onerow_spec {
-  const char *name;   /* SQL name, used in error messages */
   const char *schema; /* CREATE TABLE x(...) with the HIDDEN args last */
   int first_arg;      /* column index of the first HIDDEN argument */
   int args;           /* how many HIDDEN arguments */
@@ -24,7 +26,8 @@ typedef struct onerow_spec {
 
 typedef struct onerow_vtab {
   sqlite3_vtab base;
-  const onerow_spec *spec;
+  const sql_function *function; /* the registry row */
+  const onerow_spec *spec;      /* function->module_spec */
 } onerow_vtab;
 
 /* Every cursor starts with this. */
@@ -33,13 +36,18 @@ typedef struct onerow_cursor {
   int eof;
 } onerow_cursor;
 
-int onerow_connect(sqlite3 *db, void *spec, int argc, const char *const *argv,
+int onerow_connect(sqlite3 *db, void *row, int argc, const char *const *argv,
                    sqlite3_vtab **out, char **err);
 int onerow_disconnect(sqlite3_vtab *vtab);
 int onerow_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info);
 int onerow_next(sqlite3_vtab_cursor *cur);
 int onerow_eof(sqlite3_vtab_cursor *cur);
 int onerow_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
+
+/* The registry row of the function a cursor belongs to. */
+static inline const sql_function *onerow_function(sqlite3_vtab_cursor *cur) {
+  return ((const onerow_vtab *)cur->pVtab)->function;
+}
 
 /* In xFilter: puts the given arguments in args[0..spec->args) by position,
 ** NULL for those not given. */

@@ -25,7 +25,7 @@
 #include "sqltest.h"
 
 #ifdef BLOOM_STATIC
-#include "functions/common.h" /* sql_aligned_alloc, compiled in */
+#include "functions/aligned.h" /* sql_aligned_alloc, compiled in */
 #endif
 
 /* ---- tests ------------------------------------------------------------------ */

@@ -382,10 +382,10 @@ static void test_plan_grid(void) {
     for (size_t b = 0; b < 4; b++) {
       double p = ps[a];
       uint64_t n = ns[b];
-      bloom_plan pl;
+      bloom_sizing pl;
       memset(&pl, 0xa5, sizeof pl);
-      bloom_plan_status st = bloom_plan_for(n, p, UINT64_MAX, &pl);
-      if (st != BLOOM_PLAN_OK || pl.bits == 0 || pl.bits % 512 != 0 ||
+      bloom_sizing_status st = bloom_sizing_for(n, p, UINT64_MAX, &pl);
+      if (st != BLOOM_SIZING_OK || pl.bits == 0 || pl.bits % 512 != 0 ||
           pl.hashes < 1 || pl.hashes > 64 || pl.bytes != 64 + pl.bits / 8 ||
           pl.capacity != n || pl.target_fpr != p) {
         shape_bad++;
@@ -446,45 +446,45 @@ static void test_plan_grid(void) {
 }
 
 static void test_plan_errors(void) {
-  bloom_plan pl;
-  tap_ok(bloom_plan_for(0, 0.01, UINT64_MAX, &pl) == BLOOM_PLAN_BAD_N,
+  bloom_sizing pl;
+  tap_ok(bloom_sizing_for(0, 0.01, UINT64_MAX, &pl) == BLOOM_SIZING_BAD_N,
          "n = 0 is BAD_N");
   static const double bad_p[] = {0.0, 1.0, -0.5, 1.5, 1e-13, -0.0};
   int bad = 0;
   for (size_t i = 0; i < sizeof bad_p / sizeof *bad_p; i++)
-    if (bloom_plan_for(10, bad_p[i], UINT64_MAX, &pl) != BLOOM_PLAN_BAD_P) {
+    if (bloom_sizing_for(10, bad_p[i], UINT64_MAX, &pl) != BLOOM_SIZING_BAD_P) {
       bad++;
       tap_diag("  p = %g accepted", bad_p[i]);
     }
-  if (bloom_plan_for(10, NAN, UINT64_MAX, &pl) != BLOOM_PLAN_BAD_P) bad++;
-  if (bloom_plan_for(10, INFINITY, UINT64_MAX, &pl) != BLOOM_PLAN_BAD_P) bad++;
-  if (bloom_plan_for(10, -INFINITY, UINT64_MAX, &pl) != BLOOM_PLAN_BAD_P) bad++;
+  if (bloom_sizing_for(10, NAN, UINT64_MAX, &pl) != BLOOM_SIZING_BAD_P) bad++;
+  if (bloom_sizing_for(10, INFINITY, UINT64_MAX, &pl) != BLOOM_SIZING_BAD_P) bad++;
+  if (bloom_sizing_for(10, -INFINITY, UINT64_MAX, &pl) != BLOOM_SIZING_BAD_P) bad++;
   TAP_EQ_U64(bad, 0, "p = 0, 1, -0.5, 1.5, 1e-13, -0, NaN, +-inf are BAD_P");
-  tap_ok(bloom_plan_for(10, BLOOM_MIN_FPR, UINT64_MAX, &pl) == BLOOM_PLAN_OK &&
-             pl.expected_fpr <= 0.97 * BLOOM_MIN_FPR,
+  tap_ok(bloom_sizing_for(10, FILTER_MIN_FPR, UINT64_MAX, &pl) == BLOOM_SIZING_OK &&
+             pl.expected_fpr <= 0.97 * FILTER_MIN_FPR,
          "p = 1e-12 (the minimum) is accepted and met");
-  tap_ok(bloom_plan_for(1000, 0.01, 100, &pl) == BLOOM_PLAN_TOO_BIG,
+  tap_ok(bloom_sizing_for(1000, 0.01, 100, &pl) == BLOOM_SIZING_TOO_BIG,
          "n = 1000 in 100 bytes is TOO_BIG");
-  tap_ok(bloom_plan_for(1, 0.01, 64, &pl) == BLOOM_PLAN_TOO_BIG,
+  tap_ok(bloom_sizing_for(1, 0.01, 64, &pl) == BLOOM_SIZING_TOO_BIG,
          "a header-sized limit is TOO_BIG");
-  bloom_plan exact;
-  if (bloom_plan_for(5000, 0.01, UINT64_MAX, &exact) == BLOOM_PLAN_OK) {
-    tap_ok(bloom_plan_for(5000, 0.01, exact.bytes, &pl) == BLOOM_PLAN_OK &&
+  bloom_sizing exact;
+  if (bloom_sizing_for(5000, 0.01, UINT64_MAX, &exact) == BLOOM_SIZING_OK) {
+    tap_ok(bloom_sizing_for(5000, 0.01, exact.bytes, &pl) == BLOOM_SIZING_OK &&
                pl.bits == exact.bits,
            "a limit of exactly the plan's size is enough");
-    tap_ok(bloom_plan_for(5000, 0.01, exact.bytes - 1, &pl) ==
-               BLOOM_PLAN_TOO_BIG,
+    tap_ok(bloom_sizing_for(5000, 0.01, exact.bytes - 1, &pl) ==
+               BLOOM_SIZING_TOO_BIG,
            "one byte less is TOO_BIG");
   } else {
     tap_ok(0, "plan for n = 5000");
   }
   /* INT64_MAX items at 1% needs ~8.8e19 bits: more than 2^64. */
-  tap_ok(bloom_plan_for((uint64_t)INT64_MAX, 0.01, UINT64_MAX, &pl) ==
-             BLOOM_PLAN_TOO_BIG,
+  tap_ok(bloom_sizing_for((uint64_t)INT64_MAX, 0.01, UINT64_MAX, &pl) ==
+             BLOOM_SIZING_TOO_BIG,
          "n = INT64_MAX with no byte limit is TOO_BIG (bits would pass 2^64)");
-  bloom_plan_status st = bloom_plan_for(1000000000000000ULL, 0.01,
+  bloom_sizing_status st = bloom_sizing_for(1000000000000000ULL, 0.01,
                                         UINT64_MAX, &pl);
-  tap_ok(st == BLOOM_PLAN_OK && pl.bits % 512 == 0 &&
+  tap_ok(st == BLOOM_SIZING_OK && pl.bits % 512 == 0 &&
              pl.bytes == 64 + pl.bits / 8 && (double)pl.bits > 9e15,
          "n = 1e15 plans without overflow (%.4g bits)", (double)pl.bits);
 }
@@ -583,8 +583,8 @@ static void test_insert_one_block(void) {
 static void test_no_false_negatives_and_fpr(void) {
   const uint64_t n = 200000;
   const double p = 0.01;
-  bloom_plan pl;
-  if (bloom_plan_for(n, p, UINT64_MAX, &pl) != BLOOM_PLAN_OK) {
+  bloom_sizing pl;
+  if (bloom_sizing_for(n, p, UINT64_MAX, &pl) != BLOOM_SIZING_OK) {
     tap_ok(0, "plan for 200k items");
     return;
   }
@@ -626,8 +626,8 @@ static void test_no_false_negatives_and_fpr(void) {
 static void test_fpr_value_hashes(void) {
   const uint64_t n = 100000;
   const double p = 0.001;
-  bloom_plan pl;
-  if (bloom_plan_for(n, p, UINT64_MAX, &pl) != BLOOM_PLAN_OK) {
+  bloom_sizing pl;
+  if (bloom_sizing_for(n, p, UINT64_MAX, &pl) != BLOOM_SIZING_OK) {
     tap_ok(0, "plan for 100k items");
     return;
   }
@@ -751,11 +751,11 @@ static void test_format_layout(void) {
   char err[200];
   int rc = parse_copy(b, sizeof b, FILTER_KIND_BLOOM, &v, err, sizeof err);
   filter_header w = valid_header();
-  tap_ok(rc == 0 && v.h.version == w.version && v.h.kind == w.kind &&
-             v.h.hash == w.hash && v.h.seed == w.seed &&
-             v.h.hashes == w.hashes && v.h.bits == w.bits &&
-             v.h.capacity == w.capacity && v.h.target_fpr == w.target_fpr &&
-             v.h.inserted == w.inserted && v.body_bytes == VALID_BITS / 8,
+  tap_ok(rc == 0 && v.header.version == w.version && v.header.kind == w.kind &&
+             v.header.hash == w.hash && v.header.seed == w.seed &&
+             v.header.hashes == w.hashes && v.header.bits == w.bits &&
+             v.header.capacity == w.capacity && v.header.target_fpr == w.target_fpr &&
+             v.header.inserted == w.inserted && v.body_bytes == VALID_BITS / 8,
          "write -> parse round trip keeps every field (rc %d %s)", rc, err);
   rc = filter_parse(b, sizeof b, 0, &v, err, sizeof err);
   tap_ok(rc == 0 && v.body == b + 64, "want_kind 0 accepts; body = blob + 64");
@@ -765,8 +765,8 @@ static void test_format_layout(void) {
   tap_ok(filter_parse(NULL, 0, 0, &v, err, sizeof err) == -1 && err[0],
          "NULL blob is rejected");
 
-  bloom_plan pl;
-  bloom_plan_for(1000, 0.01, UINT64_MAX, &pl);
+  bloom_sizing pl;
+  bloom_sizing_for(1000, 0.01, UINT64_MAX, &pl);
   filter_header h = bloom_header_for(&pl);
   tap_ok(h.version == 1 && h.kind == 1 && h.hash == 1 && h.seed == 0 &&
              h.inserted == 0 && h.bits == pl.bits && h.hashes == pl.hashes &&

@@ -98,9 +98,9 @@ static my_cuckoo_plan my_plan(uint64_t n, double p) {
 }
 
 /* A new empty filter (header + body) planned for n, p. */
-static unsigned char *new_filter(uint64_t n, double p, cuckoo_plan *plan) {
-  if (cuckoo_plan_for(n, p, BLOOM_MIN_FPR, UINT64_MAX, plan) !=
-      CUCKOO_PLAN_OK) {
+static unsigned char *new_filter(uint64_t n, double p, cuckoo_sizing *plan) {
+  if (cuckoo_sizing_for(n, p, FILTER_MIN_FPR, UINT64_MAX, plan) !=
+      CUCKOO_SIZING_OK) {
     tap_diag("cannot plan n = %llu, p = %g", (unsigned long long)n, p);
     exit(2);
   }
@@ -187,15 +187,15 @@ static void test_plan(void) {
 
   int items_bad = 0;
   for (uint64_t b = 1; b <= ((uint64_t)1 << 40); b *= 2)
-    if (cuckoo_plan_items(b) != my_cuckoo_items(b)) {
+    if (cuckoo_sized_items(b) != my_cuckoo_items(b)) {
       if (items_bad++ < 5)
-        tap_diag("  %llu buckets: cuckoo_plan_items %llu, FORMAT.md %llu",
+        tap_diag("  %llu buckets: cuckoo_sized_items %llu, FORMAT.md %llu",
                  (unsigned long long)b,
-                 (unsigned long long)cuckoo_plan_items(b),
+                 (unsigned long long)cuckoo_sized_items(b),
                  (unsigned long long)my_cuckoo_items(b));
     }
   TAP_EQ_U64(items_bad, 0,
-             "cuckoo_plan_items(B) = floor(4B * L) for B = 1..2^40");
+             "cuckoo_sized_items(B) = floor(4B * L) for B = 1..2^40");
 
   int model_bad = 0;
   const double loads[] = {0, 0.01, 0.25, 0.5, 0.9, 0.95, 1.0};
@@ -227,11 +227,11 @@ static void test_plan(void) {
   for (int j = 0; j < nn; j++) {
     uint64_t n = ns[j];
     for (int i = 0; i < 6; i++) {
-      cuckoo_plan pl;
+      cuckoo_sizing pl;
       my_cuckoo_plan sp = my_plan(n, ps[i]);
       cases++;
-      int rc = (int)cuckoo_plan_for(n, ps[i], BLOOM_MIN_FPR, UINT64_MAX, &pl);
-      if (rc != CUCKOO_PLAN_OK || pl.buckets != sp.buckets ||
+      int rc = (int)cuckoo_sizing_for(n, ps[i], FILTER_MIN_FPR, UINT64_MAX, &pl);
+      if (rc != CUCKOO_SIZING_OK || pl.buckets != sp.buckets ||
           pl.fingerprint_bits != sp.f || pl.bytes != sp.bytes ||
           !rel_close(pl.expected_fpr, sp.fpr, 1e-9) ||
           (double)n / (4.0 * (double)pl.buckets) > 0.95) {
@@ -251,19 +251,19 @@ static void test_plan(void) {
          "0.5..1e-12) are FORMAT.md's: fewest "
          "buckets at load <= L, narrowest fingerprint meeting 0.97 p, "
          "ceil(4Bf/8) body bytes, the model rate (%d differ)", cases, bad);
-  cuckoo_plan pl;
-  tap_ok(cuckoo_plan_for(1000, 0.01, BLOOM_MIN_FPR, 100, &pl) ==
-                 CUCKOO_PLAN_TOO_BIG &&
-             cuckoo_plan_for(0, 0.01, BLOOM_MIN_FPR, UINT64_MAX, &pl) ==
-                 CUCKOO_PLAN_BAD_N &&
-             cuckoo_plan_for(10, 1.0, BLOOM_MIN_FPR, UINT64_MAX, &pl) ==
-                 CUCKOO_PLAN_BAD_P &&
-             cuckoo_plan_for(10, NAN, BLOOM_MIN_FPR, UINT64_MAX, &pl) ==
-                 CUCKOO_PLAN_BAD_P &&
-             cuckoo_plan_for((uint64_t)INT64_MAX, 1e-12, BLOOM_MIN_FPR,
-                             UINT64_MAX, &pl) == CUCKOO_PLAN_TOO_BIG,
+  cuckoo_sizing pl;
+  tap_ok(cuckoo_sizing_for(1000, 0.01, FILTER_MIN_FPR, 100, &pl) ==
+                 CUCKOO_SIZING_TOO_BIG &&
+             cuckoo_sizing_for(0, 0.01, FILTER_MIN_FPR, UINT64_MAX, &pl) ==
+                 CUCKOO_SIZING_BAD_N &&
+             cuckoo_sizing_for(10, 1.0, FILTER_MIN_FPR, UINT64_MAX, &pl) ==
+                 CUCKOO_SIZING_BAD_P &&
+             cuckoo_sizing_for(10, NAN, FILTER_MIN_FPR, UINT64_MAX, &pl) ==
+                 CUCKOO_SIZING_BAD_P &&
+             cuckoo_sizing_for((uint64_t)INT64_MAX, 1e-12, FILTER_MIN_FPR,
+                             UINT64_MAX, &pl) == CUCKOO_SIZING_TOO_BIG,
          "plans refuse n = 0, p = 1, NaN, and what exceeds the byte limit");
-  cuckoo_plan_for(10, 0.01, BLOOM_MIN_FPR, UINT64_MAX, &pl);
+  cuckoo_sizing_for(10, 0.01, FILTER_MIN_FPR, UINT64_MAX, &pl);
   unsigned char *blob = malloc(pl.bytes);
   cuckoo_write_empty(blob, &pl);
   tap_ok(pl.bytes == ex.bytes && blob[5] == 2 && blob[12] == ex.f &&
@@ -276,7 +276,7 @@ static void test_plan(void) {
 }
 
 static void test_basic(void) {
-  cuckoo_plan pl;
+  cuckoo_sizing pl;
   unsigned char *blob = new_filter(100, 0.01, &pl);
   unsigned char *body = blob + FILTER_HEADER_BYTES;
   uint64_t rng = seeded("basic", 0x5EED0003);
@@ -317,7 +317,7 @@ static void test_basic(void) {
 /* Inserts random items from `seed` into a filter planned for n, at most
 ** `limit` of them, stopping at the first failure; returns how many went in.
 ** The same seed and limit give the same bytes. */
-static uint64_t fill(unsigned char *body, const cuckoo_plan *pl,
+static uint64_t fill(unsigned char *body, const cuckoo_sizing *pl,
                      uint64_t seed, uint64_t limit) {
   uint64_t rng = seed, items = 0;
   while (items < limit &&
@@ -332,7 +332,7 @@ static uint64_t fill(unsigned char *body, const cuckoo_plan *pl,
 ** copy of the filter just before it, leaves the body byte for byte as it
 ** was, and every item added before still tests 1. */
 static double fill_until_failure(uint64_t n, uint64_t seed, int *undone) {
-  cuckoo_plan pl;
+  cuckoo_sizing pl;
   unsigned char *blob = new_filter(n, 0.01, &pl);
   unsigned char *body = blob + FILTER_HEADER_BYTES;
   size_t body_bytes = (size_t)(pl.bytes - FILTER_HEADER_BYTES);
@@ -377,7 +377,7 @@ static void test_load(void) {
 }
 
 static void test_copies(void) {
-  cuckoo_plan pl;
+  cuckoo_sizing pl;
   unsigned char *blob = new_filter(1000, 0.01, &pl);
   unsigned char *body = blob + FILTER_HEADER_BYTES;
   size_t body_bytes = (size_t)(pl.bytes - FILTER_HEADER_BYTES);
@@ -432,7 +432,7 @@ static void test_fpr(void) {
   /* 95% load (the most 4096 buckets hold); 76% load */
   const uint64_t ns[] = {my_cuckoo_items(4096), 100000};
   for (int i = 0; i < 2; i++) {
-    cuckoo_plan pl;
+    cuckoo_sizing pl;
     unsigned char *blob = new_filter(ns[i], ps[i], &pl);
     unsigned char *body = blob + FILTER_HEADER_BYTES;
     uint64_t rng = seeded("fpr", 0xF0F0 + (uint64_t)i);
@@ -460,7 +460,7 @@ static void test_fpr(void) {
 /* Answers depend only on the multiset stored: two insertion orders give
 ** the same answer for every probe; one order twice gives the same bytes. */
 static void test_order(void) {
-  cuckoo_plan pl;
+  cuckoo_sizing pl;
   unsigned char *a = new_filter(3000, 0.05, &pl);
   unsigned char *b = new_filter(3000, 0.05, &pl);
   unsigned char *c = new_filter(3000, 0.05, &pl);
@@ -508,14 +508,14 @@ static int parse_exact(const unsigned char *src, size_t len, unsigned want,
   memcpy(copy, src, len);
   filter_view v;
   int rc = filter_parse(copy, len, want, &v, err, err_size);
-  if (rc == 0 && v.h.kind == FILTER_KIND_CUCKOO) {
+  if (rc == 0 && v.header.kind == FILTER_KIND_CUCKOO) {
     unsigned char *body = copy + FILTER_HEADER_BYTES;
     uint64_t rng = 99;
     for (int i = 0; i < 64; i++) {
       filter_hash h = random_hash(&rng);
-      cuckoo_insert(body, v.h.buckets, v.h.fingerprint_bits, h);
-      cuckoo_contains(body, v.h.buckets, v.h.fingerprint_bits, h);
-      cuckoo_remove(body, v.h.buckets, v.h.fingerprint_bits, h);
+      cuckoo_insert(body, v.header.buckets, v.header.fingerprint_bits, h);
+      cuckoo_contains(body, v.header.buckets, v.header.fingerprint_bits, h);
+      cuckoo_remove(body, v.header.buckets, v.header.fingerprint_bits, h);
     }
   }
   free(copy);
@@ -533,7 +533,7 @@ static int rejects(const unsigned char *blob, size_t len, const char *want) {
 }
 
 static void test_parse(void) {
-  cuckoo_plan pl;
+  cuckoo_sizing pl;
   unsigned char *good = new_filter(100, 0.01, &pl);
   size_t len = (size_t)pl.bytes;
   /* The shape FORMAT.md plans for n = 100, p = 0.01 (32 buckets, f = 10). */
@@ -599,8 +599,8 @@ static void test_parse(void) {
   tap_ok(filter_parse(good, len, FILTER_KIND_BLOOM, &v, err, sizeof err) != 0 &&
              strcmp(err, "got a cuckoo filter, expected a bloom filter") == 0,
          "asked for a bloom filter: \"%s\"", err);
-  bloom_plan bp;
-  bloom_plan_for(10, 0.01, UINT64_MAX, &bp);
+  bloom_sizing bp;
+  bloom_sizing_for(10, 0.01, UINT64_MAX, &bp);
   unsigned char *bloom = malloc(bp.bytes);
   bloom_write_empty(bloom, &bp);
   err[0] = 0;

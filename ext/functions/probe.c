@@ -1,70 +1,93 @@
 /*
-** The filter a query names, read once per statement (see
-** sql_stored_filter.h).  Why auxiliary data: SQLite keeps a function's
+** bloom_probe(query, value) and cuckoo_probe(query, value): the filter a
+** query names, read once per statement.  The fastest way to probe many rows:
+**
+**   SELECT count(*) FROM urls
+**    WHERE bloom_probe('SELECT f FROM filters WHERE name = ''visited''',
+**                      urls.url);
+**
+** query is the text of a one-row, one-column, read-only statement.  The
+** first call of a statement runs it, copies and validates the filter (of
+** the kind in the function's registry row), and keeps the copy as SQLite
+** auxiliary data on argument 0, so that while query is a constant (a literal
+** or a bound parameter) a later row costs one lookup, one hash and one
+** cache line, at any filter size.  1 if value may be in the filter, 0 if it
+** certainly is not, NULL when the query text, the stored filter or the
+** value is NULL; an error "<name>: ..." for a query or filter it refuses.
+**
+** Why auxiliary data: SQLite keeps a function's
 ** auxiliary data on a constant argument for the whole statement and drops
 ** it when the statement is reset, so a copy made on the first row serves
 ** every later row in one call, and the next run of the statement reads the
 ** table again.  A non-constant query text loses it after each call; the
 ** query then runs on every row, which is still correct.
 */
-#include "functions/stored_filter.h"
-
 #include <string.h>
 
-typedef struct stored_copy {
+#include "core/filter.h"
+#include "functions/aligned.h"
+#include "functions/errors.h"
+#include "functions/registry.h"
+#include "functions/value_hash.h"
+
+/* The user data of a probe function: its registry row and a per-connection
+** depth, so that a query which calls the function again is refused rather
+** than recursing without end. */
+typedef struct probe_connection {
+  sql_function row; /* first: sql_function_of reads it */
+  int depth;
+} probe_connection;
+
+void *sql_probe_connection(const sql_function *row) {
+  probe_connection *c = sqlite3_malloc(sizeof *c);
+  if (c == NULL) return NULL;
+  c->row = *row;
+  c->depth = 0;
+  return c;
+}
+
+typedef struct query_copy {
   int is_null;         /* the query's value was NULL */
   filter_view view;    /* parsed, pointing into blob */
   unsigned char *blob; /* from sql_aligned_alloc: one cache line a block */
-} stored_copy;
+} query_copy;
 
-static void stored_copy_free(void *p) {
-  stored_copy *copy = p;
+static void query_copy_free(void *p) {
+  query_copy *copy = p;
   if (copy == NULL) return;
   sql_aligned_free(copy->blob);
   sqlite3_free(copy);
 }
 
-static const char *value_type_name(int type) {
-  switch (type) {
-    case SQLITE_INTEGER: return "INTEGER";
-    case SQLITE_FLOAT: return "REAL";
-    case SQLITE_TEXT: return "TEXT";
-    case SQLITE_BLOB: return "BLOB";
-    default: return "NULL";
-  }
-}
-
 /* Sets the error for a failed prepare or step: rc's code, SQLite's text. */
-static void query_failed(sqlite3_context *ctx, const char *fname, int rc,
-                         sqlite3 *db) {
+static void query_failed(sqlite3_context *ctx, int rc, sqlite3 *db) {
   if (rc == SQLITE_NOMEM) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  sql_error(ctx, fname, "the query failed: %s", sqlite3_errmsg(db));
+  sql_error(ctx, "the query failed: %s", sqlite3_errmsg(db));
   sqlite3_result_error_code(ctx, rc);
 }
 
 /* Checks the one-statement, read-only, one-column shape before running. */
-static int check_shape(sqlite3_context *ctx, const char *fname,
-                       sqlite3_stmt *stmt, const char *tail) {
+static int check_shape(sqlite3_context *ctx, sqlite3_stmt *stmt, const char *tail) {
   if (stmt == NULL) {
-    sql_error(ctx, fname, "the query is empty");
+    sql_error(ctx, "the query is empty");
     return -1;
   }
   while (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == '\r' ||
          *tail == ';')
     tail++;
   if (*tail != '\0') {
-    sql_error(ctx, fname, "the query must be a single statement");
+    sql_error(ctx, "the query must be a single statement");
     return -1;
   }
   if (!sqlite3_stmt_readonly(stmt)) {
-    sql_error(ctx, fname, "the query must only read (a SELECT)");
+    sql_error(ctx, "the query must only read (a SELECT)");
     return -1;
   }
   if (sqlite3_column_count(stmt) != 1) {
-    sql_error(ctx, fname, "the query must return one column (the filter), "
+    sql_error(ctx, "the query must return one column (the filter), "
               "got %d", sqlite3_column_count(stmt));
     return -1;
   }
@@ -72,22 +95,21 @@ static int check_shape(sqlite3_context *ctx, const char *fname,
 }
 
 /* Copies the one row's value of a prepared, checked query into a new
-** stored_copy, or sets the error and returns NULL. */
-static stored_copy *read_one_row(sqlite3_context *ctx, const char *fname,
-                                 sqlite3_stmt *stmt, sqlite3 *db) {
+** query_copy, or sets the error and returns NULL. */
+static query_copy *read_one_row(sqlite3_context *ctx, sqlite3_stmt *stmt, sqlite3 *db) {
   int rc = sqlite3_step(stmt);
   if (rc == SQLITE_DONE) {
-    sql_error(ctx, fname, "the query returned no row");
+    sql_error(ctx, "the query returned no row");
     return NULL;
   }
   if (rc != SQLITE_ROW) {
-    query_failed(ctx, fname, rc, db);
+    query_failed(ctx, rc, db);
     return NULL;
   }
   int type = sqlite3_column_type(stmt, 0);
   if (type != SQLITE_BLOB && type != SQLITE_NULL) {
-    sql_error(ctx, fname, "the query must return a filter BLOB, got %s",
-              value_type_name(type));
+    sql_error(ctx, "the query must return a filter BLOB, got %s",
+              sql_type_name(type));
     return NULL;
   }
   const void *blob = sqlite3_column_blob(stmt, 0);
@@ -96,7 +118,7 @@ static stored_copy *read_one_row(sqlite3_context *ctx, const char *fname,
     sqlite3_result_error_nomem(ctx);
     return NULL;
   }
-  stored_copy *copy = sqlite3_malloc(sizeof *copy);
+  query_copy *copy = sqlite3_malloc(sizeof *copy);
   if (copy == NULL) {
     sqlite3_result_error_nomem(ctx);
     return NULL;
@@ -116,10 +138,10 @@ static stored_copy *read_one_row(sqlite3_context *ctx, const char *fname,
   rc = sqlite3_step(stmt);
   if (rc != SQLITE_DONE) {
     if (rc == SQLITE_ROW)
-      sql_error(ctx, fname, "the query returned more than one row");
+      sql_error(ctx, "the query returned more than one row");
     else
-      query_failed(ctx, fname, rc, db);
-    stored_copy_free(copy);
+      query_failed(ctx, rc, db);
+    query_copy_free(copy);
     return NULL;
   }
   return copy;
@@ -127,13 +149,14 @@ static stored_copy *read_one_row(sqlite3_context *ctx, const char *fname,
 
 /* Runs the query text once and returns its validated copy, or NULL after
 ** setting the error. */
-static stored_copy *run_query(sqlite3_context *ctx, const char *fname,
-                              sqlite3_value *query, unsigned kind) {
+static query_copy *run_query(sqlite3_context *ctx, sqlite3_value *query,
+                              unsigned kind) {
   /* A query that calls this function again would recurse without end: the
   ** function's per-connection depth counter refuses the nested call. */
-  int *depth = sqlite3_user_data(ctx);
+  probe_connection *conn = sqlite3_user_data(ctx);
+  int *depth = &conn->depth;
   if (*depth > 0) {
-    sql_error(ctx, fname, "the query may not call %s itself", fname);
+    sql_error(ctx, "the query may not call %s itself", conn->row.name);
     return NULL;
   }
   const char *sql = (const char *)sqlite3_value_text(query);
@@ -146,13 +169,13 @@ static stored_copy *run_query(sqlite3_context *ctx, const char *fname,
   const char *tail = NULL;
   int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, &tail);
   if (rc != SQLITE_OK) {
-    query_failed(ctx, fname, rc, db);
+    query_failed(ctx, rc, db);
     return NULL;
   }
-  stored_copy *copy = NULL;
-  if (check_shape(ctx, fname, stmt, tail) == 0) {
+  query_copy *copy = NULL;
+  if (check_shape(ctx, stmt, tail) == 0) {
     ++*depth;
-    copy = read_one_row(ctx, fname, stmt, db);
+    copy = read_one_row(ctx, stmt, db);
     --*depth;
   }
   sqlite3_finalize(stmt);
@@ -160,8 +183,8 @@ static stored_copy *run_query(sqlite3_context *ctx, const char *fname,
   char why[160];
   if (filter_parse(copy->blob, copy->view.blob_bytes, kind, &copy->view, why,
                    sizeof why) != 0) {
-    sql_error(ctx, fname, "%s", why);
-    stored_copy_free(copy);
+    sql_error(ctx, "%s", why);
+    query_copy_free(copy);
     return NULL;
   }
   return copy;
@@ -169,23 +192,23 @@ static stored_copy *run_query(sqlite3_context *ctx, const char *fname,
 
 /* The filter the query in argv[0] selects, kept for the statement.  ARG_OK
 ** with *view set; ARG_NULL when the query text or the stored value is NULL;
-** ARG_ERROR after setting an error "<fname>: ..." on ctx. */
-static arg_status stored_filter(sqlite3_context *ctx, const char *fname,
-                                sqlite3_value *query, unsigned kind,
+** ARG_ERROR after setting the error on ctx. */
+static arg_status query_filter(sqlite3_context *ctx, sqlite3_value *query,
+                               unsigned kind,
                                 const filter_view **view) {
-  const stored_copy *copy = sqlite3_get_auxdata(ctx, 0);
+  const query_copy *copy = sqlite3_get_auxdata(ctx, 0);
   if (copy == NULL) {
     int type = sqlite3_value_type(query);
     if (type == SQLITE_NULL) return ARG_NULL;
     if (type != SQLITE_TEXT) {
-      sql_error(ctx, fname, "the query must be TEXT, got %s",
-                value_type_name(type));
+      sql_error(ctx, "the query must be TEXT, got %s",
+                sql_type_name(type));
       return ARG_ERROR;
     }
-    stored_copy *fresh = run_query(ctx, fname, query, kind);
+    query_copy *fresh = run_query(ctx, query, kind);
     if (fresh == NULL) return ARG_ERROR;
     /* On failure set_auxdata frees the copy at once: ask for it back. */
-    sqlite3_set_auxdata(ctx, 0, fresh, stored_copy_free);
+    sqlite3_set_auxdata(ctx, 0, fresh, query_copy_free);
     copy = sqlite3_get_auxdata(ctx, 0);
     if (copy == NULL) {
       sqlite3_result_error_nomem(ctx);
@@ -197,28 +220,14 @@ static arg_status stored_filter(sqlite3_context *ctx, const char *fname,
   return ARG_OK;
 }
 
-void stored_probe(sqlite3_context *ctx, sqlite3_value **argv,
-                  const char *fname, unsigned kind) {
+void sql_filter_probe(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
   const filter_view *f;
-  arg_status st = stored_filter(ctx, fname, argv[0], kind, &f);
+  arg_status st = query_filter(ctx, argv[0], sql_function_of(ctx)->kind, &f);
   if (st == ARG_OK) {
     filter_hash h;
-    st = sql_hash_value(ctx, argv[1], f->h.seed, &h);
-    if (st == ARG_OK) sqlite3_result_int(ctx, view_contains(f, h));
+    st = sql_hash_value(ctx, argv[1], f->header.seed, &h);
+    if (st == ARG_OK) sqlite3_result_int(ctx, filter_contains(f, h));
   }
   if (st == ARG_NULL) sqlite3_result_null(ctx);
-}
-
-int register_stored_probe(sqlite3 *db, const char *name,
-                          void (*probe)(sqlite3_context *, int,
-                                        sqlite3_value **)) {
-  int *depth = sqlite3_malloc(sizeof *depth);
-  if (depth == NULL) return SQLITE_NOMEM;
-  *depth = 0;
-  /* Not DETERMINISTIC: the result follows the table's contents.
-  ** DIRECTONLY: a function that runs the SQL it is given has no place in
-  ** triggers, views or the schema.  SQLite frees depth, also on failure. */
-  return sqlite3_create_function_v2(db, name, 2,
-                                    SQLITE_UTF8 | SQLITE_DIRECTONLY, depth,
-                                    probe, NULL, NULL, sqlite3_free);
 }

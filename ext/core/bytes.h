@@ -1,0 +1,52 @@
+/*
+** Byte order and wide arithmetic every part of the core needs: the format's
+** little-endian fields, whatever the host's order, and the high half of a
+** 64 x 64-bit product, which maps a uniform 64-bit hash onto [0, n) without
+** a division (Lemire's multiply-shift).  Plain C: no SQLite header.
+*/
+#ifndef CORE_BYTES_H
+#define CORE_BYTES_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* The loads are on every probe's path (filter_parse): memcpy makes them one
+** unaligned load on little-endian hosts. */
+static inline uint64_t load_le64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+static inline uint32_t load_le32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+static inline void store_le64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void store_le32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* floor(a * b / 2^64): for a uniform a, a uniform value in [0, b). */
+static inline uint64_t mul_high64(uint64_t a, uint64_t b) {
+#ifdef __SIZEOF_INT128__
+  return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#else
+  uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
+  uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
+  uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo;
+  uint64_t lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+  uint64_t mid = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
+  return hi_hi + (hi_lo >> 32) + (mid >> 32);
+#endif
+}
+
+#endif

@@ -1,0 +1,24 @@
+/*
+** A filter of either kind behind one call: the probe that bloom_ref's
+** readers and the *_probe and *_test functions share.  Plain C: no SQLite
+** header.
+*/
+#ifndef CORE_FILTER_H
+#define CORE_FILTER_H
+
+#include "core/bloom.h"
+#include "core/cuckoo.h"
+#include "core/format.h"
+#include "core/hash.h"
+
+/* 1 if a validated filter (filter_parse said yes) may hold h, 0 if it
+** certainly does not.  Inline: it runs once per probed row. */
+static inline int filter_contains(const filter_view *f, filter_hash h) {
+  if (f->header.kind == FILTER_KIND_CUCKOO)
+    return cuckoo_contains(f->body, f->header.buckets,
+                           f->header.fingerprint_bits, h);
+  return bloom_contains(f->body, f->header.bits / BLOOM_BLOCK_BITS,
+                        f->header.hashes, h);
+}
+
+#endif

@@ -1,0 +1,22 @@
+/*
+** The SQLite API as every file of the SQL layer reaches it: through the
+** pointer table SQLite hands a loadable extension, or directly when the
+** extension is compiled into the program (-DSQLITE_CORE).  bloom_ext.c
+** defines the pointer; every other file includes this header.
+*/
+#ifndef FUNCTIONS_API_H
+#define FUNCTIONS_API_H
+
+#include <sqlite3ext.h>
+
+#ifndef BLOOM_EXT_MAIN
+SQLITE_EXTENSION_INIT3
+#endif
+/* Every read of the api pointer is an atomic load, so that a load of the
+** extension in another thread (whose CAS ThreadSanitizer counts as a
+** write even when it fails) is no data race.  Free on x86-64 and arm64. */
+#ifndef SQLITE_CORE
+#define sqlite3_api (__atomic_load_n(&sqlite3_api, __ATOMIC_ACQUIRE))
+#endif
+
+#endif

@@ -1,0 +1,110 @@
+/*
+** cuckoo_add(filter, value): a new filter holding one more copy of value.
+** A NULL filter gives NULL; a NULL value gives the filter unchanged (NULL is
+** never added, as for Bloom).  The input is never modified, and the result
+** has exactly its size, so a trigger's
+**
+**   UPDATE filters SET f = cuckoo_add(f, NEW.email) WHERE name = 'users';
+**
+** rewrites only the pages that changed.
+**
+** The filter is a multiset: adding a value twice and deleting it once
+** leaves it in.  A value fits at most 8 times (4 slots in each of its two
+** buckets).  When the value does not fit, because the filter is full or
+** the value is already there 8 times, the call is an error and nothing is
+** lost: the filter stays as it was (the result is never produced, and the
+** core undoes its relocations besides).
+**
+** cuckoo_delete(filter, value): a new filter with one copy of value
+** removed.  A NULL filter gives NULL; a NULL value, or a value whose
+** fingerprint is in neither of its buckets, gives the filter unchanged
+** (not an error).  Same size as the input, which is never modified.
+**
+**   UPDATE filters SET f = cuckoo_delete(f, OLD.email) WHERE name = 'users';
+**
+** Delete only what you added.  Deleting a value that was never added but
+** tests 1 (a false positive) removes the fingerprint of another value that
+** shares its buckets and fingerprint, and that value then tests 0: a false
+** negative.  Triggers that delete exactly what they added keep the filter
+** exact (sql/cuckoo_sync.sql).
+*/
+#include "core/cuckoo.h"
+#include "functions/filter_arg.h"
+#include "functions/registry.h"
+#include "functions/value_hash.h"
+
+/* The input's bytes as the result, copied: argv[0] may be a bloom_ref
+** reference rather than a BLOB of its own. */
+static void unchanged(sqlite3_context *ctx, const filter_view *f) {
+  sqlite3_result_blob64(ctx, f->blob, f->blob_bytes, SQLITE_TRANSIENT);
+}
+
+/* The head both functions share: the cuckoo filter in argv[0] and the hash
+** of argv[1].  ARG_OK with both read; otherwise the call is answered: NULL
+** for a NULL filter, the filter unchanged for a NULL value, or an error. */
+static arg_status read_update(sqlite3_context *ctx, sqlite3_value **argv,
+                              filter_view *f, filter_hash *h) {
+  arg_status st = sql_filter_arg(ctx, argv[0], FILTER_KIND_CUCKOO, f);
+  if (st == ARG_NULL) sqlite3_result_null(ctx);
+  if (st != ARG_OK) return st;
+  st = sql_hash_value(ctx, argv[1], f->header.seed, h);
+  if (st == ARG_NULL) unchanged(ctx, f); /* NULL is never added or removed */
+  return st;
+}
+
+void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  filter_view f;
+  filter_hash h;
+  if (read_update(ctx, argv, &f, &h) != ARG_OK) return;
+  unsigned char *out = sql_copy_filter(ctx, &f);
+  if (out == NULL) return;
+  uint64_t slots = f.header.buckets * CUCKOO_SLOTS_PER_BUCKET;
+  switch (cuckoo_insert(out + FILTER_HEADER_BYTES, f.header.buckets,
+                        f.header.fingerprint_bits, h)) {
+    case CUCKOO_OK:
+      /* items <= slots holds for every blob that parses; a hand-made one
+      ** with a wrong count must still give a blob that parses. */
+      filter_write_inserted(out, f.header.inserted < slots ? f.header.inserted + 1
+                                                      : slots);
+      sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
+      return;
+    case CUCKOO_TOO_MANY_COPIES:
+      sql_error(ctx, "the value does not fit: its two buckets already hold %u "
+                "copies of its fingerprint, the most a filter holds",
+                cuckoo_max_copies(f.header.buckets));
+      break;
+    case CUCKOO_FULL:
+      if (f.header.buckets == 1) /* no other bucket to relocate to */
+        sql_error(ctx, "the filter is full: its one bucket holds %llu items; "
+                  "rebuild it with a larger n",
+                  (unsigned long long)f.header.inserted);
+      else
+        sql_error(ctx, "the filter is full: no room for the value after %d "
+                  "relocations (%llu items in %llu slots); rebuild it with "
+                  "a larger n",
+                  CUCKOO_MAX_KICKS, (unsigned long long)f.header.inserted,
+                  (unsigned long long)slots);
+      break;
+  }
+  sqlite3_free(out);
+}
+
+void sql_cuckoo_delete(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  filter_view f;
+  filter_hash h;
+  if (read_update(ctx, argv, &f, &h) != ARG_OK) return;
+  /* Look before changing: an absent value gives the input unchanged. */
+  if (!cuckoo_contains(f.body, f.header.buckets, f.header.fingerprint_bits, h)) {
+    unchanged(ctx, &f);
+    return;
+  }
+  unsigned char *out = sql_copy_filter(ctx, &f);
+  if (out == NULL) return;
+  cuckoo_remove(out + FILTER_HEADER_BYTES, f.header.buckets, f.header.fingerprint_bits,
+                h);
+  /* A hand-made blob may say 0 items and still hold fingerprints. */
+  filter_write_inserted(out, f.header.inserted ? f.header.inserted - 1 : 0);
+  sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
+}

@@ -1,0 +1,31 @@
+/*
+** Reading a filter argument: a BLOB validated in O(1) by filter_parse, or
+** the already validated filter a bloom_ref column refers to.
+*/
+#ifndef FUNCTIONS_FILTER_ARG_H
+#define FUNCTIONS_FILTER_ARG_H
+
+#include "core/format.h"
+#include "functions/errors.h"
+
+/* The pointer type under which bloom_ref hands a parsed filter_view to the
+** other functions (sqlite3_result_pointer / sqlite3_value_pointer). */
+#define FILTER_REF_TYPE "bloom_filter_ref"
+
+/* Reads a filter of the given kind (0: any) into *view.  ARG_NULL for SQL
+** NULL; ARG_ERROR with the reason in err (read_filter) or set on ctx
+** (sql_filter_arg). */
+arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
+                       char *err, size_t err_size);
+arg_status sql_filter_arg(sqlite3_context *ctx, sqlite3_value *arg, unsigned kind, filter_view *view);
+
+/* sql_filter_arg without a copy, for the per-row probes: *view points at
+** the bloom_ref's own parsed filter, or at *storage, filled by parsing. */
+arg_status sql_filter_ref(sqlite3_context *ctx, sqlite3_value *arg, unsigned kind,
+                          filter_view *storage, const filter_view **view);
+
+/* A fresh copy of a filter's blob, for the functions that return a
+** changed filter; NULL after setting SQLITE_NOMEM on ctx. */
+unsigned char *sql_copy_filter(sqlite3_context *ctx, const filter_view *f);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+** A building aggregate's n and p, the same on every row (group.h).
+*/
+#include "functions/group.h"
+
+#include "core/format.h"
+#include "functions/params.h"
+#include "functions/value_hash.h"
+
+/* A later row with the first row's n and p, told without validating. */
+static int same_params(int argc, sqlite3_value **argv, const group_params *g) {
+  int n_type = argc >= 2 ? sqlite3_value_type(argv[1]) : SQLITE_NULL;
+  if (n_type != g->n_type) return 0;
+  if (n_type == SQLITE_INTEGER &&
+      sqlite3_value_int64(argv[1]) != (sqlite3_int64)g->n)
+    return 0;
+  if (n_type == SQLITE_FLOAT && sqlite3_value_double(argv[1]) != g->n_value)
+    return 0;
+  return argc < 3 || (sqlite3_value_type(argv[2]) == SQLITE_FLOAT &&
+                      sqlite3_value_double(argv[2]) == g->p);
+}
+
+int sql_group_params(sqlite3_context *ctx, int argc,
+                     sqlite3_value **argv, group_params *g) {
+  if (g->started && same_params(argc, argv, g)) return 0;
+  uint64_t n = 0;
+  double p = FILTER_DEFAULT_FPR;
+  int from_data = 1;
+  if (argc >= 2) {
+    arg_status st = sql_capacity_arg(ctx, argv[1], &n);
+    if (st == ARG_ERROR) return -1;
+    from_data = st == ARG_NULL;
+  }
+  if (argc >= 3) {
+    if (sql_fpr_arg(ctx, argv[2], &p) != ARG_OK) return -1;
+  }
+  if (!g->started) {
+    g->started = 1;
+    g->sized_from_data = from_data;
+    g->n = n;
+    g->p = p;
+    g->n_type = argc >= 2 ? sqlite3_value_type(argv[1]) : SQLITE_NULL;
+    g->n_value = (double)n;
+    return 1;
+  }
+  if (from_data != g->sized_from_data || n != g->n || p != g->p) {
+    sql_error(ctx, "n and p must be the same on every row of a group "
+              "(first row: n = %s%llu, p = %.17g; this row: n = %s%llu, "
+              "p = %.17g)",
+              g->sized_from_data ? "NULL " : "", (unsigned long long)g->n, g->p,
+              from_data ? "NULL " : "", (unsigned long long)n, p);
+    return -1;
+  }
+  return 0;
+}
+
+int sql_group_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                  group_params *g, int *failed,
+                  int (*first_row)(sqlite3_context *ctx, void *state),
+                  void *state, filter_hash *h) {
+  int first = sql_group_params(ctx, argc, argv, g);
+  if (first == 1) first = first_row(ctx, state);
+  if (first == 0) {
+    arg_status st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, h);
+    if (st != ARG_ERROR) return st == ARG_OK;
+  }
+  *failed = 1;
+  return -1;
+}
