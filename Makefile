@@ -40,7 +40,7 @@ ASAN_LIB  = $(shell $(CC) -print-file-name=libasan.so)
 
 BUILD = build
 
-.PHONY: all demo test test-plain test-asan deps clean bench install uninstall
+.PHONY: all demo test test-plain test-asan check-layers deps clean bench install uninstall
 
 # make install PREFIX=/usr/local DESTDIR= puts bloom.so in $(LIBDIR);
 # then `.load /usr/local/lib/sqlite3/bloom` in the shell.
@@ -92,8 +92,13 @@ SCRIPT_TESTS = $(wildcard tests/*.t)
 include $(sort $(wildcard tests/*.mk tests/*/*.mk))
 
 test: deps
+	$(MAKE) check-layers
 	$(MAKE) test-plain
 	$(MAKE) test-asan
+
+# What each layer of ext/ may include (tests/check/layers.sh says how).
+check-layers:
+	$(PROVE) --exec sh tests/check/layers.sh
 
 test-plain: bloom.so $(PLAIN_TESTS)
 	BLOOM_SO=$(CURDIR)/bloom.so $(PROVE) $(PLAIN_TESTS) $(SCRIPT_TESTS)

@@ -58,8 +58,9 @@ void bloom_lagged_flush(bloom_lagged *in) {
 }
 
 /* No early exit: a branch on each bit would make the CPU wait for this
-** block's cache miss before it could start the next row's (measured at 10M
-** items: 156-172 ns per row with the exit, 96-105 without). */
+** block's cache miss before it could start the next row's, and an
+** out-of-cache probe (the 10M-item lines of `make bench`) would cost about
+** half as much again. */
 int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
                    filter_hash h) {
   const unsigned char *block =

@@ -30,7 +30,7 @@ enum {
   OFF_BUCKETS = 16,          /* cuckoo */
   OFF_CAPACITY = 24,
   OFF_TARGET_FPR = 32,
-  OFF_INSERTED = 40,
+  OFF_COUNT = 40,
   OFF_RESERVED = 48
 };
 
@@ -111,7 +111,7 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
   h->buckets = 0;
   h->capacity = load_le64(b + OFF_CAPACITY);
   h->target_fpr = load_le_double(b + OFF_TARGET_FPR);
-  h->inserted = load_le64(b + OFF_INSERTED);
+  h->count = load_le64(b + OFF_COUNT);
 
   if (h->capacity == 0 || h->capacity > (uint64_t)INT64_MAX)
     return fail(err, err_size, "capacity %llu out of range",
@@ -183,12 +183,12 @@ static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
                 (unsigned long long)h->buckets, CUCKOO_SLOTS_PER_BUCKET, f,
                 (unsigned long long)body);
   /* items <= buckets * 4, without forming the product. */
-  uint64_t full = h->inserted / CUCKOO_SLOTS_PER_BUCKET;
+  uint64_t full = h->count / CUCKOO_SLOTS_PER_BUCKET;
   if (full > h->buckets ||
-      (full == h->buckets && h->inserted % CUCKOO_SLOTS_PER_BUCKET != 0))
+      (full == h->buckets && h->count % CUCKOO_SLOTS_PER_BUCKET != 0))
     return fail(err, err_size,
                 "item count %llu exceeds the slot count (%llu buckets x %d)",
-                (unsigned long long)h->inserted,
+                (unsigned long long)h->count,
                 (unsigned long long)h->buckets, CUCKOO_SLOTS_PER_BUCKET);
   return 0;
 }
@@ -230,9 +230,9 @@ void filter_write_header(unsigned char *dst, const filter_header *h) {
   }
   store_le64(dst + OFF_CAPACITY, h->capacity);
   store_le_double(dst + OFF_TARGET_FPR, h->target_fpr);
-  store_le64(dst + OFF_INSERTED, h->inserted);
+  store_le64(dst + OFF_COUNT, h->count);
 }
 
-void filter_write_inserted(unsigned char *dst, uint64_t inserted) {
-  store_le64(dst + OFF_INSERTED, inserted);
+void filter_write_count(unsigned char *dst, uint64_t count) {
+  store_le64(dst + OFF_COUNT, count);
 }

@@ -2,7 +2,7 @@
 ** The on-disk (in-BLOB) format shared by every filter kind: a 64-byte
 ** little-endian header followed by the kind's body.  See FORMAT.md.
 **
-** This file and filter_format.c are plain C: no SQLite header.  Every
+** This file and format.c are plain C: no SQLite header.  Every
 ** function that reads a filter blob calls filter_parse() first, and no code
 ** touches the body before it has said yes.
 */
@@ -58,8 +58,9 @@ typedef struct filter_header {
   uint64_t bits;       /* bloom: m, a multiple of BLOOM_BLOCK_BITS */
   uint64_t capacity;   /* n the filter was sized for */
   double target_fpr;   /* p the filter was sized for */
-  uint64_t inserted;   /* bloom: non-NULL values added, duplicates included;
-                          cuckoo: items, the fingerprints stored */
+  uint64_t count;      /* bloom: non-NULL values added, duplicates included
+                          (bloom_info: `inserted`); cuckoo: fingerprints
+                          stored (cuckoo_info: `items`) */
   unsigned fingerprint_bits; /* cuckoo: f, bits per slot */
   unsigned slots_per_bucket; /* cuckoo: CUCKOO_SLOTS_PER_BUCKET */
   uint64_t buckets;          /* cuckoo: a power of two */
@@ -89,8 +90,8 @@ filter_header filter_header_new(unsigned kind, uint64_t capacity,
 /* Writes the 64-byte header for h into dst. */
 void filter_write_header(unsigned char *dst, const filter_header *h);
 
-/* Overwrites only the inserted counter of a serialized header. */
-void filter_write_inserted(unsigned char *dst, uint64_t inserted);
+/* Overwrites only the counter of a serialized header. */
+void filter_write_count(unsigned char *dst, uint64_t count);
 
 /* Total blob size for a bloom filter of `bits` bits. */
 static inline uint64_t bloom_blob_bytes(uint64_t bits) {

@@ -36,6 +36,6 @@ void sql_bloom_add(sqlite3_context *ctx, int argc,
     bloom_insert(out + FILTER_HEADER_BYTES, blocks, f.header.hashes, h);
     added++;
   }
-  filter_write_inserted(out, saturating_add(f.header.inserted, added));
+  filter_write_count(out, saturating_add(f.header.count, added));
   sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
 }

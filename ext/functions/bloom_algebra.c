@@ -28,8 +28,8 @@ static void combine_header(unsigned char *into, const filter_header *a,
   filter_header h = *a;
   h.capacity = a->capacity > b->capacity ? a->capacity : b->capacity;
   h.target_fpr = a->target_fpr > b->target_fpr ? a->target_fpr : b->target_fpr;
-  h.inserted = intersect ? (a->inserted < b->inserted ? a->inserted : b->inserted)
-                         : saturating_add(a->inserted, b->inserted);
+  h.count = intersect ? (a->count < b->count ? a->count : b->count)
+                      : saturating_add(a->count, b->count);
   filter_write_header(into, &h);
 }
 

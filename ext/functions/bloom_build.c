@@ -18,7 +18,7 @@
 ** it front to back).
 **
 ** Out-of-cache filters: each insert is a write to a random cache line, so
-** rows go through bloom_lagged (bloom_core.h), which prefetches a row's
+** rows go through bloom_lagged (core/bloom.h), which prefetches a row's
 ** block and sets its bits BLOOM_INSERT_LAG rows later.
 */
 #include "core/bloom.h"
@@ -32,8 +32,7 @@
 #include <string.h>
 
 typedef struct build_state {
-  group_params params;
-  int failed;            /* a step set an error: the final only frees */
+  group_state group; /* first: sql_group_row reads it */
   uint64_t inserted;
   /* n given: the filter, filled as rows arrive */
   unsigned char *blob;
@@ -45,7 +44,7 @@ typedef struct build_state {
 
 static int start_filter(sqlite3_context *ctx, build_state *s, uint64_t n) {
   bloom_sizing sizing;
-  s->blob = sql_new_bloom(ctx, n, s->params.p, &sizing);
+  s->blob = sql_new_bloom(ctx, n, s->group.p, &sizing);
   if (s->blob == NULL) return -1;
   s->blob_bytes = sizing.bytes;
   bloom_lagged_init(&s->inserts, s->blob + FILTER_HEADER_BYTES,
@@ -55,29 +54,25 @@ static int start_filter(sqlite3_context *ctx, build_state *s, uint64_t n) {
 
 /* On the group's first row: the filter (n given) or a check of p alone
 ** (sized from the data). */
-static int build_first_row(sqlite3_context *ctx, void *state) {
-  build_state *s = state;
-  if (s->params.sized_from_data) {
+static int build_first_row(sqlite3_context *ctx, group_state *g) {
+  build_state *s = (build_state *)g; /* its first member */
+  if (s->group.sized_from_data) {
     bloom_sizing sizing;
-    return sql_bloom_sizing(ctx, 1, s->params.p, &sizing);
+    return sql_bloom_sizing(ctx, 1, s->group.p, &sizing);
   }
-  return start_filter(ctx, s, s->params.n);
+  return start_filter(ctx, s, s->group.n);
 }
 
 void sql_bloom_build_step(sqlite3_context *ctx, int argc,
                           sqlite3_value **argv) {
   build_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
-  if (s == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
   filter_hash h;
-  if (sql_group_row(ctx, argc, argv, &s->params, &s->failed, build_first_row,
-                    s, &h) != 1)
+  if (sql_group_row(ctx, argc, argv, s ? &s->group : NULL, build_first_row,
+                    &h) != 1)
     return; /* NULL values are skipped */
-  if (s->params.sized_from_data) {
+  if (s->group.sized_from_data) {
     if (collector_add(ctx, &s->seen, h, 0) != 0) {
-      s->failed = 1;
+      s->group.failed = 1;
       return;
     }
   } else {
@@ -88,12 +83,12 @@ void sql_bloom_build_step(sqlite3_context *ctx, int argc,
 
 void sql_bloom_build_final(sqlite3_context *ctx) {
   build_state *s = sqlite3_aggregate_context(ctx, 0);
-  if (s == NULL || !s->params.started) {
+  if (s == NULL || !s->group.started) {
     sqlite3_result_null(ctx); /* no rows, like sum() */
     return;
   }
   /* Also reached after an error in a step: then only free. */
-  if (!s->failed && s->params.sized_from_data) {
+  if (!s->group.failed && s->group.sized_from_data) {
     size_t distinct = collector_distinct(&s->seen);
     if (start_filter(ctx, s, distinct ? distinct : 1) == 0) {
       /* Sorted by h1, so the inserts walk the filter front to back. */
@@ -104,13 +99,13 @@ void sql_bloom_build_final(sqlite3_context *ctx) {
   }
   collector_free(&s->seen);
   if (s->blob == NULL) return;
-  if (s->failed) {
+  if (s->group.failed) {
     sql_aligned_free(s->blob);
     s->blob = NULL;
     return;
   }
   bloom_lagged_flush(&s->inserts);
-  filter_write_inserted(s->blob, s->inserted);
+  filter_write_count(s->blob, s->inserted);
   /* Hand the buffer to SQLite: no copy of a possibly large filter. */
   sqlite3_result_blob64(ctx, s->blob, s->blob_bytes, sql_aligned_free);
   s->blob = NULL;

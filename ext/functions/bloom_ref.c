@@ -10,13 +10,14 @@
 ** Why it exists: SQLite copies a BLOB argument that comes from a scalar
 ** subquery, a join or a CTE into the function's argument on every row, so
 ** bloom_test((SELECT f ...), x) costs time proportional to the filter's
-** size per row (0.7 ms per row for a 13 MB filter).  Here the subquery is
+** size per row (milliseconds a row for a filter of megabytes: the
+** subquery line of `make bench`).  Here the subquery is
 ** evaluated once; xFilter validates it and keeps one copy in the cursor.
 ** CROSS JOIN keeps bloom_ref as the outer loop, so that happens once.
 **
 ** Why a pointer and not a BLOB: the column is a reference made with SQLite's
 ** pointer-passing interface (sqlite3_result_pointer, type FILTER_REF_TYPE).
-** Every function of this extension reads it (read_filter in sql_common.c)
+** Every function of this extension reads it (read_filter in filter_arg.c)
 ** without a copy or a re-parse; to the rest of SQL it is NULL.  A BLOB
 ** returned with SQLITE_STATIC would be cheaper to explain but unsafe: max()
 ** and similar keep such a value without copying it, and a correlated

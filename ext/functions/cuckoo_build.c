@@ -27,8 +27,7 @@
 #include "functions/value_hash.h"
 
 typedef struct cbuild_state {
-  group_params params;
-  int failed;           /* a step set an error: the final only frees */
+  group_state group; /* first: sql_group_row reads it */
   cuckoo_sizing sizing; /* n given: sized on the first row */
   hash_collector seen;  /* the hashes seen, repeats dropped now and then */
 } cbuild_state;
@@ -47,35 +46,30 @@ static int size_cuckoo(sqlite3_context *ctx, uint64_t n, double p,
 
 /* On the group's first row: size (checking n, p and the size now rather
 ** than after the group). */
-static int build_first_row(sqlite3_context *ctx, void *state) {
-  cbuild_state *s = state;
-  const group_params *g = &s->params;
+static int build_first_row(sqlite3_context *ctx, group_state *g) {
+  cbuild_state *s = (cbuild_state *)g; /* its first member */
   return size_cuckoo(ctx, g->sized_from_data ? 1 : g->n, g->p, &s->sizing);
 }
 
 void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
                            sqlite3_value **argv) {
   cbuild_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
-  if (s == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
   filter_hash h;
-  if (sql_group_row(ctx, argc, argv, &s->params, &s->failed, build_first_row,
-                    s, &h) != 1)
+  if (sql_group_row(ctx, argc, argv, s ? &s->group : NULL, build_first_row,
+                    &h) != 1)
     return; /* NULL values are skipped */
   /* With n given, more distinct values than slots can never fit: stop
   ** reading the group (0: no ceiling, sized from the data). */
-  uint64_t slots = s->params.sized_from_data
+  uint64_t slots = s->group.sized_from_data
                        ? 0
                        : s->sizing.buckets * CUCKOO_SLOTS_PER_BUCKET;
   int rc = collector_add(ctx, &s->seen, h, (size_t)slots);
   if (rc == 1)
     sql_error(ctx, "capacity exceeded: more than %llu distinct values, and a "
               "filter for n = %llu has %llu slots",
-              (unsigned long long)slots, (unsigned long long)s->params.n,
+              (unsigned long long)slots, (unsigned long long)s->group.n,
               (unsigned long long)slots);
-  if (rc != 0) s->failed = 1;
+  if (rc != 0) s->group.failed = 1;
 }
 
 /* Inserts the distinct hashes into a new filter; NULL after setting the
@@ -109,22 +103,22 @@ static unsigned char *fill(sqlite3_context *ctx, cbuild_state *s,
       return NULL;
     }
   }
-  filter_write_inserted(blob, distinct);
+  filter_write_count(blob, distinct);
   return blob;
 }
 
 void sql_cuckoo_build_final(sqlite3_context *ctx) {
   cbuild_state *s = sqlite3_aggregate_context(ctx, 0);
-  if (s == NULL || !s->params.started) {
+  if (s == NULL || !s->group.started) {
     sqlite3_result_null(ctx); /* no rows, like sum() */
     return;
   }
   /* Also reached after an error in a step: then only free. */
   unsigned char *blob = NULL;
-  if (!s->failed) {
+  if (!s->group.failed) {
     size_t distinct = collector_distinct(&s->seen);
-    if (!s->params.sized_from_data ||
-        size_cuckoo(ctx, distinct ? distinct : 1, s->params.p, &s->sizing) == 0)
+    if (!s->group.sized_from_data ||
+        size_cuckoo(ctx, distinct ? distinct : 1, s->group.p, &s->sizing) == 0)
       blob = fill(ctx, s, distinct);
   }
   collector_free(&s->seen);

@@ -65,7 +65,7 @@ void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     case CUCKOO_OK:
       /* items <= slots holds for every blob that parses; a hand-made one
       ** with a wrong count must still give a blob that parses. */
-      filter_write_inserted(out, f.header.inserted < slots ? f.header.inserted + 1
+      filter_write_count(out, f.header.count < slots ? f.header.count + 1
                                                       : slots);
       sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
       return;
@@ -78,12 +78,12 @@ void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       if (f.header.buckets == 1) /* no other bucket to relocate to */
         sql_error(ctx, "the filter is full: its one bucket holds %llu items; "
                   "rebuild it with a larger n",
-                  (unsigned long long)f.header.inserted);
+                  (unsigned long long)f.header.count);
       else
         sql_error(ctx, "the filter is full: no room for the value after %d "
                   "relocations (%llu items in %llu slots); rebuild it with "
                   "a larger n",
-                  CUCKOO_MAX_KICKS, (unsigned long long)f.header.inserted,
+                  CUCKOO_MAX_KICKS, (unsigned long long)f.header.count,
                   (unsigned long long)slots);
       break;
   }
@@ -105,6 +105,6 @@ void sql_cuckoo_delete(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   cuckoo_remove(out + FILTER_HEADER_BYTES, f.header.buckets, f.header.fingerprint_bits,
                 h);
   /* A hand-made blob may say 0 items and still hold fingerprints. */
-  filter_write_inserted(out, f.header.inserted ? f.header.inserted - 1 : 0);
+  filter_write_count(out, f.header.count ? f.header.count - 1 : 0);
   sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
 }

@@ -8,7 +8,7 @@
 #include "functions/value_hash.h"
 
 /* A later row with the first row's n and p, told without validating. */
-static int same_params(int argc, sqlite3_value **argv, const group_params *g) {
+static int same_params(int argc, sqlite3_value **argv, const group_state *g) {
   int n_type = argc >= 2 ? sqlite3_value_type(argv[1]) : SQLITE_NULL;
   if (n_type != g->n_type) return 0;
   if (n_type == SQLITE_INTEGER &&
@@ -20,8 +20,11 @@ static int same_params(int argc, sqlite3_value **argv, const group_params *g) {
                       sqlite3_value_double(argv[2]) == g->p);
 }
 
-int sql_group_params(sqlite3_context *ctx, int argc,
-                     sqlite3_value **argv, group_params *g) {
+/* Reads this row's n and p.  Returns 1 on the group's first row (recorded
+** in *g), 0 on a later row with the same values, -1 after setting an error
+** (bad values, or values that differ from the first row's). */
+static int read_params(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                       group_state *g) {
   if (g->started && same_params(argc, argv, g)) return 0;
   uint64_t n = 0;
   double p = FILTER_DEFAULT_FPR;
@@ -55,15 +58,19 @@ int sql_group_params(sqlite3_context *ctx, int argc,
 }
 
 int sql_group_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
-                  group_params *g, int *failed,
-                  int (*first_row)(sqlite3_context *ctx, void *state),
-                  void *state, filter_hash *h) {
-  int first = sql_group_params(ctx, argc, argv, g);
-  if (first == 1) first = first_row(ctx, state);
+                  group_state *g,
+                  int (*first_row)(sqlite3_context *ctx, group_state *g),
+                  filter_hash *h) {
+  if (g == NULL) {
+    sqlite3_result_error_nomem(ctx);
+    return -1;
+  }
+  int first = read_params(ctx, argc, argv, g);
+  if (first == 1) first = first_row(ctx, g);
   if (first == 0) {
     arg_status st = sql_hash_value(ctx, argv[0], FILTER_DEFAULT_SEED, h);
     if (st != ARG_ERROR) return st == ARG_OK;
   }
-  *failed = 1;
+  g->failed = 1;
   return -1;
 }

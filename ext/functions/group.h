@@ -5,15 +5,17 @@
 #ifndef FUNCTIONS_GROUP_H
 #define FUNCTIONS_GROUP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/hash.h"
 #include "functions/errors.h"
 
-/* n omitted or NULL means "size from the data"; p omitted means
-** FILTER_DEFAULT_FPR. */
-typedef struct group_params {
+/* The start of every building aggregate's state: n omitted or NULL means
+** "size from the data"; p omitted means FILTER_DEFAULT_FPR. */
+typedef struct group_state {
   int started;         /* the first row was read */
+  int failed;          /* a step set an error: the final only frees */
   int sized_from_data; /* n omitted or NULL */
   uint64_t n;          /* 0 when sized from the data */
   double p;
@@ -21,22 +23,19 @@ typedef struct group_params {
   ** checked by comparing, not by validating again. */
   int n_type;
   double n_value;      /* exact for every valid n: integral and < 2^63 */
-} group_params;
+} group_state;
 
-/* Reads this row's n and p.  Returns 1 on the group's first row (recorded
-** in *g), 0 on a later row with the same values, -1 after setting an error
-** (bad values, or values that differ from the first row's). */
-int sql_group_params(sqlite3_context *ctx, int argc,
-                     sqlite3_value **argv, group_params *g);
-
-/* The start every building aggregate's step shares: this row's n and p (on
-** the group's first row, first_row(ctx, state) then sizes what it must, so
-** that errors come at once rather than after the group), then the hash of
-** the value in argv[0].  1 with *h set: add it; 0: a NULL value, skipped;
-** -1 after an error was set, with *failed set so the final only frees. */
+/* The start every building aggregate's step shares.  g is the start of
+** the aggregate's state (NULL when sqlite3_aggregate_context failed: an
+** out-of-memory error).  This row's n and p are read on the group's first
+** row, where first_row(ctx, g) then sizes what it must so that errors come
+** at once rather than after the group, and compared with the first row's
+** on every later one; then the value in argv[0] is hashed.  1 with *h set:
+** add it; 0: a NULL value, skipped; -1 after an error was set (with
+** g->failed set, so the final only frees). */
 int sql_group_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
-                  group_params *g, int *failed,
-                  int (*first_row)(sqlite3_context *ctx, void *state),
-                  void *state, filter_hash *h);
+                  group_state *g,
+                  int (*first_row)(sqlite3_context *ctx, group_state *g),
+                  filter_hash *h);
 
 #endif

@@ -117,7 +117,7 @@ static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
   if (f.header.kind == FILTER_KIND_BLOOM)
     c->stats = bloom_stats_of(f.body, f.header.bits, f.header.hashes);
   else
-    c->load = (double)f.header.inserted /
+    c->load = (double)f.header.count /
               ((double)f.header.buckets * CUCKOO_SLOTS_PER_BUCKET);
   c->base.eof = 0;
   return SQLITE_OK;
@@ -156,9 +156,9 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
     case FIELD_HASHES: sqlite3_result_int64(ctx, h->hashes); break;
     case FIELD_INSERTED:
       /* A counter above INT64_MAX can only come from a hand-made blob. */
-      sqlite3_result_int64(ctx, h->inserted > (uint64_t)INT64_MAX
+      sqlite3_result_int64(ctx, h->count > (uint64_t)INT64_MAX
                                     ? INT64_MAX
-                                    : (sqlite3_int64)h->inserted);
+                                    : (sqlite3_int64)h->count);
       break;
     case FIELD_BITS_SET:
       sqlite3_result_int64(ctx, (sqlite3_int64)c->stats.bits_set);
@@ -181,7 +181,7 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
       break;
     case FIELD_ITEMS:
       /* At most the slot count, which the blob's length bounds. */
-      sqlite3_result_int64(ctx, (sqlite3_int64)h->inserted);
+      sqlite3_result_int64(ctx, (sqlite3_int64)h->count);
       break;
     case FIELD_LOAD_FACTOR: sqlite3_result_double(ctx, c->load); break;
   }

@@ -703,7 +703,7 @@ static filter_header valid_header(void) {
   h.bits = VALID_BITS;
   h.capacity = 100;
   h.target_fpr = 0.01;
-  h.inserted = 0x0102030405060708ULL;
+  h.count = 0x0102030405060708ULL;
   return h;
 }
 
@@ -742,10 +742,10 @@ static void test_format_layout(void) {
 
   unsigned char c[VALID_LEN];
   memcpy(c, b, sizeof c);
-  filter_write_inserted(c, 77);
+  filter_write_count(c, 77);
   int others_same = memcmp(c, b, 40) == 0 && memcmp(c + 48, b + 48, 16) == 0;
   tap_ok(others_same && my_le64(c + 40) == 77,
-         "filter_write_inserted changes bytes 40..47 only");
+         "filter_write_count changes bytes 40..47 only");
 
   filter_view v;
   char err[200];
@@ -755,7 +755,7 @@ static void test_format_layout(void) {
              v.header.hash == w.hash && v.header.seed == w.seed &&
              v.header.hashes == w.hashes && v.header.bits == w.bits &&
              v.header.capacity == w.capacity && v.header.target_fpr == w.target_fpr &&
-             v.header.inserted == w.inserted && v.body_bytes == VALID_BITS / 8,
+             v.header.count == w.count && v.body_bytes == VALID_BITS / 8,
          "write -> parse round trip keeps every field (rc %d %s)", rc, err);
   rc = filter_parse(b, sizeof b, 0, &v, err, sizeof err);
   tap_ok(rc == 0 && v.body == b + 64, "want_kind 0 accepts; body = blob + 64");
@@ -769,7 +769,7 @@ static void test_format_layout(void) {
   bloom_sizing_for(1000, 0.01, UINT64_MAX, &pl);
   filter_header h = bloom_header_for(&pl);
   tap_ok(h.version == 1 && h.kind == 1 && h.hash == 1 && h.seed == 0 &&
-             h.inserted == 0 && h.bits == pl.bits && h.hashes == pl.hashes &&
+             h.count == 0 && h.bits == pl.bits && h.hashes == pl.hashes &&
              h.capacity == 1000 && h.target_fpr == 0.01,
          "bloom_header_for: version 1, bloom, murmur3, seed 0, empty");
 }
