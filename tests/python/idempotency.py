@@ -9,8 +9,8 @@
    ints, strs, bytes and floats (42 and 42.0 are the same key).
 3. The "Using from Python" example (readme_example.py) prints exactly
    readme_example.out, its figures agree with the independent reader
-   tests/interop/bloomreader.py on the same filter, and README.md, if it
-   shows the example, shows this one.
+   tests/interop/bloomreader.py on the same filter, and ext/REFERENCE.md
+   (and README.md, if it shows the example) shows this one.
 
 Run by tests/python.t with BLOOM_SO naming the extension.
 """
@@ -235,17 +235,21 @@ def readme_example(tap, conn):
            *["got:  " + l for l in p.stdout.splitlines()])
     readme_figures(tap, conn, p.stdout)
 
-    # README.md shows the example in a ```python block under a heading that
-    # says "Python"; when it does, it must be this file, verbatim.
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
-        readme = fh.read()
+    # The reference (ext/REFERENCE.md) shows the example in a ```python
+    # block under a heading that says "Python", and README.md may too; each
+    # that shows one must show this file, verbatim.
     with open(os.path.join(HERE, "readme_example.py"), encoding="utf-8") as fh:
         code = fh.read()
-    m = re.search(r"^#+ [^\n]*Python[^\n]*$", readme, re.M)
-    block = m and re.compile(r"^```python\n(.*?)^```", re.M | re.S).search(
-        readme, m.end())
-    tap.ok(bool(block) and block.group(1) == code,
-           "README.md's Python example is tests/python/readme_example.py")
+    for doc, required in (("README.md", False),
+                          (os.path.join("ext", "REFERENCE.md"), True)):
+        with open(os.path.join(ROOT, doc), encoding="utf-8") as fh:
+            text = fh.read()
+        m = re.search(r"^#+ [^\n]*Python[^\n]*$", text, re.M)
+        block = m and re.compile(r"^```python\n(.*?)^```", re.M | re.S).search(
+            text, m.end())
+        if block or required:
+            tap.ok(bool(block) and block.group(1) == code,
+                   "%s's Python example is tests/python/readme_example.py" % doc)
 
 
 def readme_figures(tap, conn, out):
