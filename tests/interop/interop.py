@@ -641,7 +641,7 @@ def check_arguments(tap, conn):
 
 INVALID_TEXT = ["41FF42", "FF", "80", "C080", "EDA080", "EFBFBE", "EFBFBF",
                 "F4908080", "E282", "C3", "F8888080", "00D8", "00D84100",
-                "00DC", "410042", "FEFF", "FFFF", "410000004200"]
+                "00DC", "00DC4100", "410042", "FEFF", "FFFF", "410000004200"]
 
 
 def check_text_encodings(tap, conn, conn16):
@@ -687,12 +687,13 @@ def check_text_encodings(tap, conn, conn16):
     conn16.text_factory = bytes
     try:
         got = [conn16.execute("SELECT CAST(x'%s' AS TEXT)" % h).fetchone()[0]
-               for h in ("00D8", "00D84100", "41FF42")]
+               for h in ("00D8", "00D84100", "00DC4100", "41FF42")]
     finally:
         conn16.text_factory = str
-    want = [bytes.fromhex(h) for h in ("EDA080", "F0908181", "EFBD81")]
-    tap.ok(got == want, "UTF-16le: CAST(x'00D8'), x'00D84100', x'41FF42' AS "
-           "TEXT reach functions as FORMAT.md says", "got %s" % got)
+    want = [bytes.fromhex(h) for h in ("EDA080", "F0908181", "F0908181", "EFBD81")]
+    tap.ok(got == want, "UTF-16le: CAST(x'00D8'), x'00D84100', x'00DC4100', "
+           "x'41FF42' AS TEXT reach functions as FORMAT.md says",
+           "got %s" % got)
     # A literal with a raw FF byte: only the sqlite3 shell can send it.
     shell = shutil.which("sqlite3")
     if not shell:
@@ -720,10 +721,31 @@ def check_text_encodings(tap, conn, conn16):
 
 # --- Sizing ------------------------------------------------------------------
 
+def other_model_fpr(lam, k):
+    """The sizing model evaluated another honest way: Poisson weights by
+    the product recurrence, powers by pow(), an exactly rounded sum."""
+    if lam > 1e5:
+        return 1.0
+    pmf, terms, i, last = math.exp(-lam), [], 0, lam + 12 * math.sqrt(lam) + 30
+    while i <= last:
+        if i > 0:
+            pmf *= lam / i
+        c1 = (1 - 1 / 512) ** (i * k)
+        c2 = (1 - 2 / 512) ** (i * k)
+        m = 1 - c1
+        if m > 0:
+            v = max(0.0, (512 * 511 * c2 + 512 * c1 - 512 * 512 * c1 * c1) / 512 ** 2)
+            terms.append(pmf * min(1.0, m ** k * (1 + k * (k - 1) / 2 * v / m ** 2)))
+        i += 1
+    return math.fsum(terms)
+
+
 def check_plans(tap, conn):
     """bloom_plan and cuckoo_build's sizing against the reader's
-    implementation of FORMAT.md's description (bit for bit)."""
+    implementation of FORMAT.md's description (bit for bit), and
+    expected_fpr against another evaluation within FORMAT.md's tolerance."""
     bad = []
+    far = []
     ns = (1, 3, 10, 100, 1000, 4321, 100000, 10 ** 9)
     ps = (0.5, 0.1, 0.01, 0.001, 1e-6, 1e-12)
     for n in ns:
@@ -733,6 +755,10 @@ def check_plans(tap, conn):
             want = br.bloom_plan(n, p)
             if got != want:
                 bad.append("bloom_plan(%d, %g): sql %r, reader %r" % (n, p, got, want))
+            other = other_model_fpr(n / (got[0] // 512), got[1])
+            if not close(got[2], other, br.TOLERANCE["expected_fpr"]):
+                far.append("bloom_plan(%d, %g): expected_fpr %r, other "
+                           "evaluation %r" % (n, p, got[2], other))
             if n <= 100000:
                 got = tuple(conn.execute(
                     "SELECT buckets, fingerprint_bits FROM cuckoo_info("
@@ -744,6 +770,9 @@ def check_plans(tap, conn):
     tap.ok(not bad, "bloom_plan (bits, hashes, expected_fpr bit for bit) and "
            "cuckoo sizing for %d (n, p) pairs follow FORMAT.md" % (len(ns) * len(ps)),
            *bad)
+    tap.ok(not far, "bloom_plan's expected_fpr for the same pairs is within "
+           "FORMAT.md's 1e-10 of an evaluation with pow(), the product "
+           "recurrence and an exact sum", *far)
 
 
 def mutations(blob, kind=1):
