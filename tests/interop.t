@@ -6,8 +6,9 @@
 # bit) must agree, for Bloom (kind 1) and cuckoo (kind 2) filters; so must
 # the counters and headers of results, NULL, NaN and non-BLOB arguments,
 # text that is not valid UTF-8 in UTF-8 and UTF-16 databases, and the
-# sizing.  See tests/interop/interop.py.  BLOOM_SO names the extension; BLOOM_PRELOAD is
-# preloaded into Python (the ASan runtime for a sanitizer build).
+# sizing.  See tests/interop/interop.py.  BLOOM_SO names the extension;
+# BLOOM_PRELOAD is preloaded into Python (the ASan runtime for a sanitizer
+# build).
 cd "$(dirname "$0")/.." || exit 1
 . tests/python/host.sh
 run_python tests/interop/interop.py
