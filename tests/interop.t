@@ -2,10 +2,13 @@
 # The extension against an independent reader of its blob format
 # (tests/interop/bloomreader.py, written from ext/FORMAT.md alone): for
 # filters of every construction, the answer to each of 100,000 probes of
-# every storage class and every bloom_info / cuckoo_info field must agree,
-# for Bloom (kind 1) and cuckoo (kind 2) filters.  See
-# tests/interop/interop.py.  BLOOM_SO names the extension; BLOOM_PRELOAD is
-# preloaded into Python (the ASan runtime for a sanitizer build).
+# every storage class and every bloom_info / cuckoo_info field (bit for
+# bit) must agree, for Bloom (kind 1) and cuckoo (kind 2) filters; so must
+# the counters and headers of results, NULL, NaN and non-BLOB arguments,
+# text that is not valid UTF-8 in UTF-8 and UTF-16 databases, and the
+# sizing.  See tests/interop/interop.py.  BLOOM_SO names the extension;
+# BLOOM_PRELOAD is preloaded into Python (the ASan runtime for a sanitizer
+# build).
 cd "$(dirname "$0")/.." || exit 1
 . tests/python/host.sh
 run_python tests/interop/interop.py

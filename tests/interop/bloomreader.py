@@ -7,10 +7,19 @@ standard library; no SQLite needed.
     f = Filter(blob)        # parses and validates; raises FormatError
     f.test(value)           # 1 (maybe), 0 (certainly not), None for None
     f.info()                # dict of what bloom_info (cuckoo_info) reports
+    f.count()               # what bloom_count reports
     key(v1, v2, ...)        # the bytes of bloom_key(v1, v2, ...), or None
+    bloom_add(blob, *values), bloom_union(a, b), bloom_intersect(a, b),
+    bloom_merge(blobs), cuckoo_delete(blob, value)   # result blobs
+    bloom_plan(n, p), cuckoo_plan(n, p)   # the sizing of "this version"
 
 Python values stand for SQL values as Python's sqlite3 module binds them:
-int -> INTEGER, float -> REAL, str -> TEXT, bytes-like -> BLOB, None -> NULL.
+int -> INTEGER, float -> REAL (NaN -> NULL, as SQLite does), str -> TEXT,
+bytes-like -> BLOB, None -> NULL; Text(b) is a TEXT given by the UTF-8 bytes
+SQLite hands over, valid UTF-8 or not ("Text and the database encoding").
+
+Floating-point figures follow "Floating-point figures" to the letter, so
+that with the extension's libm (the same process) they agree bit for bit.
 
 Each kind of filter is a class in KINDS keyed by the header's kind byte; to
 support a new kind, write a class with the same methods as BloomKind
@@ -21,11 +30,32 @@ and register it.
 import math
 import struct
 
-__all__ = ["FormatError", "Filter", "murmur3_x64_128", "smhasher_verification",
-           "encode_value", "hash_value", "key", "KINDS"]
+__all__ = ["FormatError", "Filter", "Text", "murmur3_x64_128",
+           "smhasher_verification", "encode_value", "hash_value", "key",
+           "KINDS", "pow_k", "bloom_add", "bloom_union", "bloom_intersect",
+           "bloom_merge", "cuckoo_delete", "bloom_model_fpr", "bloom_plan",
+           "cuckoo_fpr", "cuckoo_plan", "TOLERANCE"]
 
 M64 = (1 << 64) - 1
 M32 = (1 << 32) - 1
+I64_MAX = (1 << 63) - 1
+
+# "Floating-point figures": the relative tolerance a reader that does not
+# reproduce the evaluation bit for bit may use, per figure.
+TOLERANCE = {"fill_ratio": 0.0, "load_factor": 0.0, "estimated_items": 1e-12,
+             "cuckoo_estimated_fpr": 1e-12, "bloom_estimated_fpr": 1e-8,
+             "expected_fpr": 1e-10}
+
+
+def pow_k(x, k):
+    """x^k by squaring, low bits of k first (FORMAT.md's pow_k)."""
+    r = 1.0
+    while k > 0:
+        if k & 1:
+            r = r * x
+        x = x * x
+        k >>= 1
+    return r
 
 
 # --- MurmurHash3 x64_128 (Austin Appleby's reference algorithm) -------------
@@ -113,6 +143,11 @@ def smhasher_verification():
 INTEGER, REAL, TEXT, BLOB = 1, 2, 3, 4      # the storage class codes
 
 
+class Text(bytes):
+    """A TEXT value given by the bytes SQLite hands a function in UTF-8
+    (sqlite3_value_text), which need not be valid UTF-8."""
+
+
 def encode_value(v):
     """(class code, bytes) of a Python value as FORMAT.md hashes it, or None for NULL.
 
@@ -134,6 +169,8 @@ def encode_value(v):
         return REAL, struct.pack("<d", v)
     if isinstance(v, str):
         return TEXT, v.encode("utf-8")
+    if isinstance(v, Text):
+        return TEXT, bytes(v)
     if isinstance(v, (bytes, bytearray, memoryview)):
         return BLOB, bytes(v)
     raise TypeError("no SQL storage class for %r" % (type(v),))
@@ -269,18 +306,24 @@ class BloomKind:
         self.body = bytes(body)
         self._block_ints.clear()
 
+    def count_added(self, inserted, added):
+        # bloom_add, bloom_build: every non-NULL value, stopping at 2^64 - 1
+        return min(inserted + added, M64)
+
     def header_info(self, h):
+        # an SQL INTEGER is signed: 2^63 and above read as 2^63 - 1
         return {"bits": h.bits, "hashes": h.hashes, "bytes": h.length,
                 "capacity": h.capacity, "target_fpr": h.target_fpr,
-                "inserted": h.inserted}
+                "inserted": min(h.inserted, I64_MAX)}
 
     def stats(self):
         """bits_set, fill_ratio, estimated_items, estimated_fpr.
 
-        estimated_items = -(m/k) ln(1 - bits_set/m), None when every bit is
-        set; estimated_fpr = the mean over blocks of (bits set in the block /
-        512)^k: a probe falls in each block with equal probability and is a
-        false positive when its k bits are all set.
+        estimated_items = -(m / k) * log1p(-fill_ratio), None when every bit
+        is set; estimated_fpr = S / blocks, S the sum in block order of
+        pow_k(c_b / 512, k): a probe falls in each block with equal
+        probability and is a false positive when its k bits are all set.
+        Evaluated as "What bloom_info reports" writes it.
         """
         m, k = self.bits, self.k
         total = 0
@@ -288,12 +331,20 @@ class BloomKind:
         for b in range(self.blocks):
             c = _popcount(self._block(b))
             total += c
-            fpr_sum += (c / 512.0) ** k
-        fill = total / m
-        items = None if total == m else -(m / k) * math.log(1.0 - fill)
+            fpr_sum = fpr_sum + pow_k(c / 512.0, k)
+        fill = float(total) / float(m)
+        items = None if total == m else -(float(m) / float(k)) * math.log1p(-fill)
         return {"bits_set": total, "fill_ratio": fill,
                 "estimated_items": items,
-                "estimated_fpr": fpr_sum / self.blocks}
+                "estimated_fpr": fpr_sum / float(self.blocks)}
+
+    def count(self):
+        """bloom_count: estimated_items rounded half away from zero."""
+        items = self.stats()["estimated_items"]
+        if items is None:
+            return None
+        f = math.floor(items)
+        return int(f) + (1 if items - f >= 0.5 else 0)
 
 
 def _popcount(x):
@@ -333,8 +384,12 @@ class CuckooKind:
             raise FormatError("items %d above the %d slots" % (h.inserted, 4 * nb))
         self.f = f
         self.buckets = nb
-        self.items = h.inserted
+        self.header = h             # items is h.inserted, kept current by add
         self.body = body
+
+    @property
+    def items(self):
+        return self.header.inserted
 
     def slot(self, j):
         """The f-bit number in slot j (body bits j*f .. j*f + f - 1)."""
@@ -369,6 +424,21 @@ class CuckooKind:
                     return
         raise ValueError("both buckets full (this writer does not relocate)")
 
+    def remove_hash(self, h1, h2):
+        """Empties the first slot of i1, else of i2, holding fp; False if
+        none does."""
+        fp, i1, i2 = self.locate(h1, h2)
+        for b in (i1, i2):
+            for s in range(4):
+                if self.slot(4 * b + s) == fp:
+                    self.set_slot(4 * b + s, 0)
+                    return True
+        return False
+
+    def count_added(self, items, added):
+        # cuckoo_add: items + 1, never above the slot count
+        return min(items + added, 4 * self.buckets)
+
     def set_slot(self, j, v):
         """Writes slot j (used only to craft test vectors)."""
         t = j * self.f
@@ -384,16 +454,11 @@ class CuckooKind:
                 "items": h.inserted}
 
     def stats(self):
-        """load_factor = items / 4B; estimated_fpr = fpr(load_factor), where
-        fpr(load) = 1 - (1 - 1/(2^f - 1))^(8 load) (4 load when B = 1),
-        computed as -expm1(e * log1p(-q)) so that it keeps its precision
-        when 1/(2^f - 1) is below a double's epsilon."""
-        slots = 4 * self.buckets
-        load = self.items / slots
-        e = (4.0 if self.buckets == 1 else 8.0) * load
-        q = 1.0 / ((1 << self.f) - 1)
-        fpr = -math.expm1(e * math.log1p(-q)) if self.items else 0.0
-        return {"load_factor": load, "estimated_fpr": fpr}
+        """load_factor = items / (B * 4.0); estimated_fpr = fpr(load_factor)
+        ("What cuckoo_info reports")."""
+        load = float(self.items) / (float(self.buckets) * 4.0)
+        return {"load_factor": load,
+                "estimated_fpr": cuckoo_fpr(load, self.f, self.buckets)}
 
 
 # kind byte -> class; a kind not here is rejected as unknown
@@ -419,11 +484,16 @@ class Filter:
         return self.impl.test_hash(*h)
 
     def add(self, v):
-        """Adds a value in place (to craft test vectors); NULL is not added."""
+        """Adds a value in place (to craft test vectors); NULL is not added.
+        The counter follows "Counters and the header of a result"."""
         h = self.hash(v)
         if h is not None:
             self.impl.add_hash(*h)
-            self.header.inserted += 1
+            self.header.inserted = self.impl.count_added(self.header.inserted, 1)
+
+    def count(self):
+        """What bloom_count(blob) reports (kind 1)."""
+        return self.impl.count()
 
     def to_bytes(self):
         h = self.header
@@ -438,3 +508,168 @@ class Filter:
         d.update(self.impl.header_info(h))
         d.update(self.impl.stats())
         return d
+
+
+# --- Results of the functions that return a filter ("Counters and the header
+# of a result"); each returns the blob the function must return -------------
+
+def bloom_add(blob, *values):
+    f = Filter(blob)
+    for v in values:
+        f.add(v)
+    return f.to_bytes()
+
+
+def _combine(a, b, body_op, counter):
+    fa, fb = Filter(a), Filter(b)
+    ha, hb = fa.header, fb.header
+    for field in ("version", "kind", "hash", "seed", "bits", "hashes"):
+        if getattr(ha, field) != getattr(hb, field):
+            raise ValueError("the filters differ in %s" % field)
+    ha.capacity = max(ha.capacity, hb.capacity)
+    ha.target_fpr = max(ha.target_fpr, hb.target_fpr)
+    ha.inserted = counter(ha.inserted, hb.inserted)
+    fa.impl.body = bytes(body_op(x, y) for x, y in zip(fa.impl.body, fb.impl.body))
+    return fa.to_bytes()
+
+
+def bloom_union(a, b):
+    return _combine(a, b, lambda x, y: x | y, lambda p, q: min(p + q, M64))
+
+
+def bloom_intersect(a, b):
+    return _combine(a, b, lambda x, y: x & y, min)
+
+
+def bloom_merge(blobs):
+    acc = None
+    for b in blobs:
+        if b is not None:
+            acc = bytes(b) if acc is None else bloom_union(acc, b)
+    return acc
+
+
+def cuckoo_delete(blob, v):
+    f = Filter(blob)
+    h = f.hash(v)
+    if h is None or not f.impl.remove_hash(*h):
+        return bytes(blob)
+    f.header.inserted = max(f.header.inserted - 1, 0)
+    return f.to_bytes()
+
+
+# --- Sizing of this version ("not part of the format") ----------------------
+
+LN2 = 0.6931471805599453
+
+
+def _block_rate(c1, c2, k):
+    m = 1.0 - c1
+    if not m > 0.0:
+        return 0.0
+    v = ((261632.0 * c2 + 512.0 * c1) - (262144.0 * c1) * c1) / 262144.0
+    if v < 0.0:
+        v = 0.0
+    return pow_k(m, k) * (1.0 + (((float(k) * (float(k) - 1.0)) / 2.0) * v) / (m * m))
+
+
+def bloom_model_fpr(lam, k):
+    """f(lambda, k) of "How this version chooses bits and hashes"."""
+    if not lam > 0.0:
+        return 0.0
+    if lam > 1e5:
+        return 1.0
+    k1 = pow_k(1.0 - 1.0 / 512.0, k)
+    k2 = pow_k(1.0 - 2.0 / 512.0, k)
+    big_l = math.log(lam)
+    last = lam + 12.0 * math.sqrt(lam) + 30.0
+    total, lp, c1, c2 = 0.0, -lam, 1.0, 1.0
+    i = 0.0
+    while i <= last:
+        if i > 0.0:
+            lp = lp + (big_l - math.log(i))
+            c1 = c1 * k1
+            c2 = c2 * k2
+        total = total + math.exp(lp) * min(1.0, _block_rate(c1, c2, k))
+        i += 1.0
+    return total
+
+
+def _best(lam):
+    g = 512.0 / lam * LN2
+    k = 1 if g < 1.0 else 64 if g > 64.0 else int(math.floor(g + 0.5))
+    r = bloom_model_fpr(lam, k)
+    while k > 1:
+        d = bloom_model_fpr(lam, k - 1)
+        if not d < r:
+            break
+        k, r = k - 1, d
+    while k < 64:
+        u = bloom_model_fpr(lam, k + 1)
+        if not u < r:
+            break
+        k, r = k + 1, u
+    return k, r
+
+
+def bloom_plan(n, p, max_blocks=((1 << 63) - 1) // 8 // 64):
+    """(bits, hashes, expected_fpr) for n, p, or None when too big; the
+    default max_blocks is bloom_plan's."""
+    dn = float(n)
+    target = p * 0.97
+    classic = math.ceil(-dn * math.log(p) / (LN2 * LN2))
+    lo = math.floor(classic / 512.0)
+    if lo > max_blocks or max_blocks < 1:
+        return None
+    lo = max(1, int(lo))
+    k, rate = _best(dn / float(lo))
+    hi = lo
+    if not rate <= target:
+        while True:
+            if hi >= max_blocks:
+                return None
+            lo = hi
+            hi = max_blocks if hi > max_blocks // 2 else 2 * hi
+            k, rate = _best(dn / float(hi))
+            if rate <= target:
+                break
+        while hi - lo > 1:
+            mid = lo + (hi - lo) // 2
+            km, rm = _best(dn / float(mid))
+            if rm <= target:
+                hi, k, rate = mid, km, rm
+            else:
+                lo = mid
+    for j in range(1, k):
+        r = bloom_model_fpr(dn / float(hi), j)
+        if r <= target:
+            k, rate = j, r
+            break
+    return 512 * hi, k, rate
+
+
+def cuckoo_fpr(load, f, buckets):
+    """fpr(load) as cuckoo_info evaluates it: -expm1(e * log1p(-q))."""
+    if not load > 0.0:
+        return 0.0
+    e = (4.0 if buckets == 1 else 8.0) * load
+    q = 1.0 / (math.ldexp(1.0, f) - 1.0)
+    return -math.expm1(e * math.log1p(-q))
+
+
+def cuckoo_plan(n, p):
+    """(buckets, fingerprint_bits) of "Sizing" for n items at rate p."""
+    b = 1
+    while True:
+        s = 4.0 * b
+        lf = 0.95
+        if b > 2 and 1.0 - 2.0 / math.sqrt(s) < lf:
+            lf = 1.0 - 2.0 / math.sqrt(s)
+        if n <= math.floor(s * lf):
+            break
+        b *= 2
+    load = float(n) / (4.0 * float(b))
+    for f in range(4, 65):
+        if cuckoo_fpr(load, f, b) <= p * 0.97:
+            return b, f
+    return None

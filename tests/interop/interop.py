@@ -3,19 +3,30 @@ ext/FORMAT.md alone) must agree on every filter the extension builds.
 
 For each filter, Bloom (kind 1) and cuckoo (kind 2: built, after
 cuckoo_add and cuckoo_delete, and empty): the answer to every probe (one SQL
-query per filter, the filter bound once), and every bloom_info (cuckoo_info)
-field (exact, or within 1e-9 relative for the estimates).  Also: the
-reader's MurmurHash3 against SMHasher's verification value and FORMAT.md's worked examples, its bloom_key
-encoding against the extension's, TEXT probes in a UTF-16 database, and
-acceptance or rejection of altered headers.  Prints TAP.
+query per filter, the filter bound once), every bloom_info (cuckoo_info)
+field and bloom_count, bit for bit: FORMAT.md's "Floating-point figures"
+pins the evaluation, and the reader calls the same libm in this process.
+The estimates are also checked against exact arithmetic within the
+tolerances FORMAT.md states, which the unstable forms it warns of miss.
+Also: the reader's MurmurHash3 against SMHasher's verification value and
+FORMAT.md's worked examples, its bloom_key encoding against the extension's,
+TEXT probes in a UTF-16 database and text that is not valid UTF-8 in both
+encodings, NaN and NULL or non-BLOB filter arguments, the counters and
+headers of results (hand-made counters near 2^63 and 2^64), the sizing of
+bloom_plan and cuckoo_build, and acceptance or rejection of altered
+headers.  Prints TAP.
 
 BLOOM_INTEROP_PROBES sets the number of probes (default 100000).
 """
 
+import decimal
+import math
 import os
 import re
+import shutil
 import sqlite3
 import struct
+import subprocess
 import sys
 import time
 
@@ -23,17 +34,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "python")]
 
 import bloomreader as br                                  # noqa: E402
-from bloomhost import ROOT, Tap, connect                  # noqa: E402
+from bloomhost import ROOT, Tap, bloom_so, connect        # noqa: E402
 from probes import make_probes, storage_class             # noqa: E402
 
 # SQL function names per kind (the header's kind byte); to cover a new kind,
 # add its functions here, a class to bloomreader.KINDS, and its filters to
-# build_filters.  Every info column must agree exactly, except the
-# estimates, which must agree within REL_TOL relative.
+# build_filters.  Every info column must agree exactly, the estimates
+# included (see the module's docstring).
 TEST_FN = {1: "bloom_test", 2: "cuckoo_test"}
 INFO_FN = {1: "bloom_info", 2: "cuckoo_info"}
-APPROX = {"estimated_items", "estimated_fpr"}
-REL_TOL = 1e-9
 
 PROBE_SETUP = """
 CREATE TEMP TABLE probes(id INTEGER PRIMARY KEY, nparts INTEGER, v, a, b, c);
@@ -74,16 +83,25 @@ def sql_info(conn, blob, kind=1):
     return dict(zip(cols, cur.fetchone()))
 
 
-def close(a, b):
+def close(a, b, tol):
+    """FORMAT.md's comparison: |a - b| <= tol * max(|a|, |b|)."""
     if a is None or b is None:
         return a is None and b is None
-    if a == b:
-        return True
-    return abs(a - b) <= REL_TOL * max(abs(a), abs(b))
+    return abs(a - b) <= tol * max(abs(a), abs(b))
 
 
-def compare_info(got, want):
-    """Differences between bloom_info's row (got) and the reader's (want)."""
+def tolerance_of(info, column):
+    """FORMAT.md's tolerance for an estimate of bloom_info / cuckoo_info."""
+    if column == "estimated_fpr":
+        return br.TOLERANCE[info.get("kind", "bloom") + "_estimated_fpr"]
+    return br.TOLERANCE.get(column)
+
+
+def compare_info(got, want, tolerant=False):
+    """Differences between bloom_info's row (got) and the reader's (want):
+    same columns, same types, same values: floats bit for bit, or, when
+    tolerant, the estimates within FORMAT.md's tolerance ("Floating-point
+    figures")."""
     diffs = []
     if set(got) != set(want):
         diffs.append("columns differ: sql %s, reader %s"
@@ -91,10 +109,13 @@ def compare_info(got, want):
     for c in want:
         if c not in got:
             continue
-        if c in APPROX:
-            same = close(got[c], want[c])
+        tol = tolerance_of(want, c) if tolerant else None
+        if tol and (got[c] is None) == (want[c] is None):
+            same = close(got[c], want[c], tol)
         else:
-            same = got[c] == want[c] and type(got[c]) == type(want[c])
+            same = type(got[c]) == type(want[c]) and (
+                struct.pack("<d", got[c]) == struct.pack("<d", want[c])
+                if isinstance(got[c], float) else got[c] == want[c])
         if not same:
             diffs.append("%s: sql %r, reader %r" % (c, got[c], want[c]))
     return diffs
@@ -333,10 +354,425 @@ def check_filter(tap, conn, name, blob, members, values, classes):
     tap.ok(not missed, "%s: all %d members answer 1" % (name, len(members)),
            *["member %d %r: sql %r reader %r" % (i, values[i], got[i], want[i])
              for i in missed[:10]])
-    diffs = compare_info(sql_info(conn, blob, kind), f.info())
-    tap.ok(not diffs, "%s: %s agrees (%d bytes)" % (name, INFO_FN[kind], len(blob)),
-           *diffs)
+    got_info = sql_info(conn, blob, kind)
+    diffs = compare_info(got_info, f.info())
+    if kind == 1:
+        (count,) = conn.execute("SELECT bloom_count(?1)", (blob,)).fetchone()
+        if count != f.count():
+            diffs.append("bloom_count: sql %r, reader %r" % (count, f.count()))
+    diffs += tolerance_misses(blob, got_info)
+    tap.ok(not diffs, "%s: %s%s agrees bit for bit, and within FORMAT.md's "
+           "tolerance of exact arithmetic (%d bytes)"
+           % (name, INFO_FN[kind], " and bloom_count" if kind == 1 else "",
+              len(blob)), *diffs)
     return t_sql, t_reader
+
+
+# --- Floating-point figures against exact arithmetic ------------------------
+
+def exact_figures(blob):
+    """The estimates of a blob in exact (or 60-digit) arithmetic, keyed
+    like FORMAT.md's tolerance table."""
+    f = br.Filter(blob)
+    if f.header.kind == 1:
+        m, k, blocks = f.impl.bits, f.impl.k, f.impl.blocks
+        counts = [bin(f.impl._block(b)).count("1") for b in range(blocks)]
+        bits_set = sum(counts)
+        fpr = sum(c ** k for c in counts) / (512 ** k * blocks)  # int / int
+        items = None
+        if bits_set < m:
+            with decimal.localcontext() as ctx:
+                ctx.prec = 60
+                x = decimal.Decimal(bits_set) / decimal.Decimal(m)
+                items = float(-(decimal.Decimal(m) / k) * (1 - x).ln())
+        return {"estimated_items": items, "bloom_estimated_fpr": fpr}
+    items, nb, fb = f.header.inserted, f.impl.buckets, f.impl.f
+    if items == 0:
+        return {"cuckoo_estimated_fpr": 0.0}
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        D = decimal.Decimal
+        e = D(4 if nb == 1 else 8) * D(items) / (D(4) * D(nb))
+        q = D(1) / (D(2) ** fb - 1)
+        return {"cuckoo_estimated_fpr": float(1 - (1 - q) ** e)}
+
+
+def tolerance_misses(blob, info):
+    """Estimates of bloom_info / cuckoo_info farther from exact arithmetic
+    than FORMAT.md's tolerance allows."""
+    out = []
+    kind = blob[5]
+    for fig, exact in exact_figures(blob).items():
+        col = "estimated_items" if fig == "estimated_items" else "estimated_fpr"
+        tol = br.TOLERANCE[fig]
+        if not close(info[col], exact, tol):
+            out.append("%s %s = %r, exact %r: beyond FORMAT.md's tolerance %g"
+                       % (INFO_FN[kind], col, info[col], exact, tol))
+    return out
+
+
+def cuckoo_blob(f, buckets, items, body=None, capacity=100, p=0.01, seed=0):
+    """A hand-made kind-2 blob (empty body unless given)."""
+    size = (buckets * 4 * f + 7) // 8
+    return struct.pack("<4sBBBBIBBHQQdQ16s", br.MAGIC, 1, 2, 1, 0, seed, f, 4,
+                       0, buckets, capacity, p, items, bytes(16)) + \
+        (bytes(size) if body is None else body)
+
+
+def bloom_blob(k, blocks, inserted, body=None, capacity=100, p=0.01, seed=0):
+    """A hand-made kind-1 blob (empty body unless given)."""
+    return br.HEADER.pack(br.MAGIC, 1, 1, 1, 0, seed, k, 512 * blocks,
+                          capacity, p, inserted, bytes(16)) + \
+        (bytes(64 * blocks) if body is None else body)
+
+
+def check_float_figures(tap, conn):
+    """FORMAT.md's two examples of an unstable form: both must show the
+    extension and the reader agreeing bit for bit and the unstable form
+    outside the tolerance."""
+    # cuckoo, f = 43, 3 items in 2^15 buckets: e * q is below 2^-54
+    blob = cuckoo_blob(43, 1 << 15, 3)
+    got = sql_info(conn, blob, 2)
+    want = br.Filter(blob).info()
+    exact = exact_figures(blob)["cuckoo_estimated_fpr"]
+    q = 1.0 / ((1 << 43) - 1)
+    naive = 1.0 - (1.0 - q) ** (8.0 * got["load_factor"])
+    tol = br.TOLERANCE["cuckoo_estimated_fpr"]
+    tap.ok(compare_info(got, want) == [] and got["estimated_fpr"] > 0
+           and "%.17g" % got["estimated_fpr"] in FORMAT_TEXT
+           and close(got["estimated_fpr"], exact, tol)
+           and not close(naive, exact, tol),
+           "cuckoo_info at fingerprint_bits 43, 3 items in 2^15 buckets: "
+           "estimated_fpr %.17g as FORMAT.md says, the reader's bit for bit; "
+           "1 - (1 - q)^e as written gives %r" % (got["estimated_fpr"], naive),
+           "sql %r" % (got,), "reader %r" % (want,), "exact %r" % exact)
+    # Bloom, 7 blocks, k = 6: summing pow() terms, or the blocks backwards,
+    # changes the last bit; FORMAT.md pins pow_k and block order.
+    counts = [405, 390, 501, 313, 425, 347, 347]
+    body = b"".join(((1 << c) - 1).to_bytes(64, "little") for c in counts)
+    blob = bloom_blob(6, 7, 0, body)
+    got = sql_info(conn, blob, 1)
+    want = br.Filter(blob).info()
+    terms = [br.pow_k(c / 512.0, 6) for c in counts]
+    backwards = 0.0
+    for t in reversed(terms):
+        backwards = backwards + t
+    with_pow = 0.0
+    for c in counts:
+        with_pow = with_pow + (c / 512.0) ** 6
+    others = (backwards / 7.0, with_pow / 7.0)
+    exact = exact_figures(blob)["bloom_estimated_fpr"]
+    tol = br.TOLERANCE["bloom_estimated_fpr"]
+    tap.ok(compare_info(got, want) == [] and got["estimated_fpr"] not in others
+           and all(close(x, exact, tol) for x in others + (got["estimated_fpr"],)),
+           "bloom_info over 7 blocks, k = 6: estimated_fpr %r, the reader's bit "
+           "for bit; blocks summed backwards or with pow() give %r, within "
+           "FORMAT.md's 1e-8" % (got["estimated_fpr"], others),
+           "sql %r" % (got,), "reader %r" % (want,))
+    # Bloom, one bit set in 1000 blocks, k = 7: ln(1 - x) loses 2.4e-11
+    body = bytearray(64 * 1000)
+    body[64 * 500 + 3] = 0x10
+    blob = bloom_blob(7, 1000, 1, bytes(body))
+    got = sql_info(conn, blob, 1)
+    want = br.Filter(blob).info()
+    exact = exact_figures(blob)["estimated_items"]
+    m = 512 * 1000
+    naive = -(m / 7) * math.log(1.0 - 1.0 / m)
+    tol = br.TOLERANCE["estimated_items"]
+    tap.ok(compare_info(got, want) == [] and close(got["estimated_items"], exact, tol)
+           and not close(naive, exact, tol),
+           "bloom_info with one bit set in 1000 blocks: estimated_items %r "
+           "(log1p), the reader's bit for bit and within 1e-12 of exact; "
+           "ln(1 - x) gives %r" % (got["estimated_items"], naive),
+           "sql %r" % (got,), "reader %r" % (want,), "exact %r" % exact)
+
+
+# --- Counters and the header of a result -------------------------------------
+
+def check_counters(tap, conn):
+    """bloom_info's report and each function's counter at 2^63 and near
+    2^64, against the reader's rules (FORMAT.md, "Counters and the header
+    of a result"), comparing whole blobs."""
+    nan = float("nan")
+    big = (1 << 63) + 5
+    f = br.Filter(bloom_blob(3, 2, big, capacity=50, p=0.02))
+    f.add("x")
+    f.add(42)
+    a = f.to_bytes()                           # inserted = 2^63 + 7
+    got = sql_info(conn, a, 1)
+    want = br.Filter(a).info()
+    tap.ok(compare_info(got, want) == [] and got["inserted"] == (1 << 63) - 1,
+           "a hand-made Bloom filter with inserted = 2^63 + 7: bloom_info "
+           "reports 9223372036854775807, as FORMAT.md says",
+           "sql %r" % (got,), "reader %r" % (want,))
+    near = bloom_blob(3, 2, (1 << 64) - 3, capacity=80, p=0.01)
+    cases = [
+        ("bloom_add(2^63 + 7 counter, 'y', NULL, NaN, 7)",
+         "SELECT bloom_add(?1, 'y', NULL, ?2, 7)", (a, nan),
+         br.bloom_add(a, "y", None, nan, 7)),
+        ("bloom_add(2^64 - 3 counter, 1, 2, 3, 4, 5): stops at 2^64 - 1",
+         "SELECT bloom_add(?1, 1, 2, 3, 4, 5)", (near,),
+         br.bloom_add(near, 1, 2, 3, 4, 5)),
+        ("bloom_add(f, NULL, NaN): the same blob",
+         "SELECT bloom_add(?1, NULL, ?2)", (near, nan), near),
+        ("bloom_union(2^63 + 7, 2^64 - 3): counter 2^64 - 1, larger "
+         "capacity and target_fpr", "SELECT bloom_union(?1, ?2)", (a, near),
+         br.bloom_union(a, near)),
+        ("bloom_union(2^64 - 3, 2^63 + 7): the same header",
+         "SELECT bloom_union(?1, ?2)", (near, a), br.bloom_union(near, a)),
+        ("bloom_intersect(2^63 + 7, 2^64 - 3): the smaller counter",
+         "SELECT bloom_intersect(?1, ?2)", (a, near),
+         br.bloom_intersect(a, near)),
+        ("bloom_merge of one filter: that filter",
+         "SELECT bloom_merge(f) FROM (SELECT ?1 AS f UNION ALL SELECT NULL)",
+         (a,), a),
+    ]
+    small = [bloom_blob(3, 2, c, capacity=cap, p=pp)
+             for c, cap, pp in ((7, 10, 0.5), (1 << 62, 900, 0.001),
+                                ((1 << 64) - (1 << 62) - 1, 40, 0.25))]
+    small = [br.bloom_add(b, i, "v%d" % i) for i, b in enumerate(small)]
+    for order in ((0, 1, 2), (2, 0, 1), (1, 2, 0)):
+        blobs = [small[i] for i in order]
+        sql = " UNION ALL ".join("SELECT %d AS o, ?%d AS f" % (j, j + 1)
+                                 for j in range(3))
+        cases.append(("bloom_merge of counters 9, 2^62 + 2, 2^64 - 2^62 + 1 in order "
+                      "%s" % (order,),
+                      "SELECT bloom_merge(f) FROM (%s ORDER BY o)" % sql,
+                      tuple(blobs), br.bloom_merge(blobs)))
+    for what, sql, args, want in cases:
+        (got,) = conn.execute(sql, args).fetchone()
+        tap.ok(got == want, "%s: the blob FORMAT.md's rules give" % what,
+               "sql    %s" % (got[:64].hex() if got else got),
+               "reader %s" % want[:64].hex())
+    merged = br.bloom_merge(small)
+    (inserted,) = conn.execute("SELECT inserted FROM bloom_info(?1)",
+                               (merged,)).fetchone()
+    tap.ok(br.Filter(merged).header.inserted == (1 << 64) - 1
+           and inserted == (1 << 63) - 1,
+           "the merged counter is 2^64 - 1, reported as 2^63 - 1")
+
+    # cuckoo: items stops at 4 * buckets, and at 0
+    full = br.Filter(cuckoo_blob(12, 4, 16))     # says full, body empty
+    want = br.Filter(full.to_bytes())
+    want.add("c")
+    (got,) = conn.execute("SELECT cuckoo_add(?1, 'c')",
+                          (full.to_bytes(),)).fetchone()
+    tap.ok(got == want.to_bytes() and want.header.inserted == 16,
+           "cuckoo_add on a hand-made filter claiming 16 items in 16 slots: "
+           "placed, items stays 16")
+    zero = br.Filter(cuckoo_blob(12, 4, 0))
+    zero.add("d")
+    zero.header.inserted = 0                     # holds 'd', says 0 items
+    z = zero.to_bytes()
+    (got,) = conn.execute("SELECT cuckoo_delete(?1, 'd')", (z,)).fetchone()
+    want = br.cuckoo_delete(z, "d")
+    tap.ok(got == want and br.Filter(want).test("d") == 0
+           and br.Filter(want).header.inserted == 0,
+           "cuckoo_delete of a stored value from a filter claiming 0 items: "
+           "slot emptied, items stays 0")
+    (got,) = conn.execute("SELECT cuckoo_delete(?1, 'never')", (z,)).fetchone()
+    tap.ok(br.Filter(z).test("never") == 0
+           and got == br.cuckoo_delete(z, "never") == z,
+           "cuckoo_delete of an absent value: the input blob")
+
+
+# --- NaN, and NULL or non-BLOB filter arguments --------------------------------
+
+def check_arguments(tap, conn):
+    """FORMAT.md, "Filter arguments that are NULL or not a BLOB", and NaN."""
+    nan = float("nan")
+    (b,) = conn.execute("SELECT bloom_add(bloom_empty(100), 'a')").fetchone()
+    (c,) = conn.execute("SELECT cuckoo_add(cuckoo_build(NULL, 100), 'a')").fetchone()
+    # (sql, args, expected): a list of rows, or "error <prefix>"
+    NULL_ROW = [(None,)]
+    cases = [
+        ("SELECT bloom_test(NULL, 1)", (), NULL_ROW),
+        ("SELECT bloom_test('junk', NULL)", (), NULL_ROW),
+        ("SELECT bloom_test('junk', 1)", (), "bloom_test: the filter must be a BLOB, got TEXT"),
+        ("SELECT bloom_test(1.5, 1)", (), "bloom_test: the filter must be a BLOB, got REAL"),
+        ("SELECT bloom_test(?1, ?2)", (b, nan), NULL_ROW),
+        ("SELECT cuckoo_test(NULL, 1)", (), NULL_ROW),
+        ("SELECT cuckoo_test(7, NULL)", (), NULL_ROW),
+        ("SELECT cuckoo_test(7, 1)", (), "cuckoo_test: the filter must be a BLOB, got INTEGER"),
+        ("SELECT cuckoo_test(?1, ?2)", (c, nan), NULL_ROW),
+        ("SELECT bloom_add(NULL, 1)", (), NULL_ROW),
+        ("SELECT bloom_add('junk', NULL)", (), "bloom_add: the filter must be a BLOB, got TEXT"),
+        ("SELECT bloom_union(NULL, ?1)", (b,), NULL_ROW),
+        ("SELECT bloom_union(?1, NULL)", (b,), NULL_ROW),
+        ("SELECT bloom_union(NULL, 'junk')", (), "bloom_union: the filter must be a BLOB, got TEXT"),
+        ("SELECT bloom_intersect(NULL, NULL)", (), NULL_ROW),
+        ("SELECT bloom_intersect(?1, 3)", (b,), "bloom_intersect: the filter must be a BLOB, got INTEGER"),
+        ("SELECT bloom_count(NULL)", (), NULL_ROW),
+        ("SELECT bloom_count('junk')", (), "bloom_count: the filter must be a BLOB, got TEXT"),
+        ("SELECT bloom_merge(f) FROM (SELECT NULL AS f UNION ALL SELECT NULL)", (), NULL_ROW),
+        ("SELECT bloom_merge(f) = ?1 FROM (SELECT NULL AS f UNION ALL SELECT ?1)", (b,), [(1,)]),
+        ("SELECT bloom_merge(f) FROM (SELECT 'junk' AS f)", (), "bloom_merge: the filter must be a BLOB, got TEXT"),
+        ("SELECT * FROM bloom_info(NULL)", (), []),
+        ("SELECT * FROM bloom_info('junk')", (), "bloom_info: the filter must be a BLOB, got TEXT"),
+        ("SELECT * FROM cuckoo_info(NULL)", (), []),
+        ("SELECT * FROM cuckoo_info(2)", (), "cuckoo_info: the filter must be a BLOB, got INTEGER"),
+        ("SELECT cuckoo_add(NULL, 1)", (), NULL_ROW),
+        ("SELECT cuckoo_add(?1, NULL) = ?1, cuckoo_add(?1, ?2) = ?1", (c, nan), [(1, 1)]),
+        ("SELECT cuckoo_add('junk', NULL)", (), "cuckoo_add: the filter must be a BLOB, got TEXT"),
+        ("SELECT cuckoo_delete(NULL, 1)", (), NULL_ROW),
+        ("SELECT cuckoo_delete(?1, NULL) = ?1, cuckoo_delete(?1, ?2) = ?1", (c, nan), [(1, 1)]),
+        ("SELECT cuckoo_delete(x'00', NULL)", (), "cuckoo_delete: not a filter"),
+        ("SELECT bloom_test(?1, 1)", (c,), "bloom_test: got a cuckoo filter"),
+        ("SELECT bloom_key(1, ?1), typeof(?1)", (nan,), [(None, "null")]),
+        ("SELECT inserted FROM bloom_info(bloom_add(?1, ?2, ?2))", (b, nan), [(1,)]),
+        ("SELECT inserted FROM bloom_info((SELECT bloom_build(v, 10) FROM"
+         " (SELECT ?1 AS v UNION ALL SELECT 1)))", (nan,), [(1,)]),
+    ]
+    bad = []
+    for sql, args, want in cases:
+        try:
+            got = conn.execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            got = "error %s" % e
+        ok = (got.startswith("error " + want) if isinstance(want, str)
+              and isinstance(got, str) else got == want)
+        if not ok:
+            bad.append("%s: got %r, FORMAT.md says %r" % (sql, got, want))
+    tap.ok(not bad, "%d calls with NULL, NaN, non-BLOB or malformed filter "
+           "arguments answer as FORMAT.md says" % len(cases), *bad)
+
+
+# --- TEXT that is not valid UTF-8, in both encodings -------------------------
+
+INVALID_TEXT = ["41FF42", "FF", "80", "C080", "EDA080", "EFBFBE", "EFBFBF",
+                "F4908080", "E282", "C3", "F8888080", "00D8", "00D84100",
+                "00DC", "00DC4100", "410042", "FEFF", "FFFF", "410000004200"]
+
+
+def check_text_encodings(tap, conn, conn16):
+    """Text as SQLite hands it over (text_factory = bytes): the extension
+    hashes those bytes in either encoding, and FORMAT.md's examples hold."""
+    for c, enc in ((conn, "UTF-8"), (conn16, "UTF-16le")):
+        c.text_factory = bytes
+        try:
+            texts = [c.execute("SELECT CAST(x'%s' AS TEXT)" % h).fetchone()[0]
+                     for h in INVALID_TEXT]
+        finally:
+            c.text_factory = str
+        f = br.Filter(bloom_blob(5, 4, 0))
+        for t in texts[::2]:
+            f.add(br.Text(t))
+        blob = f.to_bytes()
+        got = [c.execute("SELECT bloom_test(?1, CAST(x'%s' AS TEXT))" % h,
+                         (blob,)).fetchone()[0] for h in INVALID_TEXT]
+        want = [f.test(br.Text(t)) for t in texts]
+        tap.ok(got == want and sum(want) >= len(texts) // 2,
+               "%s database: CAST(x'..' AS TEXT) for %d byte strings, most "
+               "not valid UTF-8 (or UTF-16): the extension hashes the bytes "
+               "SQLite gives in UTF-8" % (enc, len(texts)),
+               "sql    %s" % got, "reader %s" % want,
+               "texts  %s" % [t.hex() for t in texts])
+    # FORMAT.md's examples
+    t8 = br.Text(bytes.fromhex("41FF42"))
+    t16 = br.Text(bytes.fromhex("41EFBFBD42"))
+    f = br.Filter(bloom_blob(5, 4, 0))
+    for t in (t8, br.Text(bytes.fromhex("EFBFBD"))):
+        f.add(t)
+    blob = f.to_bytes()
+    reader = (f.test("\uffff"), f.test(t8), f.test(t16))
+    q = "SELECT bloom_test(?1, ?2), bloom_test(?1, CAST(x'41FF42' AS TEXT))"
+    a8 = conn.execute(q, (blob, "\uffff")).fetchone()
+    a16 = conn16.execute(q, (blob, "\uffff")).fetchone()
+    tap.ok(reader == (0, 1, 0) and a8 == (0, 1) and a16[0] == 1
+           and a16[1] == f.test(br.Text("\uff41".encode())),
+           "a filter of the bytes 41 FF 42 and EF BF BD: a bound U+FFFF answers "
+           "0 in a UTF-8 database, 1 in a UTF-16 one (EF BF BD); "
+           "CAST(x'41FF42' AS TEXT) answers 1 in UTF-8, and as U+FF41 in UTF-16",
+           "utf-8 %s utf-16 %s reader %s" % (a8, a16, reader))
+    conn16.text_factory = bytes
+    try:
+        got = [conn16.execute("SELECT CAST(x'%s' AS TEXT)" % h).fetchone()[0]
+               for h in ("00D8", "00D84100", "00DC4100", "41FF42")]
+    finally:
+        conn16.text_factory = str
+    want = [bytes.fromhex(h) for h in ("EDA080", "F0908181", "F0908181", "EFBD81")]
+    tap.ok(got == want, "UTF-16le: CAST(x'00D8'), x'00D84100', x'00DC4100', "
+           "x'41FF42' AS TEXT reach functions as FORMAT.md says",
+           "got %s" % got)
+    # A literal with a raw FF byte: only the sqlite3 shell can send it.
+    shell = shutil.which("sqlite3")
+    if not shell:
+        tap.skip("the literal 'A<FF>B' in both encodings", "no sqlite3 shell")
+        return
+    f2 = br.Filter(bloom_blob(5, 4, 0))
+    f2.add(t16)
+    answers, want = {}, {}
+    for enc, t in (("UTF-8", t8), ("UTF-16le", t16)):
+        script = (".load %s\nPRAGMA encoding = '%s';\n"
+                  "SELECT encoding FROM pragma_encoding;\n"
+                  % (bloom_so(), enc)).encode()
+        script += (b"SELECT bloom_test(x'" + blob.hex().encode() + b"', 'A\xffB'),"
+                   b" bloom_test(x'" + f2.to_bytes().hex().encode() + b"', 'A\xffB');\n")
+        r = subprocess.run([shell, "-batch", "-bail", ":memory:"], input=script,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        answers[enc] = r.stdout.decode("latin-1").split()
+        want[enc] = [enc, "%d|%d" % (f.test(t), f2.test(t))]
+    tap.ok(answers == want and want["UTF-8"][1] == "1|0"
+           and want["UTF-16le"][1] == "0|1",
+           "the literal 'A<FF>B' is hashed as 41 FF 42 in a UTF-8 database and "
+           "as 41 EF BF BD 42 in a UTF-16 one (sqlite3 shell)",
+           "got %s" % answers, "want %s" % want)
+
+
+# --- Sizing ------------------------------------------------------------------
+
+def other_model_fpr(lam, k):
+    """The sizing model evaluated another honest way: Poisson weights by
+    the product recurrence, powers by pow(), an exactly rounded sum."""
+    if lam > 1e5:
+        return 1.0
+    pmf, terms, i, last = math.exp(-lam), [], 0, lam + 12 * math.sqrt(lam) + 30
+    while i <= last:
+        if i > 0:
+            pmf *= lam / i
+        c1 = (1 - 1 / 512) ** (i * k)
+        c2 = (1 - 2 / 512) ** (i * k)
+        m = 1 - c1
+        if m > 0:
+            v = max(0.0, (512 * 511 * c2 + 512 * c1 - 512 * 512 * c1 * c1) / 512 ** 2)
+            terms.append(pmf * min(1.0, m ** k * (1 + k * (k - 1) / 2 * v / m ** 2)))
+        i += 1
+    return math.fsum(terms)
+
+
+def check_plans(tap, conn):
+    """bloom_plan and cuckoo_build's sizing against the reader's
+    implementation of FORMAT.md's description (bit for bit), and
+    expected_fpr against another evaluation within FORMAT.md's tolerance."""
+    bad = []
+    far = []
+    ns = (1, 3, 10, 100, 1000, 4321, 100000, 10 ** 9)
+    ps = (0.5, 0.1, 0.01, 0.001, 1e-6, 1e-12)
+    for n in ns:
+        for p in ps:
+            got = tuple(conn.execute("SELECT bits, hashes, expected_fpr FROM"
+                                     " bloom_plan(?1, ?2)", (n, p)).fetchone())
+            want = br.bloom_plan(n, p)
+            if got != want:
+                bad.append("bloom_plan(%d, %g): sql %r, reader %r" % (n, p, got, want))
+            other = other_model_fpr(n / (got[0] // 512), got[1])
+            if not close(got[2], other, br.TOLERANCE["expected_fpr"]):
+                far.append("bloom_plan(%d, %g): expected_fpr %r, other "
+                           "evaluation %r" % (n, p, got[2], other))
+            if n <= 100000:
+                got = tuple(conn.execute(
+                    "SELECT buckets, fingerprint_bits FROM cuckoo_info("
+                    "(SELECT cuckoo_build(NULL, ?1, ?2)))", (n, p)).fetchone())
+                want = br.cuckoo_plan(n, p)
+                if got != want:
+                    bad.append("cuckoo_build(NULL, %d, %g): sql %r, reader %r"
+                               % (n, p, got, want))
+    tap.ok(not bad, "bloom_plan (bits, hashes, expected_fpr bit for bit) and "
+           "cuckoo sizing for %d (n, p) pairs follow FORMAT.md" % (len(ns) * len(ps)),
+           *bad)
+    tap.ok(not far, "bloom_plan's expected_fpr for the same pairs is within "
+           "FORMAT.md's 1e-10 of an evaluation with pow(), the product "
+           "recurrence and an exact sum", *far)
 
 
 def mutations(blob, kind=1):
@@ -417,6 +853,10 @@ def check_mutations(tap, conn, blob, values, kind=1):
            *bad[:20])
 
 
+with open(os.path.join(ROOT, "ext", "FORMAT.md"), encoding="utf-8") as _f:
+    FORMAT_TEXT = _f.read()
+
+
 def main():
     tap = Tap()
     n = int(os.environ.get("BLOOM_INTEROP_PROBES", "100000"))
@@ -425,6 +865,10 @@ def main():
     conn = connect()
     check_worked_example(tap, conn)
     check_cuckoo_worked_example(tap, conn)
+    check_float_figures(tap, conn)
+    check_counters(tap, conn)
+    check_arguments(tap, conn)
+    check_plans(tap, conn)
 
     probes = make_probes(n)
     load_probes(conn, probes)
@@ -470,6 +914,7 @@ def main():
                "%s: the same answers in a %s database" % (name, enc),
                *["probe %d %s %r" % (i, classes[i], values[i]) for i in bad[:5]])
 
+    check_text_encodings(tap, conn, conn16)
     check_mutations(tap, conn, filters[0][1], values)
     for name, blob, members in filters:
         if blob[5] == 2 and len(blob) < 4096:
