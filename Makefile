@@ -22,11 +22,12 @@ DEB_PACKAGES = gcc make sqlite3 libsqlite3-dev libmurmurhash-dev perl python3
 MURMUR_A = $(shell $(CC) -print-file-name=libmurmurhash.a)
 
 # ext/ in layers, each a folder: core/ is the plain-C filter core (no
-# SQLite header), functions/ the SQL functions over it, and bloom_ext.c the
-# entry point that registers them.  Every .c file of a layer's folder is
+# SQLite header), functions/ the SQL functions over it, store/ the virtual
+# tables that keep a filter in shadow tables, and bloom_ext.c the entry
+# point that registers them.  Every .c file of a layer's folder is
 # built; `make check-layers` checks what each layer may include.
 CORE_SRC = $(wildcard ext/core/*.c)
-SQL_SRC  = ext/bloom_ext.c $(wildcard ext/functions/*.c)
+SQL_SRC  = ext/bloom_ext.c $(wildcard ext/functions/*.c ext/store/*.c)
 HEADERS  = $(wildcard ext/*.h ext/*/*.h)
 
 # Only sqlite3_bloom_init is exported; murmur's symbols stay inside;

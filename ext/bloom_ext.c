@@ -11,8 +11,8 @@
 **
 ** This file is the entry point: the table of every SQL name the extension
 ** offers, and the init function that registers them.  The functions live in
-** functions/ (registry.h says which file holds which), over the plain-C core
-** in core/.  ARCHITECTURE.md beside this file describes the layers.
+** functions/ (registry.h says which file holds which) and the stores in
+** store/, over the plain-C core in core/.  ARCHITECTURE.md beside this file describes the layers.
 */
 #include <stddef.h>
 
@@ -33,6 +33,7 @@ static int claim_api(const sqlite3_api_routines *api) {
 #include "core/format.h"
 #include "functions/api.h"
 #include "functions/registry.h"
+#include "store/store.h"
 
 #define BLOOM_VERSION "1.0.0"
 
@@ -58,6 +59,8 @@ static void sql_bloom_version(sqlite3_context *ctx, int argc,
   {name, lo, hi, SQL_PURE, kind, NULL, step, final, NULL, NULL, NULL}
 #define TABLE(name, kind, module, spec) \
   {name, 0, 0, 0, kind, NULL, NULL, NULL, &module, &spec, NULL}
+#define STORE(name, kind, module) \
+  {name, 0, 0, 0, kind, NULL, NULL, NULL, &module, NULL, NULL}
 
 static const sql_function functions[] = {
     SCALAR("bloom_version", 0, 0, SQL_PURE, 0, sql_bloom_version),
@@ -85,6 +88,7 @@ static const sql_function functions[] = {
     SCALAR("cuckoo_add", 2, 2, SQL_PURE, CUCKOO, sql_cuckoo_add),
     SCALAR("cuckoo_delete", 2, 2, SQL_PURE, CUCKOO, sql_cuckoo_delete),
     TABLE("cuckoo_info", CUCKOO, sql_info_module, sql_cuckoo_info_spec),
+    STORE("bloom_store", BLOOM, store_bloom_module),
 };
 
 /* Registers one row: a module, or a function once per argument count. */

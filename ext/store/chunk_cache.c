@@ -1,0 +1,78 @@
+/*
+** A store's chunks in memory during a write transaction (chunk_cache.h).
+*/
+#include "store/chunk_cache.h"
+
+#include <string.h>
+
+#include "functions/api.h"
+
+/* Fibonacci hashing: chunk numbers are consecutive integers, so multiply to
+** spread them before taking the top bits. */
+static size_t slot_of(int64_t id, size_t capacity) {
+  uint64_t mixed = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+  return (size_t)(mixed >> 32) & (capacity - 1);
+}
+
+cached_chunk *cache_find(const chunk_cache *c, int64_t id) {
+  if (c->capacity == 0) return NULL;
+  for (size_t i = slot_of(id, c->capacity);; i = (i + 1) & (c->capacity - 1)) {
+    if (c->slots[i].id == id) return &c->slots[i];
+    if (c->slots[i].id < 0) return NULL;
+  }
+}
+
+/* Doubles the table (or makes the first one), rehashing every chunk. */
+static int grow(chunk_cache *c) {
+  size_t capacity = c->capacity ? c->capacity * 2 : 64;
+  cached_chunk *slots = sqlite3_malloc64(capacity * sizeof *slots);
+  if (slots == NULL) return -1;
+  for (size_t i = 0; i < capacity; i++) {
+    slots[i].id = -1;
+    slots[i].dirty = 0;
+    slots[i].bytes = NULL;
+  }
+  for (size_t i = 0; i < c->capacity; i++) {
+    if (c->slots[i].id < 0) continue;
+    size_t j = slot_of(c->slots[i].id, capacity);
+    while (slots[j].id >= 0) j = (j + 1) & (capacity - 1);
+    slots[j] = c->slots[i];
+  }
+  sqlite3_free(c->slots);
+  c->slots = slots;
+  c->capacity = capacity;
+  return 0;
+}
+
+cached_chunk *cache_add(chunk_cache *c, int64_t id, unsigned char *bytes,
+                        size_t size) {
+  /* At most half full, so that probes stay short. */
+  if ((c->count + 1) * 2 > c->capacity && grow(c) != 0) {
+    sqlite3_free(bytes);
+    return NULL;
+  }
+  size_t i = slot_of(id, c->capacity);
+  while (c->slots[i].id >= 0) i = (i + 1) & (c->capacity - 1);
+  c->slots[i].id = id;
+  c->slots[i].dirty = 0;
+  c->slots[i].bytes = bytes;
+  c->count++;
+  c->bytes += size;
+  return &c->slots[i];
+}
+
+void cache_mark_dirty(chunk_cache *c, cached_chunk *chunk) {
+  if (!chunk->dirty) c->dirty++;
+  chunk->dirty = 1;
+}
+
+void cache_mark_clean(chunk_cache *c, cached_chunk *chunk) {
+  if (chunk->dirty) c->dirty--;
+  chunk->dirty = 0;
+}
+
+void cache_clear(chunk_cache *c) {
+  for (size_t i = 0; i < c->capacity; i++) sqlite3_free(c->slots[i].bytes);
+  sqlite3_free(c->slots);
+  memset(c, 0, sizeof *c);
+}

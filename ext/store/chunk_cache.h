@@ -1,0 +1,47 @@
+/*
+** The chunks of a store that a write transaction has read or changed,
+** kept in memory by chunk number.  A changed ("dirty") chunk is written
+** back to the shadow table when the store flushes (at xSync, at a
+** savepoint, or when the cache outgrows its budget); until then a read in
+** the same transaction sees it here.  After ROLLBACK or ROLLBACK TO, the
+** cache is simply emptied: every change it held was made after the last
+** flush, and the pager rolls back what was flushed.
+*/
+#ifndef STORE_CHUNK_CACHE_H
+#define STORE_CHUNK_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cached_chunk {
+  int64_t id;           /* chunk number; -1 in an empty slot */
+  int dirty;            /* changed since it was read or last written */
+  unsigned char *bytes; /* the chunk row's bytes */
+} cached_chunk;
+
+typedef struct chunk_cache {
+  cached_chunk *slots; /* open addressing, a power of two in size */
+  size_t capacity;     /* slots */
+  size_t count;        /* occupied slots */
+  size_t dirty;        /* dirty chunks */
+  size_t bytes;        /* chunk bytes held */
+} chunk_cache;
+
+/* The chunk numbered id, or NULL if the cache does not hold it. */
+cached_chunk *cache_find(const chunk_cache *c, int64_t id);
+
+/* Adds chunk id, taking ownership of bytes (from sqlite3_malloc64) of the
+** given size.  NULL when out of memory (bytes is then freed). */
+cached_chunk *cache_add(chunk_cache *c, int64_t id, unsigned char *bytes,
+                        size_t size);
+
+/* Marks a chunk changed. */
+void cache_mark_dirty(chunk_cache *c, cached_chunk *chunk);
+
+/* Marks a chunk written back. */
+void cache_mark_clean(chunk_cache *c, cached_chunk *chunk);
+
+/* Drops every chunk (dirty ones too) and frees the memory. */
+void cache_clear(chunk_cache *c);
+
+#endif

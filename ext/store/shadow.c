@@ -1,0 +1,205 @@
+/*
+** A store's shadow tables (shadow.h).
+*/
+#include "store/shadow.h"
+
+#include <string.h>
+
+static char *copy_text(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *out = sqlite3_malloc64(n);
+  if (out) memcpy(out, s, n);
+  return out;
+}
+
+int shadow_init(shadow_tables *t, sqlite3 *db, const char *schema,
+                const char *name) {
+  memset(t, 0, sizeof *t);
+  t->db = db;
+  t->schema = copy_text(schema);
+  t->name = copy_text(name);
+  if (t->schema == NULL || t->name == NULL) {
+    shadow_free(t);
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+static void finalize_statements(shadow_tables *t) {
+  sqlite3_finalize(t->read_chunk);
+  sqlite3_finalize(t->write_chunk);
+  t->read_chunk = t->write_chunk = NULL;
+}
+
+void shadow_free(shadow_tables *t) {
+  finalize_statements(t);
+  sqlite3_free(t->schema);
+  sqlite3_free(t->name);
+  t->schema = t->name = NULL;
+}
+
+/* Runs SQL made with sqlite3_mprintf (NULL: out of memory). */
+static int run(sqlite3 *db, char *sql) {
+  if (sql == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+  sqlite3_free(sql);
+  return rc;
+}
+
+/* Prepares SQL made with sqlite3_mprintf, to be kept (persistent). */
+static int prepare(sqlite3 *db, char *sql, sqlite3_stmt **stmt) {
+  if (sql == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt,
+                              NULL);
+  sqlite3_free(sql);
+  return rc;
+}
+
+int shadow_create(shadow_tables *t) {
+  int rc = run(t->db, sqlite3_mprintf(
+                          "CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY "
+                          "KEY, value) WITHOUT ROWID",
+                          t->schema, t->name));
+  if (rc == SQLITE_OK)
+    rc = run(t->db, sqlite3_mprintf("CREATE TABLE \"%w\".\"%w_chunks\"(id "
+                                    "INTEGER PRIMARY KEY, data BLOB NOT NULL)",
+                                    t->schema, t->name));
+  return rc;
+}
+
+int shadow_drop(shadow_tables *t) {
+  finalize_statements(t);
+  int rc = run(t->db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_config\"",
+                                      t->schema, t->name));
+  if (rc == SQLITE_OK)
+    rc = run(t->db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_chunks\"",
+                                    t->schema, t->name));
+  return rc;
+}
+
+int shadow_rename(shadow_tables *t, const char *new_name) {
+  finalize_statements(t);
+  char *name = copy_text(new_name);
+  if (name == NULL) return SQLITE_NOMEM;
+  int rc = run(t->db, sqlite3_mprintf(
+                          "ALTER TABLE \"%w\".\"%w_config\" RENAME TO \"%w_config\"",
+                          t->schema, t->name, new_name));
+  if (rc == SQLITE_OK)
+    rc = run(t->db, sqlite3_mprintf(
+                        "ALTER TABLE \"%w\".\"%w_chunks\" RENAME TO \"%w_chunks\"",
+                        t->schema, t->name, new_name));
+  if (rc != SQLITE_OK) {
+    sqlite3_free(name);
+    return rc;
+  }
+  sqlite3_free(t->name);
+  t->name = name;
+  return SQLITE_OK;
+}
+
+int shadow_is_suffix(const char *suffix) {
+  return strcmp(suffix, "config") == 0 || strcmp(suffix, "chunks") == 0;
+}
+
+static int put_config(shadow_tables *t, const char *key, sqlite3_int64 i,
+                      double r, int is_real) {
+  sqlite3_stmt *stmt = NULL;
+  char *sql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(key, value) "
+                              "VALUES (?1, ?2)", t->schema, t->name);
+  if (sql == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(t->db, sql, -1, &stmt, NULL);
+  sqlite3_free(sql);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+  if (is_real)
+    sqlite3_bind_double(stmt, 2, r);
+  else
+    sqlite3_bind_int64(stmt, 2, i);
+  rc = sqlite3_step(stmt);
+  sqlite3_finalize(stmt);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int shadow_put_config(shadow_tables *t, const char *key, sqlite3_int64 value) {
+  return put_config(t, key, value, 0, 0);
+}
+
+int shadow_put_config_real(shadow_tables *t, const char *key, double value) {
+  return put_config(t, key, 0, value, 1);
+}
+
+int shadow_read_config(shadow_tables *t, sqlite3_stmt **stmt) {
+  char *sql = sqlite3_mprintf("SELECT key, value FROM \"%w\".\"%w_config\"",
+                              t->schema, t->name);
+  if (sql == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(t->db, sql, -1, stmt, NULL);
+  sqlite3_free(sql);
+  return rc;
+}
+
+int shadow_add_chunks(shadow_tables *t, int64_t count, int bytes,
+                      int last_bytes) {
+  sqlite3_stmt *stmt = NULL;
+  char *sql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_chunks\"(id, data) "
+                              "VALUES (?1, ?2)", t->schema, t->name);
+  if (sql == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(t->db, sql, -1, &stmt, NULL);
+  sqlite3_free(sql);
+  for (int64_t id = 0; rc == SQLITE_OK && id < count; id++) {
+    sqlite3_bind_int64(stmt, 1, id);
+    sqlite3_bind_zeroblob(stmt, 2, id == count - 1 ? last_bytes : bytes);
+    rc = sqlite3_step(stmt);
+    rc = rc == SQLITE_DONE ? sqlite3_reset(stmt) : rc;
+  }
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+int shadow_find_chunk(shadow_tables *t, int64_t id, sqlite3_stmt **stmt) {
+  if (t->read_chunk == NULL) {
+    int rc = prepare(t->db,
+                     sqlite3_mprintf("SELECT data FROM \"%w\".\"%w_chunks\" "
+                                     "WHERE id = ?1", t->schema, t->name),
+                     &t->read_chunk);
+    if (rc != SQLITE_OK) return rc;
+  }
+  sqlite3_bind_int64(t->read_chunk, 1, id);
+  int rc = sqlite3_step(t->read_chunk);
+  if (rc != SQLITE_ROW) {
+    int reset = sqlite3_reset(t->read_chunk);
+    if (rc == SQLITE_DONE) return SQLITE_DONE;
+    return reset != SQLITE_OK ? reset : rc;
+  }
+  *stmt = t->read_chunk;
+  return SQLITE_ROW;
+}
+
+void shadow_done(sqlite3_stmt *stmt) { sqlite3_reset(stmt); }
+
+int shadow_write_chunk(shadow_tables *t, int64_t id, const void *bytes,
+                       int size) {
+  if (t->write_chunk == NULL) {
+    int rc = prepare(t->db,
+                     sqlite3_mprintf("UPDATE \"%w\".\"%w_chunks\" SET data = ?2 "
+                                     "WHERE id = ?1", t->schema, t->name),
+                     &t->write_chunk);
+    if (rc != SQLITE_OK) return rc;
+  }
+  sqlite3_bind_int64(t->write_chunk, 1, id);
+  sqlite3_bind_blob(t->write_chunk, 2, bytes, size, SQLITE_STATIC);
+  int rc = sqlite3_step(t->write_chunk);
+  int changed = sqlite3_changes(t->db);
+  int reset = sqlite3_reset(t->write_chunk);
+  sqlite3_clear_bindings(t->write_chunk);
+  if (rc != SQLITE_DONE) return reset != SQLITE_OK ? reset : rc;
+  return changed == 1 ? SQLITE_OK : SQLITE_CORRUPT_VTAB;
+}
+
+int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt) {
+  char *sql = sqlite3_mprintf("SELECT id, data FROM \"%w\".\"%w_chunks\" "
+                              "ORDER BY id", t->schema, t->name);
+  if (sql == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(t->db, sql, -1, stmt, NULL);
+  sqlite3_free(sql);
+  return rc;
+}

@@ -1,0 +1,71 @@
+/*
+** A store's shadow tables, in the manner of FTS5 and R*Tree: the filter
+** lives in ordinary tables beside the virtual table, so that every change is
+** an ordinary, journaled, replicated SQLite write.
+**
+**   "<name>_config"(key TEXT PRIMARY KEY, value) WITHOUT ROWID
+**       the store's shape, written once by CREATE VIRTUAL TABLE
+**   "<name>_chunks"(id INTEGER PRIMARY KEY, data BLOB NOT NULL)
+**       the filter's body cut into chunk rows, each small enough for one
+**       database page, so that an insert changes one page
+**
+** ext/FORMAT.md ("Stores") gives the layout of both.
+*/
+#ifndef STORE_SHADOW_H
+#define STORE_SHADOW_H
+
+#include <stdint.h>
+
+#include "functions/api.h"
+
+typedef struct shadow_tables {
+  sqlite3 *db;
+  char *schema;              /* the database the store lives in */
+  char *name;                /* the virtual table's name */
+  sqlite3_stmt *read_chunk;  /* SELECT data ... WHERE id = ?1 */
+  sqlite3_stmt *write_chunk; /* UPDATE ... SET data = ?2 WHERE id = ?1 */
+} shadow_tables;
+
+/* Binds the names (copied); prepares nothing yet.  SQLITE_NOMEM or OK. */
+int shadow_init(shadow_tables *t, sqlite3 *db, const char *schema,
+                const char *name);
+/* Finalizes the statements and frees the names. */
+void shadow_free(shadow_tables *t);
+
+/* Creates both tables, empty. */
+int shadow_create(shadow_tables *t);
+/* Drops both tables. */
+int shadow_drop(shadow_tables *t);
+/* Renames both tables for a virtual table renamed to new_name. */
+int shadow_rename(shadow_tables *t, const char *new_name);
+
+/* 1 if name is one of a store's shadow-table suffixes. */
+int shadow_is_suffix(const char *suffix);
+
+/* Writes one configuration row. */
+int shadow_put_config(shadow_tables *t, const char *key, sqlite3_int64 value);
+int shadow_put_config_real(shadow_tables *t, const char *key, double value);
+
+/* Prepares "SELECT key, value FROM config" for the caller to step. */
+int shadow_read_config(shadow_tables *t, sqlite3_stmt **stmt);
+
+/* Appends chunk rows id = first .. first + count - 1 of zero bytes: all of
+** `bytes` bytes but the last, which has last_bytes. */
+int shadow_add_chunks(shadow_tables *t, int64_t count, int bytes,
+                      int last_bytes);
+
+/* Steps read_chunk for chunk id: SQLITE_ROW with the statement positioned
+** on it (read column 0, then call shadow_done), SQLITE_DONE if there is no
+** such row, or an error code. */
+int shadow_find_chunk(shadow_tables *t, int64_t id, sqlite3_stmt **stmt);
+void shadow_done(sqlite3_stmt *stmt);
+
+/* Overwrites chunk id with bytes[0..size).  SQLITE_CORRUPT_VTAB when the
+** row does not exist. */
+int shadow_write_chunk(shadow_tables *t, int64_t id, const void *bytes,
+                       int size);
+
+/* Prepares "SELECT id, data FROM chunks ORDER BY id" for a full read. */
+int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt);
+
+#endif
