@@ -69,7 +69,7 @@ typedef struct store_cursor {
   int count, next;         /* rows, and the one the cursor is on */
 } store_cursor;
 
-enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2 };
+enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2, PLAN_NONE = 3 };
 
 /* --- errors ------------------------------------------------------------ */
 
@@ -272,10 +272,14 @@ static int export_filter(bloom_store *s, sqlite3_context *ctx) {
   int64_t expect = 0;
   while (rc == SQLITE_OK && (rc = sqlite3_step(scan)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(scan, 0);
-    if (id != expect || id >= s->chunks) {
-      rc = STORE_ERROR(s, "chunk %lld of %s is %s: the store is damaged",
-                       (long long)(id != expect ? expect : id), s->tables.name,
-                       id != expect ? "missing" : "outside the layout");
+    if (id < 0 || id >= s->chunks) {
+      rc = STORE_ERROR(s, "chunk %lld of %s is outside the layout: the store "
+                       "is damaged", (long long)id, s->tables.name);
+      break;
+    }
+    if (id != expect) {
+      rc = STORE_ERROR(s, "chunk %lld of %s is missing: the store is damaged",
+                       (long long)expect, s->tables.name);
       break;
     }
     const unsigned char *data = sqlite3_column_blob(scan, 1);
@@ -487,7 +491,19 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
   int eq = -1, unusable = 0;
   for (int i = 0; i < info->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if (c->iColumn != COL_VALUE || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (c->iColumn == COL_VALUE && c->op == SQLITE_INDEX_CONSTRAINT_ISNULL &&
+        c->usable) {
+      /* value IS NULL: a filter never holds NULL. */
+      info->aConstraintUsage[i].omit = 1;
+      info->idxNum = PLAN_NONE;
+      info->estimatedCost = 1;
+      info->estimatedRows = 1;
+      return SQLITE_OK;
+    }
+    /* value IS x asks the same as value = x (and IS NULL: no row). */
+    if (c->iColumn != COL_VALUE || (c->op != SQLITE_INDEX_CONSTRAINT_EQ &&
+                                    c->op != SQLITE_INDEX_CONSTRAINT_IS))
+      continue;
     if (c->usable) {
       eq = i;
       break;
@@ -566,6 +582,7 @@ static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
     c->count = 1; /* the filter row; its column is read lazily */
     return SQLITE_OK;
   }
+  if (plan == PLAN_NONE) return SQLITE_OK;
   int room = 1;
   sqlite3_value *v;
   if (plan == PLAN_IN) {
