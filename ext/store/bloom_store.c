@@ -46,7 +46,8 @@
 /* Each chunk row ends with an 8-byte little-endian counter. */
 #define COUNTER_BYTES 8
 
-/* Changed chunks held before they are written back mid-transaction. */
+/* Chunks held in memory: past this, changed ones are written back and the
+** cache emptied, and reads stop adding to it. */
 #define CACHE_BUDGET_BYTES (64u << 20)
 
 enum { COL_VALUE, COL_FILTER };
@@ -59,14 +60,24 @@ typedef struct bloom_store {
   uint64_t blocks;      /* bits / 512 */
   uint32_t chunk_blocks; /* blocks per chunk row (the last may hold fewer) */
   int64_t chunks;
+  /* Chunks read or changed.  Changed ones belong to this connection's
+  ** write transaction; unchanged ones are kept across statements while
+  ** the database's data version says nobody committed since. */
   chunk_cache cache;
+  unsigned data_version;
+  int data_version_known;
 } bloom_store;
 
 typedef struct store_cursor {
   sqlite3_vtab_cursor base;
   int plan;                /* PLAN_* of xFilter */
-  sqlite3_value **values;  /* the rows: values that may be present */
+  sqlite3_value **values;  /* IN: the rows, values that may be present */
   int count, next;         /* rows, and the one the cursor is on */
+  /* =: the one value, kept without an allocation when it is a number */
+  int eq_type;
+  sqlite3_int64 eq_integer;
+  double eq_real;
+  sqlite3_value *eq_copy;  /* TEXT or BLOB */
 } store_cursor;
 
 enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2, PLAN_NONE = 3 };
@@ -110,9 +121,22 @@ static uint32_t blocks_per_page(int page_size) {
 
 /* --- chunk access ------------------------------------------------------ */
 
-/* The chunk holding block `block`: from the cache or the table.  With
-** `load`, it is read into the cache (for a change); otherwise *bytes may
-** point into the table's row, valid until shadow_done(*held). */
+/* Keeps the unchanged chunks of the cache only if no transaction, of this
+** connection or another, committed since they were read. */
+static void revalidate_cache(bloom_store *s) {
+  if (s->cache.dirty) return; /* our own write transaction: current */
+  unsigned version = 0;
+  int rc = sqlite3_file_control(s->tables.db, s->tables.schema,
+                                SQLITE_FCNTL_DATA_VERSION, &version);
+  if (rc != SQLITE_OK || !s->data_version_known || version != s->data_version)
+    cache_clear(&s->cache);
+  s->data_version = version;
+  s->data_version_known = rc == SQLITE_OK;
+}
+
+/* Chunk id: from the cache or the table.  With `load` (a change), or while
+** the cache is within its budget, it is read into the cache; otherwise
+** *bytes points into the table's row, valid until shadow_done(*held). */
 static int get_chunk(bloom_store *s, int64_t id, int load,
                      const unsigned char **bytes, cached_chunk **cached,
                      sqlite3_stmt **held) {
@@ -140,7 +164,7 @@ static int get_chunk(bloom_store *s, int64_t id, int load,
     shadow_done(stmt);
     return SQLITE_NOMEM;
   }
-  if (!load) {
+  if (!load && s->cache.bytes >= CACHE_BUDGET_BYTES) {
     *bytes = data;
     *held = stmt;
     return SQLITE_OK;
@@ -530,6 +554,8 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
 }
 
 static void cursor_reset(store_cursor *c) {
+  sqlite3_value_free(c->eq_copy);
+  c->eq_copy = NULL;
   /* The filter row has no values; a probe row's value is a copy. */
   for (int i = 0; c->values && i < c->count; i++)
     sqlite3_value_free(c->values[i]);
@@ -570,6 +596,28 @@ static int probe_into(bloom_store *s, store_cursor *c, sqlite3_value *value,
   return SQLITE_OK;
 }
 
+/* value = x: a row if x may be present, its value kept for xColumn. */
+static int probe_equal(bloom_store *s, store_cursor *c, sqlite3_value *value) {
+  int type = sqlite3_value_type(value);
+  filter_hash h;
+  arg_status st = value_hash(value, type, s->header.seed, &h);
+  if (st == ARG_NULL) return SQLITE_OK;
+  if (st == ARG_ERROR) return SQLITE_NOMEM;
+  int maybe = contains(s, h);
+  if (maybe <= 0) return -maybe;
+  c->eq_type = type;
+  if (type == SQLITE_INTEGER) {
+    c->eq_integer = sqlite3_value_int64(value);
+  } else if (type == SQLITE_FLOAT) {
+    c->eq_real = sqlite3_value_double(value);
+  } else {
+    c->eq_copy = sqlite3_value_dup(value);
+    if (c->eq_copy == NULL) return SQLITE_NOMEM;
+  }
+  c->count = 1;
+  return SQLITE_OK;
+}
+
 static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
                         int argc, sqlite3_value **argv) {
   (void)unused;
@@ -583,6 +631,8 @@ static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
     return SQLITE_OK;
   }
   if (plan == PLAN_NONE) return SQLITE_OK;
+  revalidate_cache(s);
+  if (plan == PLAN_EQ) return probe_equal(s, c, argv[0]);
   int room = 1;
   sqlite3_value *v;
   if (plan == PLAN_IN) {
@@ -596,7 +646,6 @@ static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
   if (room == 0) return SQLITE_OK;
   c->values = sqlite3_malloc64((sqlite3_uint64)room * sizeof *c->values);
   if (c->values == NULL) return SQLITE_NOMEM;
-  if (plan == PLAN_EQ) return probe_into(s, c, argv[0], room);
   int rc;
   for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
        rc = sqlite3_vtab_in_next(argv[0], &v)) {
@@ -621,7 +670,14 @@ static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
   store_cursor *c = (store_cursor *)cur;
   bloom_store *s = (bloom_store *)cur->pVtab;
   if (col == COL_VALUE) {
-    if (c->plan != PLAN_FILTER) sqlite3_result_value(ctx, c->values[c->next]);
+    if (c->plan == PLAN_IN)
+      sqlite3_result_value(ctx, c->values[c->next]);
+    else if (c->plan == PLAN_EQ && c->eq_type == SQLITE_INTEGER)
+      sqlite3_result_int64(ctx, c->eq_integer);
+    else if (c->plan == PLAN_EQ && c->eq_type == SQLITE_FLOAT)
+      sqlite3_result_double(ctx, c->eq_real);
+    else if (c->plan == PLAN_EQ)
+      sqlite3_result_value(ctx, c->eq_copy);
     return SQLITE_OK;
   }
   if (col == COL_FILTER && c->plan == PLAN_FILTER) {
@@ -655,7 +711,7 @@ static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
 }
 
 static int store_begin(sqlite3_vtab *vtab) {
-  cache_clear(&((bloom_store *)vtab)->cache);
+  revalidate_cache((bloom_store *)vtab);
   return SQLITE_OK;
 }
 
@@ -663,7 +719,15 @@ static int store_sync(sqlite3_vtab *vtab) {
   return flush((bloom_store *)vtab, 0);
 }
 
-static int store_end(sqlite3_vtab *vtab) {
+/* After COMMIT the cached chunks are what the database holds, and stay
+** (the data version tells the next statement whether they still are);
+** after ROLLBACK they are dropped. */
+static int store_commit(sqlite3_vtab *vtab) {
+  (void)vtab;
+  return SQLITE_OK;
+}
+
+static int store_rollback(sqlite3_vtab *vtab) {
   cache_clear(&((bloom_store *)vtab)->cache);
   return SQLITE_OK;
 }
@@ -708,8 +772,8 @@ const sqlite3_module store_bloom_module = {
     .xUpdate = store_update,
     .xBegin = store_begin,
     .xSync = store_sync,
-    .xCommit = store_end,
-    .xRollback = store_end,
+    .xCommit = store_commit,
+    .xRollback = store_rollback,
     .xRename = store_rename,
     .xSavepoint = store_savepoint,
     .xRelease = store_release,
