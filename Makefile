@@ -65,7 +65,7 @@ $(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
 TEST_CFLAGS = $(STD) -g $(WARNINGS) -Iext -Itests
 UNIT_NAMES  = $(patsubst tests/unit/test_%.c,unit-%,$(wildcard tests/unit/test_*.c))
 SQLT_NAMES  = $(patsubst tests/sql/test_%.c,sql-%,$(wildcard tests/sql/test_*.c))
-TEST_HEADERS = $(wildcard tests/*.h)
+TEST_HEADERS = $(wildcard tests/lib/*.h)
 
 $(BUILD)/plain/unit-%.t: tests/unit/test_%.c $(TEST_HEADERS) $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)

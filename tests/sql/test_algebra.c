@@ -26,9 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sqltest.h"
+#include "lib/sqldb.h"
+#include "lib/blob.h"
+#include "lib/clock.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 
-/* ---- helpers (the shared ones are in sqltest.h) --------------------------- */
+/* ---- helpers (the shared ones are in tests/lib/) ----------------------- */
 
 /* Header fields at the offsets of FORMAT.md. */
 #define H_SEED(b) le32((b) + 8)

@@ -36,7 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqltest.h"
+#include "lib/sqldb.h"
+#include "lib/blob.h"
+#include "lib/tap.h"
 #include "fuzz/bloom_spec.h"
 
 static sqlite3 *db;

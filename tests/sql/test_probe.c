@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqltest.h"
+#include "lib/sqldb.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 #include "fuzz/bloom_spec.h"
 
 /* counted(): 1, and one more on the counter; it shows how many times the
