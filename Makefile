@@ -59,36 +59,51 @@ $(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
 # --- tests -----------------------------------------------------------------
-# tests/unit/test_X.c (core only) builds as build/<variant>/unit-X.t and
-# tests/sql/test_X.c (loads BLOOM_SO through libsqlite3) as sql-X.t, so
-# prove runs them; tests/*.t are scripts prove runs as they are.
-TEST_CFLAGS = $(STD) -g $(WARNINGS) -Iext -Itests
-UNIT_NAMES  = $(patsubst tests/unit/test_%.c,unit-%,$(wildcard tests/unit/test_*.c))
-SQLT_NAMES  = $(patsubst tests/sql/test_%.c,sql-%,$(wildcard tests/sql/test_*.c))
+# Compiled tests come in two variants, plain and asan (ASan+UBSan), each in
+# build/<variant>/ as a .t file that prove runs; tests/*.t are scripts prove
+# runs as they are.  Each folder under tests/ has one fragment, tests/X/X.mk,
+# with its rules; they append their programs to PLAIN_TESTS and ASAN_TESTS.
+# Shared test code (TAP, opening a database, seeded randomness, ...) is in
+# tests/lib/.
+VARIANT_CFLAGS_plain = -O2
+VARIANT_CFLAGS_asan  = -O1 $(SAN_FLAGS)
+TEST_CFLAGS  = $(STD) -g $(WARNINGS) -Iext -Itests
 TEST_HEADERS = $(wildcard tests/lib/*.h)
 
-$(BUILD)/plain/unit-%.t: tests/unit/test_%.c $(TEST_HEADERS) $(CORE_SRC) $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O2 -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
+# Test programs that link the extension in rather than load bloom.so (unit
+# tests, the static build of the SQL suite, the fuzz targets) share its
+# objects, compiled once per variant with -DSQLITE_CORE:
+# $(call ext_objs,<variant>) is every object, $(call core_objs,<variant>)
+# those of ext/core/ only.
+ext_objs  = $(patsubst ext/%.c,$(BUILD)/$(1)/ext/%.o,$(CORE_SRC) $(SQL_SRC))
+core_objs = $(patsubst ext/%.c,$(BUILD)/$(1)/ext/%.o,$(CORE_SRC))
+EXT_OBJ_CFLAGS = $(STD) -g $(WARNINGS) -DSQLITE_CORE -Iext
 
-$(BUILD)/asan/unit-%.t: tests/unit/test_%.c $(TEST_HEADERS) $(CORE_SRC) $(HEADERS)
+$(BUILD)/plain/ext/%.o: ext/%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
+	$(CC) $(EXT_OBJ_CFLAGS) $(VARIANT_CFLAGS_plain) -c -o $@ $<
 
-$(BUILD)/plain/sql-%.t: tests/sql/test_%.c $(TEST_HEADERS)
+$(BUILD)/asan/ext/%.o: ext/%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O2 -o $@ $< -lsqlite3 -lm
+	$(CC) $(EXT_OBJ_CFLAGS) $(VARIANT_CFLAGS_asan) -c -o $@ $<
 
-$(BUILD)/asan/sql-%.t: tests/sql/test_%.c $(TEST_HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< -lsqlite3 -lm
+# Keep them (make would delete them as intermediate files after each link).
+.SECONDARY: $(call ext_objs,plain) $(call ext_objs,asan)
 
-PLAIN_TESTS  = $(addprefix $(BUILD)/plain/,$(addsuffix .t,$(UNIT_NAMES) $(SQLT_NAMES)))
-ASAN_TESTS   = $(addprefix $(BUILD)/asan/,$(addsuffix .t,$(UNIT_NAMES) $(SQLT_NAMES)))
+# One link line for every compiled test: the test's .c files and objects
+# (its other prerequisites are headers), in the variant of its folder.
+# A rule may add TEST_DEFS and TEST_LIBS for its targets.
+TEST_LIBS = -lsqlite3 -lm
+define link_test
+@mkdir -p $(@D)
+$(CC) $(TEST_CFLAGS) $(VARIANT_CFLAGS_$(notdir $(@D))) $(TEST_DEFS) -o $@ \
+    $(filter %.c %.o,$^) $(MURMUR_A) $(TEST_LIBS)
+endef
+
+PLAIN_TESTS  =
+ASAN_TESTS   =
 SCRIPT_TESTS = $(wildcard tests/*.t)
 
-# Fragments under tests/ (bench, fuzz, longer checks) add their own targets,
-# and may append compiled tests to PLAIN_TESTS and ASAN_TESTS.
 include $(sort $(wildcard tests/*.mk tests/*/*.mk))
 
 test: deps

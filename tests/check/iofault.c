@@ -1,5 +1,5 @@
 /*
-** I/O faults and crashes (issue 6, part 7; run by `make check-all`).
+** I/O faults and crashes (run by `make check-all`).
 **
 ** A table `items` whose filter in `filters` is kept by an AFTER INSERT
 ** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), written in

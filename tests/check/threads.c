@@ -1,5 +1,5 @@
 /*
-** Threads (issue 6, part 8; run by `make check-all` under ThreadSanitizer).
+** Threads (run by `make check-all` under ThreadSanitizer).
 **
 ** Four threads, one connection each, on one WAL database.  They load the
 ** extension at the same moment (a barrier before sqlite3_load_extension:

@@ -1,5 +1,5 @@
 /*
-** Out-of-memory at every allocation (issue 6, parts 4 and 5).
+** Out-of-memory at every allocation, and while loading.
 **
 ** A counting, failing allocator (tests/lib/faults.h) is installed with
 ** SQLITE_CONFIG_MALLOC before sqlite3_initialize(), lookaside off, so that
@@ -18,7 +18,7 @@
 **   - not crash (the ASan+UBSan variant also checks every access).
 ** Every fault point is swept; the number per scenario is printed.
 **
-** The load itself is swept too (part 5): after each failed load the
+** The load itself is swept too: after each failed load the
 ** functions that did register are called (they must work, since the .so is
 ** linked with -z nodelete), then a re-load must succeed and every function
 ** must work.  The .so must stay mapped after every connection closed, and

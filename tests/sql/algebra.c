@@ -1,5 +1,5 @@
 /*
-** Filter-algebra tests (issue 4): bloom_build against bloom_empty + bloom_add,
+** Filter-algebra tests: bloom_build against bloom_empty + bloom_add,
 ** bloom_merge against bloom_build, bloom_union / bloom_intersect (no false
 ** negatives, header rules, shape mismatches, corrupt arguments), bloom_add's
 ** value rules, auto-sized filters measured at their actual distinct count,

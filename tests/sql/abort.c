@@ -1,5 +1,5 @@
 /*
-** Aborted statements free everything (issue 6, part 6).
+** Aborted statements free everything.
 **
 ** A statement that stops half-way leaves aggregate contexts, vtab cursors
 ** and result buffers for SQLite to clean up through xFinal and xClose.

@@ -2,7 +2,7 @@
 ** Unit tests of the plain-C core: hash, sizing, layout, format.
 **
 ** Expected figures come from published values, from the specification in
-** the headers (filter_format.h, filter_hash.h, bloom_core.h) or from an
+** the headers (ext/core/format.h, hash.h, bloom.h) or from an
 ** independent computation written here, never from the code's own output.
 ** Random inputs come from a fixed-seed splitmix64, printed as "# seed:".
 */

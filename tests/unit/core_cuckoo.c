@@ -4,7 +4,7 @@
 ** the copies limit, the false-positive rate, and the kind-2 header checks.
 ** Every random stream has a fixed seed, printed as "# seed: ...".  Sizing
 ** is judged against FORMAT.md's rule, implemented here independently
-** (my_cuckoo_*), and header checks against tests/fuzz/bloom_spec.h.
+** (my_cuckoo_*), and header checks against tests/lib/bloom_spec.h.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include "core/cuckoo.h"
 #include "core/format.h"
 #include "core/hash.h"
-#include "fuzz/bloom_spec.h"
+#include "lib/bloom_spec.h"
 #include "lib/rng.h"
 #include "lib/tap.h"
 
