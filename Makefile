@@ -31,7 +31,7 @@ HEADERS  = $(wildcard ext/*.h ext/*/*.h)
 
 # Only sqlite3_bloom_init is exported; murmur's symbols stay inside;
 # nodelete keeps the code mapped if SQLite unloads after a failed init.
-SO_FLAGS = -shared -fPIC -fvisibility=hidden \
+SO_FLAGS = -shared -fPIC -fvisibility=hidden -Wl,-soname,bloom.so \
            -Wl,--exclude-libs,ALL -Wl,-z,nodelete -Wl,--no-undefined
 
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -42,18 +42,27 @@ BUILD = build
 
 .PHONY: all demo test test-plain test-asan deps clean bench install uninstall
 
-# make install PREFIX=/usr/local DESTDIR= puts bloom.so in $(LIBDIR);
-# then `.load /usr/local/lib/sqlite3/bloom` in the shell.
-PREFIX ?= /usr/local
-LIBDIR  = $(PREFIX)/lib/sqlite3
+# make install [PREFIX=/usr/local] [DESTDIR=] puts the extension in $(LIBDIR),
+# where the dynamic loader looks, so that `.load bloom` in the sqlite3 shell
+# finds it from any directory.  A bare name is found there only through
+# ldconfig's cache, and ldconfig reads only files named lib*.so*: so the
+# file is libbloom.so with the SONAME bloom.so, which ldconfig caches it
+# under, beside a link bloom.so -> libbloom.so (for `.load $(LIBDIR)/bloom`
+# before ldconfig has run).  ldconfig runs when installing into the real
+# root, not under DESTDIR.
+PREFIX   ?= /usr/local
+LIBDIR    = $(PREFIX)/lib
+LDCONFIG ?= ldconfig
 
 all: bloom.so
 
-bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
+# Rebuilt when the Makefile changes too: the link flags (SONAME, exports)
+# are part of what make install delivers.
+bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS) Makefile
 	$(CC) $(STD) -Iext $(CFLAGS) $(WARNINGS) $(SO_FLAGS) -o $@ \
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
-$(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
+$(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS) Makefile
 	@mkdir -p $(@D)
 	$(CC) $(STD) -Iext -O1 -g $(WARNINGS) $(SAN_FLAGS) $(SO_FLAGS) -o $@ \
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
@@ -153,11 +162,19 @@ deps:
 
 install: bloom.so
 	install -d $(DESTDIR)$(LIBDIR)
-	install -m 644 bloom.so $(DESTDIR)$(LIBDIR)/bloom.so
+	install -m 644 bloom.so $(DESTDIR)$(LIBDIR)/libbloom.so
+	ln -sf libbloom.so $(DESTDIR)$(LIBDIR)/bloom.so
+	@$(if $(DESTDIR),:,$(run_ldconfig))
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/bloom.so
-	-rmdir $(DESTDIR)$(LIBDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(LIBDIR)/bloom.so $(DESTDIR)$(LIBDIR)/libbloom.so
+	@$(if $(DESTDIR),:,$(run_ldconfig))
+
+# ldconfig lives in /sbin, often not in a user's PATH; as a user (installing
+# under $HOME, say) it cannot write the cache, which is then only a warning.
+run_ldconfig = echo $(LDCONFIG); \
+    PATH="$$PATH:/usr/sbin:/sbin" $(LDCONFIG) || \
+    echo "warning: $(LDCONFIG) failed; .load bloom needs $(LIBDIR) in its cache (.load $(LIBDIR)/bloom works)"
 
 clean:
 	rm -rf $(BUILD) bloom.so
