@@ -70,8 +70,9 @@ $(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS) Makefile
 # --- tests -----------------------------------------------------------------
 # Compiled tests come in two variants, plain and asan (ASan+UBSan), each in
 # build/<variant>/ as a .t file that prove runs; tests/*.t are scripts prove
-# runs as they are.  Each folder under tests/ has one fragment, tests/X/X.mk,
-# with its rules; they append their programs to PLAIN_TESTS and ASAN_TESTS.
+# runs as they are.  A folder of tests/ that needs rules has one fragment,
+# tests/X/X.mk, included below; the fragments append their compiled tests
+# to PLAIN_TESTS and ASAN_TESTS.
 # Shared test code (TAP, opening a database, seeded randomness, ...) is in
 # tests/lib/.
 VARIANT_CFLAGS_plain = -O2
