@@ -32,7 +32,7 @@ HEADERS  = $(wildcard ext/*.h ext/*/*.h)
 
 # Only sqlite3_bloom_init is exported; murmur's symbols stay inside;
 # nodelete keeps the code mapped if SQLite unloads after a failed init.
-SO_FLAGS = -shared -fPIC -fvisibility=hidden \
+SO_FLAGS = -shared -fPIC -fvisibility=hidden -Wl,-soname,bloom.so \
            -Wl,--exclude-libs,ALL -Wl,-z,nodelete -Wl,--no-undefined
 
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -43,53 +43,78 @@ BUILD = build
 
 .PHONY: all demo test test-plain test-asan check-layers deps clean bench install uninstall
 
-# make install PREFIX=/usr/local DESTDIR= puts bloom.so in $(LIBDIR);
-# then `.load /usr/local/lib/sqlite3/bloom` in the shell.
-PREFIX ?= /usr/local
-LIBDIR  = $(PREFIX)/lib/sqlite3
+# make install [PREFIX=/usr/local] [DESTDIR=] puts the extension in $(LIBDIR),
+# where the dynamic loader looks, so that `.load bloom` in the sqlite3 shell
+# finds it from any directory.  A bare name is found there only through
+# ldconfig's cache, and ldconfig reads only files named lib*.so*: so the
+# file is libbloom.so with the SONAME bloom.so, which ldconfig caches it
+# under, beside a link bloom.so -> libbloom.so (for `.load $(LIBDIR)/bloom`
+# before ldconfig has run).  ldconfig runs when installing into the real
+# root, not under DESTDIR.
+PREFIX   ?= /usr/local
+LIBDIR    = $(PREFIX)/lib
+LDCONFIG ?= ldconfig
 
 all: bloom.so
 
-bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
+# Rebuilt when the Makefile changes too: the link flags (SONAME, exports)
+# are part of what make install delivers.
+bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS) Makefile
 	$(CC) $(STD) -Iext $(CFLAGS) $(WARNINGS) $(SO_FLAGS) -o $@ \
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
-$(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS)
+$(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS) Makefile
 	@mkdir -p $(@D)
 	$(CC) $(STD) -Iext -O1 -g $(WARNINGS) $(SAN_FLAGS) $(SO_FLAGS) -o $@ \
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
 # --- tests -----------------------------------------------------------------
-# tests/unit/test_X.c (core only) builds as build/<variant>/unit-X.t and
-# tests/sql/test_X.c (loads BLOOM_SO through libsqlite3) as sql-X.t, so
-# prove runs them; tests/*.t are scripts prove runs as they are.
-TEST_CFLAGS = $(STD) -g $(WARNINGS) -Iext -Itests
-UNIT_NAMES  = $(patsubst tests/unit/test_%.c,unit-%,$(wildcard tests/unit/test_*.c))
-SQLT_NAMES  = $(patsubst tests/sql/test_%.c,sql-%,$(wildcard tests/sql/test_*.c))
-TEST_HEADERS = $(wildcard tests/*.h)
+# Compiled tests come in two variants, plain and asan (ASan+UBSan), each in
+# build/<variant>/ as a .t file that prove runs; tests/*.t are scripts prove
+# runs as they are.  A folder of tests/ that needs rules has one fragment,
+# tests/X/X.mk, included below; the fragments append their compiled tests
+# to PLAIN_TESTS and ASAN_TESTS.
+# Shared test code (TAP, opening a database, seeded randomness, ...) is in
+# tests/lib/.
+VARIANT_CFLAGS_plain = -O2
+VARIANT_CFLAGS_asan  = -O1 $(SAN_FLAGS)
+TEST_CFLAGS  = $(STD) -g $(WARNINGS) -Iext -Itests
+TEST_HEADERS = $(wildcard tests/lib/*.h)
 
-$(BUILD)/plain/unit-%.t: tests/unit/test_%.c $(TEST_HEADERS) $(CORE_SRC) $(HEADERS)
+# Test programs that link the extension in rather than load bloom.so (unit
+# tests, the static build of the SQL suite, the fuzz targets) share its
+# objects, compiled once per variant with -DSQLITE_CORE:
+# $(call ext_objs,<variant>) is every object, $(call core_objs,<variant>)
+# those of ext/core/ only.
+ext_objs  = $(patsubst ext/%.c,$(BUILD)/$(1)/ext/%.o,$(CORE_SRC) $(SQL_SRC))
+core_objs = $(patsubst ext/%.c,$(BUILD)/$(1)/ext/%.o,$(CORE_SRC))
+EXT_OBJ_CFLAGS = $(STD) -g $(WARNINGS) -DSQLITE_CORE -Iext
+
+$(BUILD)/plain/ext/%.o: ext/%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O2 -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
+	$(CC) $(EXT_OBJ_CFLAGS) $(VARIANT_CFLAGS_plain) -c -o $@ $<
 
-$(BUILD)/asan/unit-%.t: tests/unit/test_%.c $(TEST_HEADERS) $(CORE_SRC) $(HEADERS)
+$(BUILD)/asan/ext/%.o: ext/%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
+	$(CC) $(EXT_OBJ_CFLAGS) $(VARIANT_CFLAGS_asan) -c -o $@ $<
 
-$(BUILD)/plain/sql-%.t: tests/sql/test_%.c $(TEST_HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O2 -o $@ $< -lsqlite3 -lm
+# Keep them (make would delete them as intermediate files after each link).
+.SECONDARY: $(call ext_objs,plain) $(call ext_objs,asan)
 
-$(BUILD)/asan/sql-%.t: tests/sql/test_%.c $(TEST_HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O1 $(SAN_FLAGS) -o $@ $< -lsqlite3 -lm
+# One link line for every compiled test: the test's .c files and objects
+# (its other prerequisites are headers), in the variant of its folder.
+# A rule may add TEST_DEFS and TEST_LIBS for its targets.
+TEST_LIBS = -lsqlite3 -lm
+define link_test
+@mkdir -p $(@D)
+$(CC) $(TEST_CFLAGS) $(VARIANT_CFLAGS_$(notdir $(@D))) $(TEST_DEFS) -o $@ \
+    $(filter %.c %.o,$^) $(MURMUR_A) $(TEST_LIBS)
+endef
 
-PLAIN_TESTS  = $(addprefix $(BUILD)/plain/,$(addsuffix .t,$(UNIT_NAMES) $(SQLT_NAMES)))
-ASAN_TESTS   = $(addprefix $(BUILD)/asan/,$(addsuffix .t,$(UNIT_NAMES) $(SQLT_NAMES)))
+PLAIN_TESTS  =
+ASAN_TESTS   =
 SCRIPT_TESTS = $(wildcard tests/*.t)
 
-# Fragments under tests/ (bench, fuzz, longer checks) add their own targets,
-# and may append compiled tests to PLAIN_TESTS and ASAN_TESTS.
 include $(sort $(wildcard tests/*.mk tests/*/*.mk))
 
 test: deps
@@ -144,11 +169,19 @@ deps:
 
 install: bloom.so
 	install -d $(DESTDIR)$(LIBDIR)
-	install -m 644 bloom.so $(DESTDIR)$(LIBDIR)/bloom.so
+	install -m 644 bloom.so $(DESTDIR)$(LIBDIR)/libbloom.so
+	ln -sf libbloom.so $(DESTDIR)$(LIBDIR)/bloom.so
+	@$(if $(DESTDIR),:,$(run_ldconfig))
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/bloom.so
-	-rmdir $(DESTDIR)$(LIBDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(LIBDIR)/bloom.so $(DESTDIR)$(LIBDIR)/libbloom.so
+	@$(if $(DESTDIR),:,$(run_ldconfig))
+
+# ldconfig lives in /sbin, often not in a user's PATH; as a user (installing
+# under $HOME, say) it cannot write the cache, which is then only a warning.
+run_ldconfig = echo $(LDCONFIG); \
+    PATH="$$PATH:/usr/sbin:/sbin" $(LDCONFIG) || \
+    echo "warning: $(LDCONFIG) failed; .load bloom needs $(LIBDIR) in its cache (.load $(LIBDIR)/bloom works)"
 
 clean:
 	rm -rf $(BUILD) bloom.so

@@ -1,5 +1,5 @@
 #!/bin/sh
-# No writable global in bloom.so besides sqlite3_api (issue 6, part 9).
+# No writable global in bloom.so besides sqlite3_api (`make check-globals`).
 #
 #   tests/check/globals.sh path/to/bloom.so
 #

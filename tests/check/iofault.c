@@ -1,5 +1,5 @@
 /*
-** I/O faults and crashes (issue 6, part 7; run by `make check-all`).
+** I/O faults and crashes (run by `make check-all`).
 **
 ** A table `items` whose filter in `filters` is kept by an AFTER INSERT
 ** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), written in
@@ -37,8 +37,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sqlhelp.h"
-#include "tap.h"
+#include "lib/sqldb.h"
+#include "lib/clock.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 
 /* ---- the fault-injecting VFS shim ---------------------------------------- */
 
@@ -95,8 +97,8 @@ static int shim_unlock(sqlite3_file *f, int lock) {
 static int shim_check_reserved(sqlite3_file *f, int *out) {
   return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
 }
-static int shim_file_control(sqlite3_file *f, int op, void *arg) {
-  return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+static int shim_file_control(sqlite3_file *f, int op, void *p_arg) {
+  return REAL(f)->pMethods->xFileControl(REAL(f), op, p_arg);
 }
 static int shim_sector_size(sqlite3_file *f) {
   return REAL(f)->pMethods->xSectorSize(REAL(f));
@@ -183,7 +185,8 @@ static int run_txn(sqlite3 *db, long long k) {
   return rc;
 }
 
-static sqlite3 *open_db(const char *path, const char *vfs, const char *mode) {
+static sqlite3 *open_with_vfs(const char *path, const char *vfs,
+                              const char *mode) {
   sqlite3 *db = NULL;
   int rc = sqlite3_open_v2(path, &db,
                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs);
@@ -193,8 +196,8 @@ static sqlite3 *open_db(const char *path, const char *vfs, const char *mode) {
   }
   sqlite3_busy_timeout(db, 5000);
   char *err = NULL;
-  if (sh_load(db, &err) != SQLITE_OK) {
-    printf("Bail out! cannot load %s: %s\n", sh_so_path(), err ? err : "?");
+  if (load_bloom(db, &err) != SQLITE_OK) {
+    printf("Bail out! cannot load %s: %s\n", bloom_so_path(), err ? err : "?");
     exit(2);
   }
   free(err);
@@ -212,28 +215,28 @@ static sqlite3 *open_db(const char *path, const char *vfs, const char *mode) {
 ** what does not. */
 static int check_db(const char *path, const unsigned char *committed,
                     long long n, const char *what) {
-  sqlite3 *db = open_db(path, NULL, NULL);
+  sqlite3 *db = open_with_vfs(path, NULL, NULL);
   if (!db) {
     tap_diag("  %s: cannot reopen %s", what, path);
     return 0;
   }
   int ok = 1;
-  char *ic = sh_query_text(db, "PRAGMA integrity_check");
+  char *ic = q_text(db, "PRAGMA integrity_check", NOARGS);
   if (!ic || strcmp(ic, "ok") != 0) {
     tap_diag("  %s: integrity_check: %s", what, ic ? ic : "failed");
     ok = 0;
   }
   free(ic);
-  long long misses = sh_query_int(
+  long long misses = q_int(
       db, "SELECT count(*) FROM items, filters WHERE filters.name = 'items' "
-          "AND bloom_test(filters.f, items.id) IS NOT 1");
+          "AND bloom_test(filters.f, items.id) IS NOT 1", NOARGS);
   /* IS, not a difference: a missing filter row (inserted NULL) must fail. */
-  long long counter_ok = sh_query_int(
+  long long counter_ok = q_int(
       db, "SELECT (SELECT inserted FROM bloom_info((SELECT f FROM filters "
-          "WHERE name = 'items'))) IS (SELECT count(*) FROM items)");
-  long long torn = sh_query_int(
+          "WHERE name = 'items'))) IS (SELECT count(*) FROM items)", NOARGS);
+  long long torn = q_int(
       db, "SELECT count(*) FROM (SELECT id / 5, count(*) AS c FROM items "
-          "GROUP BY 1) WHERE c != 5");
+          "GROUP BY 1) WHERE c != 5", NOARGS);
   if (misses != 0 || counter_ok != 1 || torn != 0) {
     tap_diag("  %s: %lld rows test 0, inserted counter %s count(*), %lld "
              "partial transactions", what, misses,
@@ -282,8 +285,8 @@ static int io_run(const char *mode, long long n, int persistent,
   remove_db(path);
   /* A few committed transactions first, without faults. */
   unsigned char committed[IO_TXNS + 3] = {0};
-  sqlite3 *db = open_db(path, NULL, mode);
-  if (!db || !sh_exec(db, SCHEMA)) exit(2);
+  sqlite3 *db = open_with_vfs(path, NULL, mode);
+  if (!db || !exec_ok(db, SCHEMA)) exit(2);
   for (long long k = 0; k < 3; k++) committed[k] = run_txn(db, k) == SQLITE_OK;
   sqlite3_close(db);
 
@@ -292,7 +295,7 @@ static int io_run(const char *mode, long long n, int persistent,
   io_persistent = persistent;
   io_fail_at = n;
   *errors = 0;
-  db = open_db(path, "faulty", mode);
+  db = open_with_vfs(path, "faulty", mode);
   if (db) {
     for (long long k = 3; k < IO_TXNS + 3; k++) {
       int rc = run_txn(db, k);
@@ -314,7 +317,7 @@ static void test_io_faults(void) {
   static const char *const modes[] = {"WAL", "DELETE"};
   for (int m = 0; m < 2; m++)
     for (int persistent = 0; persistent <= 1; persistent++) {
-      double t0 = sh_now();
+      double t0 = now();
       long long points = 0, bad = 0, with_errors = 0;
       for (long long n = 1;; n++) {
         long long fired = 0;
@@ -333,7 +336,7 @@ static void test_io_faults(void) {
              "swept (%lld gave the workload an error), %lld bad reopens",
              modes[m], persistent ? "persistent" : "one-shot", points,
              with_errors, bad);
-      tap_diag("  %.1f s", sh_now() - t0);
+      tap_diag("  %.1f s", now() - t0);
     }
 }
 
@@ -343,8 +346,8 @@ static void test_io_faults(void) {
 ** SQLITE_OK, writes k to the pipe. */
 static void writer(const char *path, const char *mode, long long first_k,
                    int fd) {
-  sqlite3 *db = open_db(path, NULL, mode);
-  if (!db || !sh_exec(db, SCHEMA)) _exit(3);
+  sqlite3 *db = open_with_vfs(path, NULL, mode);
+  if (!db || !exec_ok(db, SCHEMA)) _exit(3);
   for (long long k = first_k;; k++) {
     if (run_txn(db, k) == SQLITE_OK) {
       if (write(fd, &k, sizeof k) != (ssize_t)sizeof k) _exit(4);
@@ -358,7 +361,7 @@ static void writer(const char *path, const char *mode, long long first_k,
 static void test_kill(uint64_t seed) {
   tap_diag("seed: 0x%016llx (SIGKILL rounds; give it as the first argument "
            "to repeat)", (unsigned long long)seed);
-  sh_rng_state = seed;
+  uint64_t rng = seed;
   static unsigned char committed[2][MAX_TXNS];
   long long next_k[2] = {0, 0};
   static const char *const modes[] = {"WAL", "DELETE"};
@@ -371,7 +374,7 @@ static void test_kill(uint64_t seed) {
     int fds[2];
     if (pipe(fds) != 0) exit(2);
     long long first = next_k[m];
-    unsigned delay_us = 20000 + (unsigned)(sh_rng() % 280000);
+    unsigned delay_us = 20000 + (unsigned)(splitmix64(&rng) % 280000);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -407,7 +410,7 @@ static void test_kill(uint64_t seed) {
 }
 
 int main(int argc, char **argv) {
-  double t0 = sh_now();
+  double t0 = now();
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 0x10fa017c0ffeeULL;
   const char *base = getenv("TMPDIR");
   struct stat sb;
@@ -425,6 +428,6 @@ int main(int argc, char **argv) {
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) tap_diag("could not remove %s", dir);
-  tap_diag("total %.1f s", sh_now() - t0);
+  tap_diag("total %.1f s", now() - t0);
   return tap_done();
 }

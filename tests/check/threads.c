@@ -1,5 +1,5 @@
 /*
-** Threads (issue 6, part 8; run by `make check-all` under ThreadSanitizer).
+** Threads (run by `make check-all` under ThreadSanitizer).
 **
 ** Four threads, one connection each, on one WAL database.  They load the
 ** extension at the same moment (a barrier before sqlite3_load_extension:
@@ -27,8 +27,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sqlhelp.h"
-#include "tap.h"
+#include "lib/sqldb.h"
+#include "lib/clock.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 
 #define THREADS 4
 
@@ -43,13 +45,6 @@ typedef struct worker {
   long long ops[5], busy, wrong, errors;
   char first_error[256];
 } worker;
-
-static uint64_t next_rand(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 static void note_error(worker *w, sqlite3 *db, int rc, const char *what) {
   if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
@@ -103,13 +98,13 @@ static sqlite3 *open_conn(void) {
   return db;
 }
 
-static void *work(void *arg) {
-  worker *w = arg;
+static void *work(void *self) {
+  worker *w = self;
   sqlite3 *db = open_conn();
   pthread_barrier_wait(&barrier);
   /* Every thread loads at the same moment. */
   char *err = NULL;
-  w->loaded = db && sh_load(db, &err) == SQLITE_OK;
+  w->loaded = db && load_bloom(db, &err) == SQLITE_OK;
   if (!w->loaded)
     snprintf(w->first_error, sizeof w->first_error, "load: %s",
              err ? err : "cannot open");
@@ -121,8 +116,8 @@ static void *work(void *arg) {
   }
   long long next_id = (long long)w->id * 1000000000LL;
   char sql[512];
-  while (sh_now() < deadline) {
-    int op = (int)(next_rand(&w->rng) % 20);
+  while (now() < deadline) {
+    int op = (int)(splitmix64(&w->rng) % 20);
     if (op < 8) { /* add */
       snprintf(sql, sizeof sql,
                "BEGIN IMMEDIATE; INSERT INTO items(id) VALUES (%lld), (%lld),"
@@ -180,7 +175,7 @@ static void *work(void *arg) {
     } else { /* reload on a second connection */
       sqlite3 *db2 = open_conn();
       char *e2 = NULL;
-      if (!db2 || sh_load(db2, &e2) != SQLITE_OK) {
+      if (!db2 || load_bloom(db2, &e2) != SQLITE_OK) {
         if (w->errors++ == 0)
           snprintf(w->first_error, sizeof w->first_error, "reload: %s",
                    e2 ? e2 : "cannot open");
@@ -215,7 +210,7 @@ int main(void) {
   /* The schema, without the extension: the threads load it. */
   sqlite3 *db = NULL;
   if (sqlite3_open(path, &db) != SQLITE_OK ||
-      !sh_exec(db,
+      !exec_ok(db,
                "PRAGMA journal_mode = WAL;"
                "CREATE TABLE items(id INTEGER PRIMARY KEY);"
                "CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);"
@@ -234,7 +229,7 @@ int main(void) {
   pthread_t th[THREADS];
   worker w[THREADS];
   memset(w, 0, sizeof w);
-  deadline = sh_now() + seconds;
+  deadline = now() + seconds;
   for (int i = 0; i < THREADS; i++) {
     w[i].id = i;
     w[i].rng = UINT64_C(0x7ead5eed) + (uint64_t)i;
@@ -263,12 +258,12 @@ int main(void) {
   /* The end state: every item in the filter. */
   sqlite3_open(path, &db);
   char *err = NULL;
-  sh_load(db, &err);
+  load_bloom(db, &err);
   free(err);
-  TAP_EQ_U64(sh_query_int(db, "SELECT count(*) FROM items, filters WHERE "
-                              "bloom_test(filters.f, items.id) IS NOT 1"),
+  TAP_EQ_U64(q_int(db, "SELECT count(*) FROM items, filters WHERE "
+                       "bloom_test(filters.f, items.id) IS NOT 1", NOARGS),
              0, "at the end, every item tests 1 (%lld items)",
-             sh_query_int(db, "SELECT count(*) FROM items"));
+             q_int(db, "SELECT count(*) FROM items", NOARGS));
   sqlite3_close(db);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

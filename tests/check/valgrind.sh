@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs compiled tests under valgrind's memcheck (issue 6; `make check-all`).
+# Runs compiled tests under valgrind's memcheck (`make check-valgrind`).
 #
 #   BLOOM_SO=... tests/check/valgrind.sh LOGDIR test.t...
 #
@@ -11,7 +11,7 @@
 # Its own TAP verdicts are shown but not judged here: valgrind computes
 # x87 long double in 64 bits, so SQLite's integer/real comparisons near
 # 2^53 and 2^63 answer differently under it and value-rule checks of
-# tests/sql/test_sql.c fail there only; the plain and ASan runs of
+# tests/sql/bloom_functions.c fail there only; the plain and ASan runs of
 # `make test` judge them.  Prints TAP.
 logdir=$1; shift
 here=$(dirname "$0")

@@ -18,9 +18,8 @@ FUZZ_CC      ?= clang
 FUZZ_DIR      = tests/fuzz
 FUZZ_WORK     = $(FUZZ_DIR)/corpus-work
 FUZZ_TARGETS  = $(patsubst $(FUZZ_DIR)/fuzz_%.c,%,$(wildcard $(FUZZ_DIR)/fuzz_*.c))
-FUZZ_HEADERS  = $(FUZZ_DIR)/fuzz_common.h $(FUZZ_DIR)/bloom_spec.h $(HEADERS)
-FUZZ_EXT_SRC  = $(CORE_SRC) $(SQL_SRC)
-FUZZ_CFLAGS   = $(STD) -g $(WARNINGS) -DSQLITE_CORE -Iext -I$(FUZZ_DIR)
+FUZZ_HEADERS  = $(FUZZ_DIR)/fuzz_common.h tests/lib/bloom_spec.h $(HEADERS)
+FUZZ_CFLAGS   = $(STD) -g $(WARNINGS) -DSQLITE_CORE -Iext -Itests
 FUZZ_SAN      = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer
 FUZZ_SAN_OBJ  = -fsanitize=fuzzer-no-link,address,undefined \
@@ -29,54 +28,40 @@ FUZZ_BINS     = $(addprefix $(BUILD)/fuzz/fuzz-,$(FUZZ_TARGETS))
 # The clang and libFuzzer runtime packages of Debian bookworm.
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 
-# The extension's sources are compiled once per variant (plain, asan, and
-# fuzz: clang with libFuzzer's instrumentation) and linked into every target.
-fuzz_ext_objs = $(patsubst ext/%.c,$(BUILD)/$(1)/fuzz-ext/%.o,$(FUZZ_EXT_SRC))
-
-$(BUILD)/plain/fuzz-ext/%.o: ext/%.c $(HEADERS)
+# The extension's objects: the plain and asan ones are the Makefile's
+# (ext_objs); the fuzz variant is compiled by clang with libFuzzer's
+# instrumentation.
+$(BUILD)/fuzz/ext/%.o: ext/%.c $(HEADERS) | fuzz-deps
 	@mkdir -p $(@D)
-	$(CC) $(FUZZ_CFLAGS) -O2 -c -o $@ $<
-
-$(BUILD)/asan/fuzz-ext/%.o: ext/%.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(FUZZ_CFLAGS) -O1 $(SAN_FLAGS) -c -o $@ $<
-
-$(BUILD)/fuzz/fuzz-ext/%.o: ext/%.c $(HEADERS) | fuzz-deps
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -O1 $(FUZZ_SAN_OBJ) -c -o $@ $<
+	$(FUZZ_CC) $(EXT_OBJ_CFLAGS) -O1 $(FUZZ_SAN_OBJ) -c -o $@ $<
 
 # Replay binaries: the target plus replay.c, plain and sanitized.
 REPLAY_DEFS = -DREPLAY_CORPUS='"$(CURDIR)/$(FUZZ_DIR)/corpus/$*"' \
               -DREPLAY_REGRESSIONS='"$(CURDIR)/$(FUZZ_DIR)/regressions/$*"'
 
 $(BUILD)/plain/fuzz-%.t: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/replay.c $(FUZZ_HEADERS) \
-                         $(call fuzz_ext_objs,plain)
-	@mkdir -p $(@D)
-	$(CC) $(FUZZ_CFLAGS) -O2 $(REPLAY_DEFS) -o $@ $< $(FUZZ_DIR)/replay.c \
-	    $(call fuzz_ext_objs,plain) $(MURMUR_A) -lsqlite3 -lm
+                         $(call ext_objs,plain)
+	$(link_test)
 
 $(BUILD)/asan/fuzz-%.t: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/replay.c $(FUZZ_HEADERS) \
-                        $(call fuzz_ext_objs,asan)
-	@mkdir -p $(@D)
-	$(CC) $(FUZZ_CFLAGS) -O1 $(SAN_FLAGS) $(REPLAY_DEFS) -o $@ $< $(FUZZ_DIR)/replay.c \
-	    $(call fuzz_ext_objs,asan) $(MURMUR_A) -lsqlite3 -lm
+                        $(call ext_objs,asan)
+	$(link_test)
+
+$(BUILD)/plain/fuzz-%.t $(BUILD)/asan/fuzz-%.t: TEST_DEFS = -DSQLITE_CORE $(REPLAY_DEFS)
 
 PLAIN_TESTS += $(addprefix $(BUILD)/plain/fuzz-,$(addsuffix .t,$(FUZZ_TARGETS)))
 ASAN_TESTS  += $(addprefix $(BUILD)/asan/fuzz-,$(addsuffix .t,$(FUZZ_TARGETS)))
 
-# test_badinput.c shares the independent format reader with the targets.
-$(BUILD)/plain/sql-badinput.t $(BUILD)/asan/sql-badinput.t: $(FUZZ_DIR)/bloom_spec.h
-
 # libFuzzer binaries.
-$(BUILD)/fuzz/fuzz-%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_HEADERS) $(call fuzz_ext_objs,fuzz) | fuzz-deps
+$(BUILD)/fuzz/fuzz-%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_HEADERS) $(call ext_objs,fuzz) | fuzz-deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -O1 $(FUZZ_SAN) -o $@ $< \
-	    $(call fuzz_ext_objs,fuzz) $(MURMUR_A) -lsqlite3 -lm
+	    $(call ext_objs,fuzz) $(MURMUR_A) -lsqlite3 -lm
 
 # The seed corpus generator: the extension itself writes the valid blobs.
-$(BUILD)/fuzz/gen-corpus: $(FUZZ_DIR)/gen_corpus.c $(FUZZ_HEADERS) $(call fuzz_ext_objs,plain)
+$(BUILD)/fuzz/gen-corpus: $(FUZZ_DIR)/gen_corpus.c $(FUZZ_HEADERS) $(call ext_objs,plain)
 	@mkdir -p $(@D)
-	$(CC) $(FUZZ_CFLAGS) -O1 -o $@ $< $(call fuzz_ext_objs,plain) $(MURMUR_A) -lsqlite3 -lm
+	$(CC) $(FUZZ_CFLAGS) -O1 -o $@ $< $(call ext_objs,plain) $(MURMUR_A) -lsqlite3 -lm
 
 .PHONY: fuzz fuzz-build fuzz-deps fuzz-corpus
 
@@ -114,6 +99,6 @@ fuzz-deps:
 	fi; \
 	rm -rf "$$probe"
 
-# Keep the per-variant objects of ext/ (make would delete them as
-# intermediate files after each link).
-.SECONDARY: $(call fuzz_ext_objs,plain) $(call fuzz_ext_objs,asan) $(call fuzz_ext_objs,fuzz)
+# Keep the fuzz variant's objects (make would delete them as intermediate
+# files after each link).
+.SECONDARY: $(call ext_objs,fuzz)

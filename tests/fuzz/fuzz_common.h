@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bloom_spec.h"
+#include "lib/bloom_spec.h"
 
 int sqlite3_bloom_init(sqlite3 *db, char **err,
                        const sqlite3_api_routines *api);

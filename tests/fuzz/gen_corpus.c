@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bloom_spec.h"
+#include "lib/bloom_spec.h"
 
 int sqlite3_bloom_init(sqlite3 *db, char **err,
                        const sqlite3_api_routines *api);

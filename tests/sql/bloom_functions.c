@@ -22,7 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sqltest.h"
+#include "lib/sqldb.h"
+#include "lib/blob.h"
+#include "lib/clock.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 
 #ifdef BLOOM_STATIC
 #include "functions/aligned.h" /* sql_aligned_alloc, compiled in */

@@ -1,7 +1,7 @@
 /*
-** Out-of-memory at every allocation (issue 6, parts 4 and 5).
+** Out-of-memory at every allocation, and while loading.
 **
-** A counting, failing allocator (tests/sqlhelp.h) is installed with
+** A counting, failing allocator (tests/lib/faults.h) is installed with
 ** SQLITE_CONFIG_MALLOC before sqlite3_initialize(), lookaside off, so that
 ** every allocation SQLite and the extension make reaches it.  For each
 ** scenario, on a fresh in-memory database with BLOOM_SO loaded and the
@@ -18,7 +18,7 @@
 **   - not crash (the ASan+UBSan variant also checks every access).
 ** Every fault point is swept; the number per scenario is printed.
 **
-** The load itself is swept too (part 5): after each failed load the
+** The load itself is swept too: after each failed load the
 ** functions that did register are called (they must work, since the .so is
 ** linked with -z nodelete), then a re-load must succeed and every function
 ** must work.  The .so must stay mapped after every connection closed, and
@@ -34,12 +34,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqlhelp.h"
-#include "tap.h"
+#include "lib/faults.h"
+#include "lib/sqldb.h"
+#include "lib/clock.h"
+#include "lib/tap.h"
 
 /* ---- scenarios ----------------------------------------------------------- */
 
-/* A recursive CTE of the integers 1..n as s(x) (tests/sqltest.h's
+/* A recursive CTE of the integers 1..n as s(x) (tests/lib/sqldb.h's
 ** SERIES(lo, hi) takes SQL text; this one a literal). */
 #define SERIES_1_TO(n)                                                    \
   "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE " \
@@ -209,16 +211,16 @@ static sqlite3 *scenario_open(const scenario *sc) {
   if (sc->encoding) {
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA encoding = '%s'", sc->encoding);
-    sh_exec(db, sql);
+    exec_ok(db, sql);
   }
   char *err = NULL;
-  if (sh_load(db, &err) != SQLITE_OK) {
-    printf("Bail out! cannot load %s: %s\n", sh_so_path(), err ? err : "?");
+  if (load_bloom(db, &err) != SQLITE_OK) {
+    printf("Bail out! cannot load %s: %s\n", bloom_so_path(), err ? err : "?");
     exit(2);
   }
   free(err);
   for (int i = 0; i < 3 && sc->setup[i]; i++)
-    if (!sh_exec(db, sc->setup[i])) {
+    if (!exec_ok(db, sc->setup[i])) {
       printf("Bail out! setup of \"%s\" failed\n", sc->name);
       exit(2);
     }
@@ -244,7 +246,7 @@ typedef struct sweep_report {
 static int show_budget = 12; /* diagnostics printed for failures, in total */
 static long long sweep_step = 1; /* BLOOM_SWEEP_STEP */
 
-static int digest_eq(const sh_outcome *a, const sh_outcome *b) {
+static int digest_eq(const outcome *a, const outcome *b) {
   return a->digest.len == b->digest.len &&
          (a->digest.len == 0 ||
           memcmp(a->digest.p, b->digest.p, a->digest.len) == 0);
@@ -257,25 +259,25 @@ static int digest_eq(const sh_outcome *a, const sh_outcome *b) {
 ** error message out (sqlite3VdbeTransferError): the same code with the
 ** generic sqlite3_errstr() message is accepted too. */
 static void sweep_scenario(const scenario *sc, sweep_report *r) {
-  sh_outcome want = {0}, got = {0};
-  long long base = sh_mem_live();
+  outcome want = {0}, got = {0};
+  long long base = failmem_live();
   sqlite3 *db = scenario_open(sc);
-  sh_mem_count_only();
-  sh_run(db, sc->sql, &want);
-  r->baseline_allocs = sh_mem_seen;
+  failmem_count_only();
+  run_digest(db, sc->sql, &want);
+  r->baseline_allocs = failmem_seen;
   r->baseline_rows = want.rows;
-  sh_mem_disarm();
+  failmem_disarm();
   int check_ok = 1;
-  if (sc->check) check_ok = sh_query_int(db, sc->check) == 1;
+  if (sc->check) check_ok = q_int(db, sc->check, NOARGS) == 1;
   sqlite3_close(db);
   int outcome_ok = sc->error ? want.rc == SQLITE_ERROR && !want.at_prepare &&
                                    strncmp(want.msg, sc->error,
                                            strlen(sc->error)) == 0
                              : want.rc == SQLITE_OK;
-  r->baseline_ok = outcome_ok && check_ok && sh_mem_live() == base;
+  r->baseline_ok = outcome_ok && check_ok && failmem_live() == base;
   if (!r->baseline_ok) {
     tap_diag("  without faults: rc %d: %s; check %d; leaked %lld", want.rc,
-             want.msg, check_ok, sh_mem_live() - base);
+             want.msg, check_ok, failmem_live() - base);
     if (sc->error)
       tap_diag("  (expected rc %d (SQLITE_ERROR) with \"%s...\")",
                SQLITE_ERROR, sc->error);
@@ -285,15 +287,15 @@ static void sweep_scenario(const scenario *sc, sweep_report *r) {
     sweep_stats *s = &r->mode[persistent];
     for (long long n = 1;; n += sweep_step) {
       s->at = n;
-      base = sh_mem_live();
+      base = failmem_live();
       db = scenario_open(sc);
-      sh_mem_arm(n, persistent);
-      sh_run(db, sc->sql, &got);
-      long long fired = sh_mem_fired;
-      sh_mem_disarm();
-      int check = sc->check ? sh_query_int(db, sc->check) == 1 : 1;
+      failmem_arm(n, persistent);
+      run_digest(db, sc->sql, &got);
+      long long fired = failmem_fired;
+      failmem_disarm();
+      int check = sc->check ? q_int(db, sc->check, NOARGS) == 1 : 1;
       sqlite3_close(db);
-      long long leaked = sh_mem_live() - base;
+      long long leaked = failmem_live() - base;
       const char *what = NULL;
       if (got.rc == want.rc && digest_eq(&got, &want) &&
           (got.rc == SQLITE_OK || strcmp(got.msg, want.msg) == 0))
@@ -327,8 +329,8 @@ static void sweep_scenario(const scenario *sc, sweep_report *r) {
     }
     s->done = 1;
   }
-  sh_str_free(&want.digest);
-  sh_str_free(&got.digest);
+  textbuf_free(&want.digest);
+  textbuf_free(&got.digest);
 }
 
 /* Runs a scenario's sweeps in a child, so that a crash fails that
@@ -437,14 +439,14 @@ static const int n_probes = (int)N_PROBES;
 
 /* tmpl with @B and @C replaced (libc-allocated). */
 static char *fill_template(const char *tmpl, const char *b, const char *c) {
-  sh_str out = {0};
-  sh_str_add(&out, "%s", "");
+  textbuf out = {0};
+  textbuf_add(&out, "%s", "");
   for (const char *p = tmpl; *p; p++) {
     if (p[0] == '@' && (p[1] == 'B' || p[1] == 'C')) {
-      sh_str_add(&out, "x'%s'", p[1] == 'B' ? b : c);
+      textbuf_add(&out, "x'%s'", p[1] == 'B' ? b : c);
       p++;
     } else {
-      sh_str_add(&out, "%c", *p);
+      textbuf_add(&out, "%c", *p);
     }
   }
   return out.p;
@@ -453,11 +455,11 @@ static char *fill_template(const char *tmpl, const char *b, const char *c) {
 static void probes_prepare(void) {
   sqlite3 *db = NULL;
   sqlite3_open(":memory:", &db);
-  sh_load(db, NULL);
-  char *b = sh_query_text(db, "SELECT hex(bloom_build(x, 10, 0.01)) FROM "
-                              "(SELECT 1 AS x UNION ALL SELECT 2)");
-  char *c = sh_query_text(db, "SELECT hex(cuckoo_build(x, 10, 0.01)) "
-                              "FROM (SELECT 1 AS x UNION ALL SELECT 2)");
+  load_bloom(db, NULL);
+  char *b = q_text(db, "SELECT hex(bloom_build(x, 10, 0.01)) FROM "
+                       "(SELECT 1 AS x UNION ALL SELECT 2)", NOARGS);
+  char *c = q_text(db, "SELECT hex(cuckoo_build(x, 10, 0.01)) "
+                       "FROM (SELECT 1 AS x UNION ALL SELECT 2)", NOARGS);
   if (!b || !c) {
     printf("Bail out! cannot build the probe filters\n");
     exit(2);
@@ -465,7 +467,7 @@ static void probes_prepare(void) {
   for (size_t i = 0; i < N_PROBES; i++) {
     probe *p = &PROBES[i];
     p->sql = fill_template(p->tmpl, b, c);
-    p->want = sh_query_text(db, p->sql);
+    p->want = q_text(db, p->sql, NOARGS);
     if (!p->want) {
       printf("Bail out! probe %s failed on a loaded connection\n", p->name);
       exit(2);
@@ -487,7 +489,7 @@ static int probe_registered(sqlite3 *db, const probe *p) {
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM pragma_function_list WHERE name = '%s' "
              "AND narg = %d", p->name, p->narg == -2 ? -1 : p->narg);
-  return sh_query_int(db, sql) > 0;
+  return q_int(db, sql, NOARGS) > 0;
 }
 
 /* Runs every registered probe; returns how many gave a wrong answer. */
@@ -497,7 +499,7 @@ static int run_probes(sqlite3 *db, int *registered) {
   for (size_t i = 0; i < N_PROBES; i++) {
     if (!PROBES[i].sql || !probe_registered(db, &PROBES[i])) continue;
     ++*registered;
-    char *got = sh_query_text(db, PROBES[i].sql);
+    char *got = q_text(db, PROBES[i].sql, NOARGS);
     if (!got || strcmp(got, PROBES[i].want) != 0) {
       wrong++;
       tap_diag("  probe %s/%d: got %s", PROBES[i].name, PROBES[i].narg,
@@ -514,16 +516,16 @@ static void test_load_sweep(void) {
     long long points = 0, failed_loads = 0, partial = 0, wrong = 0, leaks = 0,
               reload_failed = 0, max_registered = 0;
     for (long long n = 1;; n += sweep_step) {
-      long long base = sh_mem_live();
+      long long base = failmem_live();
       sqlite3 *db = NULL;
       if (sqlite3_open(":memory:", &db) != SQLITE_OK) exit(2);
       sqlite3_enable_load_extension(db, 1);
       char *msg = NULL;
-      sh_mem_arm(n, persistent);
-      int rc = sqlite3_load_extension(db, sh_so_path(), "sqlite3_bloom_init",
+      failmem_arm(n, persistent);
+      int rc = sqlite3_load_extension(db, bloom_so_path(), "sqlite3_bloom_init",
                                       &msg);
-      long long fired = sh_mem_fired;
-      sh_mem_disarm();
+      long long fired = failmem_fired;
+      failmem_disarm();
       if (rc != SQLITE_OK) {
         failed_loads++;
         /* The functions that did register must work (nodelete). */
@@ -533,7 +535,7 @@ static void test_load_sweep(void) {
         if (registered > max_registered) max_registered = registered;
         /* Then a re-load succeeds and everything works. */
         char *err = NULL;
-        if (sh_load(db, &err) != SQLITE_OK) {
+        if (load_bloom(db, &err) != SQLITE_OK) {
           reload_failed++;
           tap_diag("  re-load after fault %lld failed: %s", n, err ? err : "?");
         } else {
@@ -548,11 +550,11 @@ static void test_load_sweep(void) {
       }
       sqlite3_free(msg);
       sqlite3_close(db);
-      if (sh_mem_live() != base) {
+      if (failmem_live() != base) {
         leaks++;
         if (show_budget-- > 0)
           tap_diag("  load with fault at %lld leaked %lld allocations", n,
-                   sh_mem_live() - base);
+                   failmem_live() - base);
       }
       if (fired == 0) {
         if (rc != SQLITE_OK) {
@@ -581,7 +583,7 @@ static void test_load_sweep(void) {
 /* nodelete: the .so stays mapped once every connection that loaded it is
 ** closed, so function pointers kept by a failed load stay valid. */
 static void test_nodelete(void) {
-  void *h = dlopen(sh_so_path(), RTLD_NOW | RTLD_NOLOAD);
+  void *h = dlopen(bloom_so_path(), RTLD_NOW | RTLD_NOLOAD);
   tap_ok(h != NULL, "the extension stays mapped after every connection that "
                     "loaded it closed (-z nodelete)");
   if (h) dlclose(h);
@@ -590,7 +592,7 @@ static void test_nodelete(void) {
 /* No allocation behind SQLite's back: the .so imports no malloc family. */
 static void test_imports(void) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "nm -D --undefined-only '%s' 2>&1", sh_so_path());
+  snprintf(cmd, sizeof cmd, "nm -D --undefined-only '%s' 2>&1", bloom_so_path());
   FILE *p = popen(cmd, "r");
   if (!p) {
     tap_ok(0, "run nm");
@@ -620,8 +622,8 @@ static void test_imports(void) {
 }
 
 int main(void) {
-  double t0 = sh_now();
-  if (sh_mem_install() != SQLITE_OK) {
+  double t0 = now();
+  if (failmem_install() != SQLITE_OK) {
     printf("Bail out! cannot install the counting allocator\n");
     return 2;
   }
@@ -631,13 +633,13 @@ int main(void) {
   {
     sqlite3 *db = NULL;
     sqlite3_open(":memory:", &db);
-    if (sh_load(db, NULL) != SQLITE_OK) {
-      printf("Bail out! cannot load %s\n", sh_so_path());
+    if (load_bloom(db, NULL) != SQLITE_OK) {
+      printf("Bail out! cannot load %s\n", bloom_so_path());
       return 2;
     }
     sqlite3_close(db);
   }
-  sweep_step = sh_sweep_step();
+  sweep_step = sweep_step_env();
   if (sweep_step > 1)
     tap_diag("BLOOM_SWEEP_STEP=%lld: one fault point in %lld only",
              sweep_step, sweep_step);
@@ -645,10 +647,10 @@ int main(void) {
   test_load_sweep();
   test_nodelete();
   for (size_t i = 0; i < N_SCENARIOS; i++) {
-    double ts = sh_now();
+    double ts = now();
     run_scenario(&SCENARIOS[i]);
-    tap_diag("  %.2f s", sh_now() - ts);
+    tap_diag("  %.2f s", now() - ts);
   }
-  tap_diag("total %.2f s", sh_now() - t0);
+  tap_diag("total %.2f s", now() - t0);
   return tap_done();
 }

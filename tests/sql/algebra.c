@@ -1,5 +1,5 @@
 /*
-** Filter-algebra tests (issue 4): bloom_build against bloom_empty + bloom_add,
+** Filter-algebra tests: bloom_build against bloom_empty + bloom_add,
 ** bloom_merge against bloom_build, bloom_union / bloom_intersect (no false
 ** negatives, header rules, shape mismatches, corrupt arguments), bloom_add's
 ** value rules, auto-sized filters measured at their actual distinct count,
@@ -26,9 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sqltest.h"
+#include "lib/sqldb.h"
+#include "lib/blob.h"
+#include "lib/clock.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 
-/* ---- helpers (the shared ones are in sqltest.h) --------------------------- */
+/* ---- helpers (the shared ones are in tests/lib/) ----------------------- */
 
 /* Header fields at the offsets of FORMAT.md. */
 #define H_SEED(b) le32((b) + 8)

@@ -1,22 +1,19 @@
 /*
-** Helpers shared by the SQL-level tests (tests/sql/test_*.c): a seeded
-** splitmix64, little-endian field access, exact-size heap copies, statement
-** arguments (arg, ARGS, NOARGS), one-row queries (q_int, q_real, q_blob),
-** error checks (run_for_error, error_starts, expect_error), and open_db,
-** which loads the extension from $BLOOM_SO (or ./bloom.so), or, built with
-** -DBLOOM_STATIC -DSQLITE_CORE, registers the compiled-in extension with
-** sqlite3_auto_extension.
+** Opening a database with the extension and running SQL in the C tests:
+** open_db (in memory) and open_db_at (a file) load the extension from
+** $BLOOM_SO (or ./bloom.so), or, built with -DBLOOM_STATIC -DSQLITE_CORE,
+** register the compiled-in extension with sqlite3_auto_extension;
+** load_bloom loads it into a connection the test opened itself.  Then
+** statement arguments (arg, ARGS, NOARGS), one-row queries (q_int, q_real,
+** q_text, q_blob), exec_ok/must_exec, error checks (run_for_error,
+** error_starts, expect_error) and SERIES, a CTE of integers.
 **
 ** Every function is static inline, so a test that uses only some of them
-** compiles without unused-function warnings.  now() needs clock_gettime:
-** define _POSIX_C_SOURCE 200809L before the first #include.
+** compiles without unused-function warnings.  strdup needs
+** _POSIX_C_SOURCE 200809L (or _GNU_SOURCE) defined before the first #include.
 */
-#ifndef SQLTEST_H
-#define SQLTEST_H
-
-#if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 199309L
-#error "define _POSIX_C_SOURCE 200809L before any #include (sqltest.h uses clock_gettime)"
-#endif
+#ifndef TESTS_SQLDB_H
+#define TESTS_SQLDB_H
 
 #include <math.h>
 #include <sqlite3.h>
@@ -24,76 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "blob.h"
 #include "tap.h"
-
-/* ---- random numbers -------------------------------------------------------- */
-
-/* splitmix64 over a caller's state. */
-static inline uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-/* One stream per test program, its seed printed as "# seed: ...". */
-static uint64_t rng_state;
-
-static inline void rng_seed(uint64_t seed, const char *what) {
-  rng_state = seed;
-  tap_diag("seed: 0x%016llx (%s)", (unsigned long long)seed, what);
-}
-
-static inline uint64_t rng_next(void) { return splitmix64(&rng_state); }
-
-/* ---- bytes ------------------------------------------------------------------ */
-
-static inline uint64_t le64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-static inline uint32_t le32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-static inline void put_le32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline double le_double(const unsigned char *p) {
-  uint64_t u = le64(p);
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-}
-
-static inline uint64_t popcount_bytes(const unsigned char *p, size_t n) {
-  uint64_t c = 0;
-  for (size_t i = 0; i < n; i++)
-    for (unsigned char b = p[i]; b; b &= (unsigned char)(b - 1)) c++;
-  return c;
-}
-
-/* Seconds on the monotonic clock. */
-static inline double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* An exactly sized heap copy (at least 1 byte allocated, so that a 0-length
-** blob is still bound as a BLOB, not NULL). */
-static inline unsigned char *dup_exact(const void *src, size_t len) {
-  unsigned char *p = malloc(len ? len : 1);
-  if (!p) {
-    tap_diag("out of memory");
-    exit(2);
-  }
-  if (len) memcpy(p, src, len);
-  return p;
-}
 
 /* ---- statement arguments ---------------------------------------------------- */
 
@@ -215,6 +145,23 @@ static inline double q_real(sqlite3 *db, const char *sql, const arg *a, int n) {
   return v;
 }
 
+/* The first column of the first row as libc-allocated text ("NULL" for SQL
+** NULL), or NULL on error or when there is no row. */
+static inline char *q_text(sqlite3 *db, const char *sql, const arg *a, int n) {
+  sqlite3_stmt *st = q_row(db, sql, a, n);
+  char *out = NULL;
+  if (st) {
+    const unsigned char *t = sqlite3_column_text(st, 0);
+    out = strdup(t ? (const char *)t : "NULL");
+    if (!out) {
+      tap_diag("out of memory");
+      exit(2);
+    }
+  }
+  sqlite3_finalize(st);
+  return out;
+}
+
 /* The first column as an exactly sized malloc'd copy; NULL for SQL NULL or
 ** on error.  *len gets the length. */
 static inline unsigned char *q_blob(sqlite3 *db, const char *sql, const arg *a,
@@ -319,6 +266,26 @@ static inline void expect_error(sqlite3 *db, const char *name, const char *sql,
 
 /* ---- databases ------------------------------------------------------------- */
 
+/* The extension to load: $BLOOM_SO (make test sets it to the plain or the
+** sanitized build), else ./bloom.so. */
+static inline const char *bloom_so_path(void) {
+  const char *so = getenv("BLOOM_SO");
+  return so && *so ? so : "./bloom.so";
+}
+
+/* Loads the extension into db.  Returns SQLite's rc; *err (when err is not
+** NULL) gets SQLite's message as a libc-allocated copy, or NULL.  For the
+** tests where loading may fail (out of memory, threads); open_db exits. */
+static inline int load_bloom(sqlite3 *db, char **err) {
+  char *msg = NULL;
+  sqlite3_enable_load_extension(db, 1);
+  int rc = sqlite3_load_extension(db, bloom_so_path(), "sqlite3_bloom_init",
+                                  &msg);
+  if (err) *err = msg ? strdup(msg) : NULL;
+  sqlite3_free(msg);
+  return rc;
+}
+
 #ifdef BLOOM_STATIC
 /* Built with the extension compiled in (-DSQLITE_CORE), the way a host that
 ** cannot load extensions uses it: registered once for every connection. */
@@ -345,13 +312,10 @@ static inline sqlite3 *open_db_with(const char *path, const char *encoding) {
     exec_ok(db, sql);
   }
 #ifndef BLOOM_STATIC
-  sqlite3_enable_load_extension(db, 1);
-  const char *so = getenv("BLOOM_SO");
   char *err = NULL;
-  if (sqlite3_load_extension(db, so ? so : "./bloom.so", "sqlite3_bloom_init",
-                             &err) != SQLITE_OK) {
-    tap_diag("cannot load %s: %s", so ? so : "./bloom.so", err ? err : "?");
-    sqlite3_free(err);
+  if (load_bloom(db, &err) != SQLITE_OK) {
+    tap_diag("cannot load %s: %s", bloom_so_path(), err ? err : "?");
+    free(err);
     exit(2);
   }
 #endif

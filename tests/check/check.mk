@@ -1,7 +1,8 @@
-# make check-all: the long and tool-heavy checks of issue 6 (parts 7-9 and
-# valgrind), kept out of `make test`.  Included by the Makefile.
+# make check-all: the long and tool-heavy checks (I/O faults, threads, the
+# writable globals, valgrind, two compilers' warnings and cppcheck), kept
+# out of `make test`.  Included by the Makefile.
 #
-#   check-warnings  ext/*.c and the C tests (tests/unit, tests/sql,
+#   check-warnings  the sources in ext/ and the C tests (tests/unit, tests/sql,
 #                   tests/check) compile with -Wall -Wextra -Wconversion
 #                   -Wshadow -Werror under gcc and clang
 #   check-cppcheck  cppcheck --enable=warning,performance,portability on ext/
@@ -36,8 +37,7 @@ CPPCHECK_GCC   = -I/usr/include -I/usr/include/x86_64-linux-gnu \
                  -D__STDC_VERSION__=201112L -D__x86_64__ -D__linux__ \
                  -D__CHAR_BIT__=8 -D__SIZEOF_LONG__=8
 
-WARN_TEST_SOURCES = $(wildcard tests/unit/test_*.c tests/sql/test_*.c \
-                               tests/check/*.c)
+WARN_TEST_SOURCES = $(wildcard tests/unit/*.c tests/sql/*.c tests/check/*.c)
 VALGRIND_TESTS    = $(addprefix $(BUILD)/plain/,$(addsuffix .t,$(SQLT_NAMES)))
 
 .PHONY: check-all check-deps $(CHECK_STEPS)

@@ -1,11 +1,11 @@
 /*
-** Aborted statements free everything (issue 6, part 6).
+** Aborted statements free everything.
 **
 ** A statement that stops half-way leaves aggregate contexts, vtab cursors
 ** and result buffers for SQLite to clean up through xFinal and xClose.
 ** Each case here checks that it does: the counting allocator of
-** tests/sqlhelp.h (SQLITE_CONFIG_MALLOC, lookaside off) gives the number of
-** live allocations, which must be the same before sqlite3_prepare and after
+** tests/lib/faults.h (SQLITE_CONFIG_MALLOC, lookaside off) gives the number
+** of live allocations, which must be the same before sqlite3_prepare and after
 ** sqlite3_finalize (each statement is run once first, so that caches are
 ** warm), and again after sqlite3_close as before sqlite3_open.  In the ASan
 ** variant LeakSanitizer checks the same at exit.
@@ -28,10 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqlhelp.h"
-#include "tap.h"
+#include "lib/faults.h"
+#include "lib/sqldb.h"
+#include "lib/clock.h"
+#include "lib/tap.h"
 
-/* A recursive CTE of the integers 1..n as s(x) (tests/sqltest.h's
+/* A recursive CTE of the integers 1..n as s(x) (tests/lib/sqldb.h's
 ** SERIES(lo, hi) takes SQL text; this one a literal). */
 #define SERIES_1_TO(n)                                                    \
   "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE " \
@@ -65,8 +67,8 @@ static const char SETUP[] =
 static long long progress_calls, stop_at;
 static int stop_by_interrupt;
 
-static int progress(void *arg) {
-  (void)arg;
+static int progress(void *unused) {
+  (void)unused;
   progress_calls++;
   if (stop_at && progress_calls >= stop_at) {
     if (stop_by_interrupt) {
@@ -80,15 +82,15 @@ static int progress(void *arg) {
 
 /* Runs sql with the handler stopping it at call `at` (0: never). */
 static void run_stopped(const char *sql, long long at, int interrupt,
-                        sh_outcome *o) {
+                        outcome *o) {
   progress_calls = 0;
   stop_at = at;
   stop_by_interrupt = interrupt;
-  sh_run(db, sql, o);
+  run_digest(db, sql, o);
   stop_at = 0;
 }
 
-static int is_prefix(const sh_str *part, const sh_str *whole) {
+static int is_prefix(const textbuf *part, const textbuf *whole) {
   return part->len <= whole->len &&
          (part->len == 0 || memcmp(part->p, whole->p, part->len) == 0);
 }
@@ -153,14 +155,14 @@ static const sweep_case SWEEPS[] = {
 
 /* Stops the statement at every VM step in turn. */
 static void sweep(const sweep_case *c, int interrupt) {
-  sh_outcome want = {0}, got = {0};
+  outcome want = {0}, got = {0};
   run_stopped(c->sql, 0, 0, &want); /* warms caches, and the reference */
-  if (c->reset) sh_exec(db, c->reset);
-  long long live = sh_mem_live();
+  if (c->reset) exec_ok(db, c->reset);
+  long long live = failmem_live();
   run_stopped(c->sql, 0, 0, &want);
   long long total = progress_calls;
-  if (c->reset) sh_exec(db, c->reset);
-  if (!tap_ok(want.rc == SQLITE_OK && sh_mem_live() == live,
+  if (c->reset) exec_ok(db, c->reset);
+  if (!tap_ok(want.rc == SQLITE_OK && failmem_live() == live,
               "%s: runs to the end in %lld progress calls", c->name, total)) {
     tap_diag("  rc %d: %s", want.rc, want.msg);
     return;
@@ -168,15 +170,15 @@ static void sweep(const sweep_case *c, int interrupt) {
   long long wrong = 0, leaks = 0, bad_checks = 0, stopped = 0, visited = 0;
   long long first_complete = 0; /* the first n <= total that ran through */
   long long tail = c->tail > INTERRUPT_TAIL ? c->tail : INTERRUPT_TAIL;
-  long long step = sh_sweep_step(); /* 1: every step */
+  long long step = sweep_step_env(); /* 1: every step */
   for (long long n = 1; n <= total + 1;
        n = n >= total ? n + 1 : (n + step > total ? total : n + step)) {
     visited++;
-    live = sh_mem_live();
+    live = failmem_live();
     run_stopped(c->sql, n, interrupt, &got);
-    long long leaked = sh_mem_live() - live;
-    int check = c->check ? sh_query_int(db, c->check) == 1 : 1;
-    if (c->reset) sh_exec(db, c->reset);
+    long long leaked = failmem_live() - live;
+    int check = c->check ? q_int(db, c->check, NOARGS) == 1 : 1;
+    if (c->reset) exec_ok(db, c->reset);
     /* Stopped: SQLITE_INTERRUPT after a prefix of the rows.  An interrupt
     ** raised during the last `tail` calls may go unseen (see
     ** above): then the whole result.  The handler's non-zero return is
@@ -211,8 +213,8 @@ static void sweep(const sweep_case *c, int interrupt) {
          c->name, interrupt ? "sqlite3_interrupt" : "the progress handler",
          visited, total, stopped, visited - slack, first_complete, wrong,
          leaks, bad_checks);
-  sh_str_free(&want.digest);
-  sh_str_free(&got.digest);
+  textbuf_free(&want.digest);
+  textbuf_free(&got.digest);
 }
 
 /* ---- errors in the middle of an aggregate -------------------------------- */
@@ -277,13 +279,13 @@ static const error_case ERRORS[] = {
 static void test_errors(void) {
   for (size_t i = 0; i < sizeof ERRORS / sizeof ERRORS[0]; i++) {
     const error_case *e = &ERRORS[i];
-    sh_outcome o = {0};
-    sh_run(db, e->sql, &o); /* warm */
-    long long live = sh_mem_live();
-    sh_run(db, e->sql, &o);
-    long long leaked = sh_mem_live() - live;
-    int check = sh_query_int(db, ITEMS_CHECK) == 1 &&
-                sh_query_int(db, "SELECT count(*) FROM items") == 0;
+    outcome o = {0};
+    run_digest(db, e->sql, &o); /* warm */
+    long long live = failmem_live();
+    run_digest(db, e->sql, &o);
+    long long leaked = failmem_live() - live;
+    int check = q_int(db, ITEMS_CHECK, NOARGS) == 1 &&
+                q_int(db, "SELECT count(*) FROM items", NOARGS) == 0;
     if (!tap_ok(o.rc == SQLITE_ERROR &&
                     strncmp(o.msg, e->prefix, strlen(e->prefix)) == 0 &&
                     leaked == 0 && check,
@@ -291,7 +293,7 @@ static void test_errors(void) {
                 e->prefix))
       tap_diag("  rc %d: %s; leaked %lld allocations; check %d", o.rc, o.msg,
                leaked, check);
-    sh_str_free(&o.digest);
+    textbuf_free(&o.digest);
   }
 }
 
@@ -330,7 +332,7 @@ static void test_partial(void) {
     int rows = 0, rc = SQLITE_OK;
     long long live = 0;
     for (int pass = 0; pass < 2; pass++) { /* the first warms caches */
-      live = sh_mem_live();
+      live = failmem_live();
       sqlite3_stmt *st = NULL;
       rows = 0;
       rc = sqlite3_prepare_v2(db, CASES[i].sql, -1, &st, NULL);
@@ -343,7 +345,7 @@ static void test_partial(void) {
       }
       sqlite3_finalize(st);
     }
-    long long leaked = sh_mem_live() - live;
+    long long leaked = failmem_live() - live;
     if (!tap_ok(rc == SQLITE_OK && rows == CASES[i].want_rows && leaked == 0,
                 "%s: %d rows, nothing leaked", CASES[i].name, rows))
       tap_diag("  rc %d (%s), leaked %lld allocations", rc,
@@ -352,20 +354,20 @@ static void test_partial(void) {
 }
 
 int main(void) {
-  double t0 = sh_now();
-  if (sh_mem_install() != SQLITE_OK) {
+  double t0 = now();
+  if (failmem_install() != SQLITE_OK) {
     printf("Bail out! cannot install the counting allocator\n");
     return 2;
   }
-  long long base = sh_mem_live();
+  long long base = failmem_live();
   if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 2;
   char *err = NULL;
-  if (sh_load(db, &err) != SQLITE_OK) {
-    printf("Bail out! cannot load %s: %s\n", sh_so_path(), err ? err : "?");
+  if (load_bloom(db, &err) != SQLITE_OK) {
+    printf("Bail out! cannot load %s: %s\n", bloom_so_path(), err ? err : "?");
     return 2;
   }
   free(err);
-  if (!sh_exec(db, SETUP)) {
+  if (!exec_ok(db, SETUP)) {
     printf("Bail out! setup failed\n");
     return 2;
   }
@@ -374,14 +376,14 @@ int main(void) {
   sqlite3_progress_handler(db, 1, progress, NULL);
   for (int interrupt = 0; interrupt <= 1; interrupt++)
     for (size_t i = 0; i < sizeof SWEEPS / sizeof SWEEPS[0]; i++) {
-      double ts = sh_now();
+      double ts = now();
       sweep(&SWEEPS[i], interrupt);
-      tap_diag("  %.2f s", sh_now() - ts);
+      tap_diag("  %.2f s", now() - ts);
     }
   sqlite3_progress_handler(db, 0, NULL, NULL);
   sqlite3_close(db);
-  TAP_EQ_U64(sh_mem_live(), base,
+  TAP_EQ_U64(failmem_live(), base,
              "after sqlite3_close, every allocation is freed");
-  tap_diag("total %.2f s", sh_now() - t0);
+  tap_diag("total %.2f s", now() - t0);
   return tap_done();
 }

@@ -4,7 +4,7 @@
 ** the copies limit, the false-positive rate, and the kind-2 header checks.
 ** Every random stream has a fixed seed, printed as "# seed: ...".  Sizing
 ** is judged against FORMAT.md's rule, implemented here independently
-** (my_cuckoo_*), and header checks against tests/fuzz/bloom_spec.h.
+** (my_cuckoo_*), and header checks against tests/lib/bloom_spec.h.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -15,27 +15,15 @@
 #include "core/cuckoo.h"
 #include "core/format.h"
 #include "core/hash.h"
-#include "fuzz/bloom_spec.h"
-#include "tap.h"
-
-/* splitmix64: a small seeded stream, one per test. */
-static uint64_t next_u64(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+#include "lib/bloom_spec.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 
 static filter_hash random_hash(uint64_t *state) {
   filter_hash h;
-  h.h1 = next_u64(state);
-  h.h2 = next_u64(state);
+  h.h1 = splitmix64(state);
+  h.h2 = splitmix64(state);
   return h;
-}
-
-static uint64_t seeded(const char *what, uint64_t seed) {
-  tap_diag("seed: %s 0x%016llx", what, (unsigned long long)seed);
-  return seed;
 }
 
 static int rel_close(double a, double b, double tol) {
@@ -111,7 +99,7 @@ static unsigned char *new_filter(uint64_t n, double p, cuckoo_sizing *plan) {
 }
 
 static void test_packing(void) {
-  uint64_t rng = seeded("packing", 0x5EED0001);
+  uint64_t rng = seed_print(0x5EED0001, "packing");
   int ok = 1;
   for (unsigned f = CUCKOO_MIN_FINGERPRINT_BITS;
        f <= CUCKOO_MAX_FINGERPRINT_BITS; f++) {
@@ -121,7 +109,7 @@ static void test_packing(void) {
     size_t bytes = (size_t)cuckoo_body_bytes(SLOTS / 4, f);
     unsigned char *body = calloc(1, bytes);
     for (int s = 0; s < SLOTS; s++) {
-      want[s] = next_u64(&rng) & mask;
+      want[s] = splitmix64(&rng) & mask;
       cuckoo_slot_set(body, (uint64_t)s, f, want[s]);
     }
     /* Rewrite every other slot: its neighbours must not change. */
@@ -149,12 +137,12 @@ static void test_packing(void) {
 }
 
 static void test_keys(void) {
-  uint64_t rng = seeded("keys", 0x5EED0002);
+  uint64_t rng = seed_print(0x5EED0002, "keys");
   int fp_ok = 1, alt_ok = 1;
   const uint64_t sizes[] = {1, 2, 4, 1024, (uint64_t)1 << 40};
   for (int i = 0; i < 20000; i++) {
     filter_hash h = random_hash(&rng);
-    unsigned f = 4 + (unsigned)(next_u64(&rng) % 61);
+    unsigned f = 4 + (unsigned)(splitmix64(&rng) % 61);
     uint64_t buckets = sizes[i % 5];
     cuckoo_key k = cuckoo_key_of(h, buckets, f);
     uint64_t max = f == 64 ? UINT64_MAX : ((uint64_t)1 << f) - 1;
@@ -279,7 +267,7 @@ static void test_basic(void) {
   cuckoo_sizing pl;
   unsigned char *blob = new_filter(100, 0.01, &pl);
   unsigned char *body = blob + FILTER_HEADER_BYTES;
-  uint64_t rng = seeded("basic", 0x5EED0003);
+  uint64_t rng = seed_print(0x5EED0003, "basic");
   filter_hash h[50];
   int ok = 1;
   for (int i = 0; i < 50; i++) {
@@ -361,7 +349,7 @@ static double fill_until_failure(uint64_t n, uint64_t seed, int *undone) {
 static void test_load(void) {
   const uint64_t ns[] = {1000, 10000, 100000, 1000000};
   for (int i = 0; i < 4; i++) {
-    uint64_t seed = seeded("load", 0x10AD0000 + (uint64_t)i);
+    uint64_t seed = seed_print(0x10AD0000 + (uint64_t)i, "load");
     int undone = 1;
     /* The replay doubles the cost: skip it for the largest filter. */
     double load = fill_until_failure(ns[i], seed, i < 3 ? &undone : NULL);
@@ -435,7 +423,7 @@ static void test_fpr(void) {
     cuckoo_sizing pl;
     unsigned char *blob = new_filter(ns[i], ps[i], &pl);
     unsigned char *body = blob + FILTER_HEADER_BYTES;
-    uint64_t rng = seeded("fpr", 0xF0F0 + (uint64_t)i);
+    uint64_t rng = seed_print(0xF0F0 + (uint64_t)i, "fpr");
     uint64_t failed = 0;
     for (uint64_t k = 0; k < ns[i]; k++)
       if (cuckoo_insert(body, pl.buckets, pl.fingerprint_bits,
@@ -464,7 +452,7 @@ static void test_order(void) {
   unsigned char *a = new_filter(3000, 0.05, &pl);
   unsigned char *b = new_filter(3000, 0.05, &pl);
   unsigned char *c = new_filter(3000, 0.05, &pl);
-  uint64_t seed = seeded("order", 0x0DE7), rng = seed;
+  uint64_t seed = seed_print(0x0DE7, "order"), rng = seed;
   enum { N = 2900 };
   filter_hash *h = malloc(N * sizeof *h);
   for (int i = 0; i < N; i++) h[i] = random_hash(&rng);
@@ -613,17 +601,17 @@ static void test_parse(void) {
   free(bloom);
 
   /* Random header damage: whatever parses must be safe to use (ASan). */
-  uint64_t rng = seeded("parse fuzz", 0xF022);
+  uint64_t rng = seed_print(0xF022, "parse fuzz");
   int accepted = 0, disagree = 0;
   for (int i = 0; i < 20000; i++) {
     memcpy(b, good, len);
-    int flips = 1 + (int)(next_u64(&rng) % 3);
+    int flips = 1 + (int)(splitmix64(&rng) % 3);
     for (int k = 0; k < flips; k++) {
-      uint64_t r = next_u64(&rng);
+      uint64_t r = splitmix64(&rng);
       size_t at = (size_t)(r % 48);
       b[at] = (unsigned char)(r >> 8);
     }
-    size_t l = len - (size_t)(next_u64(&rng) % 2) * (size_t)(next_u64(&rng) % 40);
+    size_t l = len - (size_t)(splitmix64(&rng) % 2) * (size_t)(splitmix64(&rng) % 40);
     int parsed = parse_exact(b, l, 0, err, sizeof err) == 0;
     /* FORMAT.md's verdict (a flipped kind byte may make it a Bloom
     ** filter, which filter_parse with no kind asked for also accepts). */

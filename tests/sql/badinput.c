@@ -1,18 +1,18 @@
 /*
-** The bad-input catalogue (issue 6): every SQL function that reads a filter
+** The bad-input catalogue: every SQL function that reads a filter
 ** against malformed, hostile and borderline blobs, and every sizing function
 ** against bad n and p.  Loads BLOOM_SO like the other SQL tests; in the ASan
 ** run, a blob bound from an exactly sized heap buffer with SQLITE_STATIC
 ** turns any over-read into a report.
 **
-** Part 1, one validating parse: every blob the extension writes (bloom_build
+** First, what the extension writes: every blob it writes (bloom_build
 ** over many n and p, bloom_empty, bloom_add, union, intersect, merge,
 ** cuckoo_build/add/delete) is valid by FORMAT.md (as read by the
-** independent tests/fuzz/bloom_spec.h), bloom_info or cuckoo_info accepts it
+** independent tests/lib/bloom_spec.h), bloom_info or cuckoo_info accepts it
 ** with bytes = its length, and every reader works on it from an exact
 ** buffer.  bloom_key output is not a filter.
 **
-** Part 2, the catalogue: each input runs through every reader (bloom_test,
+** Then the catalogue: each input runs through every reader (bloom_test,
 ** bloom_add, bloom_count, bloom_union, bloom_intersect, bloom_merge,
 ** bloom_info, bloom_ref alone and feeding bloom_test/bloom_info/bloom_add,
 ** and the cuckoo_* readers; a reader not registered fails) four ways: from
@@ -20,10 +20,10 @@
 ** inside a trigger (with trusted_schema=OFF, so every reader must be
 ** innocuous).  For each reader, the outcome is an error whose message starts
 ** with that function's name, or a working answer.  Each reader accepts
-** exactly the blobs FORMAT.md accepts for its kind (as tests/fuzz/
+** exactly the blobs FORMAT.md accepts for its kind (as tests/lib/
 ** bloom_spec.h reads it); bloom_ref, any valid filter.
 **
-** Then: bad n and p for bloom_build, bloom_empty, bloom_plan, cuckoo_build;
+** Last: bad n and p for bloom_build, bloom_empty, bloom_plan, cuckoo_build;
 ** the blob length limit; inconsistent counters; an all-ones body.
 */
 #define _POSIX_C_SOURCE 200809L
@@ -36,8 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqltest.h"
-#include "fuzz/bloom_spec.h"
+#include "lib/sqldb.h"
+#include "lib/blob.h"
+#include "lib/tap.h"
+#include "lib/bloom_spec.h"
 
 static sqlite3 *db;
 
@@ -481,7 +483,7 @@ static input blob_input(const char *name, const blob *b) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Part 1: every blob the extension writes parses                       */
+/* Every blob the extension writes parses                              */
 
 /* x = 1..?2 as s(x). */
 #define SERIES_TO_P2 SERIES("1", "?2")
@@ -541,8 +543,8 @@ static void part1_writers(void) {
       free(b.p);
     }
   }
-  tap_ok(spec_bad == 0, "part 1: %d bloom_build results over n x p are valid by FORMAT.md", builds);
-  tap_ok(false_neg == 0, "part 1: no bloom_build result has a false negative");
+  tap_ok(spec_bad == 0, "writers: %d bloom_build results over n x p are valid by FORMAT.md", builds);
+  tap_ok(false_neg == 0, "writers: no bloom_build result has a false negative");
   report(&g, ACCEPTED ", bloom_info bytes = length");
 
   group w = {"blobs the other writers write", 0, {0}, {0}};
@@ -581,7 +583,7 @@ static void part1_writers(void) {
     run_case(&w, &in, E_ACCEPT, 1u << W_DIRECT);
     free(b.p);
   }
-  tap_ok(n_ok == n_all, "part 1: bloom_build sized from the data, bloom_empty, bloom_add, "
+  tap_ok(n_ok == n_all, "writers: bloom_build sized from the data, bloom_empty, bloom_add, "
                         "bloom_union, bloom_intersect, bloom_merge: %d blobs valid by FORMAT.md",
          n_all);
   report(&w, ACCEPTED ", bloom_info bytes = length");
@@ -604,7 +606,7 @@ static void part1_writers(void) {
   report(&k, "bloom_key output is not a filter: " REJECTED);
 
   if (!have_cuckoo) {
-    tap_ok(0, "part 1: the cuckoo functions are registered (cuckoo writers "
+    tap_ok(0, "writers: the cuckoo functions are registered (cuckoo writers "
               "cannot run)");
     return;
   }
@@ -643,14 +645,14 @@ static void part1_writers(void) {
     run_case(&c, &in, E_ACCEPT, 1u << W_DIRECT);
     free(b.p);
   }
-  tap_ok(c_ok == c_all, "part 1: %d blobs of cuckoo_build/add/delete: cuckoo_info accepts, "
+  tap_ok(c_ok == c_all, "writers: %d blobs of cuckoo_build/add/delete: cuckoo_info accepts, "
                         "bytes = length", c_all);
-  tap_ok(c_fn == 0, "part 1: no cuckoo_build result has a false negative");
+  tap_ok(c_fn == 0, "writers: no cuckoo_build result has a false negative");
   report(&c, ACCEPTED ", cuckoo_info bytes = length");
 }
 
 /* ------------------------------------------------------------------ */
-/* Part 2: the catalogue                                                */
+/* The catalogue                                                       */
 
 static blob patched(const blob *b, size_t off, const void *bytes, size_t n) {
   blob c = blob_dup(b->p, b->n);

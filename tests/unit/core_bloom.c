@@ -2,7 +2,7 @@
 ** Unit tests of the plain-C core: hash, sizing, layout, format.
 **
 ** Expected figures come from published values, from the specification in
-** the headers (filter_format.h, filter_hash.h, bloom_core.h) or from an
+** the headers (ext/core/format.h, hash.h, bloom.h) or from an
 ** independent computation written here, never from the code's own output.
 ** Random inputs come from a fixed-seed splitmix64, printed as "# seed:".
 */
@@ -14,28 +14,14 @@
 #include "core/bloom.h"
 #include "core/format.h"
 #include "core/hash.h"
-#include "tap.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 
 #define LN2 0.69314718055994530942
 
 #include <murmurhash.h>
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t seed, const char *what) {
-  rng_state = seed;
-  tap_diag("seed: 0x%016llx (%s)", (unsigned long long)seed, what);
-}
-
-/* splitmix64 (Steele, Lea, Flood). */
-static uint64_t rng_next(void) {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 static filter_hash rng_hash(void) {
   filter_hash h;

@@ -9,7 +9,7 @@
 ** constant; the NULL rules; every refusal of a query, with the function's
 ** name first; the recursion guard; DIRECTONLY; and malformed stored blobs
 ** (truncations and header mutations of real filters), accepted exactly when
-** the independent reading of FORMAT.md (tests/fuzz/bloom_spec.h) accepts
+** the independent reading of FORMAT.md (tests/lib/bloom_spec.h) accepts
 ** them, refused with an error naming the function otherwise.
 */
 #define _POSIX_C_SOURCE 200809L
@@ -20,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqltest.h"
-#include "fuzz/bloom_spec.h"
+#include "lib/sqldb.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
+#include "lib/bloom_spec.h"
 
 /* counted(): 1, and one more on the counter; it shows how many times the
 ** query of a probe ran. */

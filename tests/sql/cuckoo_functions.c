@@ -11,7 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "sqltest.h"
+#include "lib/sqldb.h"
+#include "lib/clock.h"
+#include "lib/rng.h"
+#include "lib/tap.h"
 
 static sqlite3 *db;
 

@@ -1,0 +1,55 @@
+/*
+** Bytes of a filter blob as the tests read and craft them: little-endian
+** fields (FORMAT.md stores every field little-endian), a bit count, and
+** exactly sized heap copies, so that reading one byte past a blob shows
+** under ASan.
+*/
+#ifndef TESTS_BLOB_H
+#define TESTS_BLOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+
+static inline uint64_t le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+static inline uint32_t le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+static inline void put_le32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline double le_double(const unsigned char *p) {
+  uint64_t u = le64(p);
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+static inline uint64_t popcount_bytes(const unsigned char *p, size_t n) {
+  uint64_t c = 0;
+  for (size_t i = 0; i < n; i++)
+    for (unsigned char b = p[i]; b; b &= (unsigned char)(b - 1)) c++;
+  return c;
+}
+
+/* An exactly sized heap copy (at least 1 byte allocated, so that a 0-length
+** blob is still bound as a BLOB, not NULL); exit(2) when out of memory. */
+static inline unsigned char *dup_exact(const void *src, size_t len) {
+  unsigned char *p = malloc(len ? len : 1);
+  if (!p) {
+    tap_diag("out of memory");
+    exit(2);
+  }
+  if (len) memcpy(p, src, len);
+  return p;
+}
+
+#endif

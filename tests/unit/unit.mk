@@ -1,0 +1,14 @@
+# Unit tests of the plain-C core (ext/core/, no SQLite): tests/unit/X.c
+# builds as build/<variant>/unit-X.t, linked with the core's objects.
+UNIT_NAMES = $(patsubst tests/unit/%.c,unit-%,$(wildcard tests/unit/*.c))
+
+$(BUILD)/plain/unit-%.t: tests/unit/%.c $(TEST_HEADERS) $(call core_objs,plain)
+	$(link_test)
+
+$(BUILD)/asan/unit-%.t: tests/unit/%.c $(TEST_HEADERS) $(call core_objs,asan)
+	$(link_test)
+
+$(BUILD)/plain/unit-%.t $(BUILD)/asan/unit-%.t: TEST_LIBS = -lm
+
+PLAIN_TESTS += $(addprefix $(BUILD)/plain/,$(addsuffix .t,$(UNIT_NAMES)))
+ASAN_TESTS  += $(addprefix $(BUILD)/asan/,$(addsuffix .t,$(UNIT_NAMES)))
