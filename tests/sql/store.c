@@ -23,7 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sqltest.h"
+#include "lib/rng.h"
+#include "lib/sqldb.h"
+#include "lib/tap.h"
 
 #define SEED 0x5eed5707e5ull
 
