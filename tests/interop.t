@@ -5,6 +5,7 @@
 # every storage class and every bloom_info / cuckoo_info field (bit for
 # bit) must agree, for Bloom (kind 1) and cuckoo (kind 2) filters; so must
 # the counters and headers of results, NULL, NaN and non-BLOB arguments,
+# a bloom_store reassembled from its shadow tables,
 # text that is not valid UTF-8 in UTF-8 and UTF-16 databases, and the
 # sizing.  See tests/interop/interop.py.  BLOOM_SO names the extension;
 # BLOOM_PRELOAD is preloaded into Python (the ASan runtime for a sanitizer

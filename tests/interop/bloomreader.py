@@ -673,3 +673,54 @@ def cuckoo_plan(n, p):
         if cuckoo_fpr(load, f, b) <= p * 0.97:
             return b, f
     return None
+
+
+# --- Stores ("Stores: a Bloom filter in shadow tables") ----------------------
+
+STORE_KEYS = ("kind", "version", "capacity", "fpr", "bits", "hashes", "seed",
+              "chunk_blocks")
+
+
+def read_store(conn, name):
+    """The kind-1 blob a bloom_store named `name` holds, reassembled from its
+    shadow tables alone (conn needs no extension).  Raises FormatError for a
+    store FORMAT.md says to refuse."""
+    q = lambda s: '"' + s.replace('"', '""') + '"'
+    config = dict(conn.execute("SELECT key, value FROM %s" % q(name + "_config")))
+    missing = [k for k in STORE_KEYS if k not in config]
+    if missing:
+        raise FormatError("configuration lacks %s" % ", ".join(missing))
+    ints = ("kind", "version", "capacity", "bits", "hashes", "seed",
+            "chunk_blocks")
+    if any(not isinstance(config[k], int) for k in ints) or \
+            not isinstance(config["fpr"], (int, float)):
+        raise FormatError("configuration values of the wrong type")
+    bits, hashes, b = config["bits"], config["hashes"], config["chunk_blocks"]
+    if (config["kind"] != 1 or config["version"] != 1
+            or not 1 <= config["capacity"] <= (1 << 63) - 1
+            or not 0.0 < config["fpr"] < 1.0 or bits <= 0 or bits % 512
+            or not 1 <= hashes <= 64 or not 0 <= config["seed"] < (1 << 32)
+            or b < 1):
+        raise FormatError("configuration out of range: %r" % (config,))
+    blocks = bits // 512
+    chunks = -(-blocks // b)
+    body = bytearray()
+    count = 0
+    expect = 0
+    for cid, data in conn.execute("SELECT id, data FROM %s ORDER BY id"
+                                  % q(name + "_chunks")):
+        if cid != expect or cid >= chunks:
+            raise FormatError("chunk %d where chunk %d was due" % (cid, expect))
+        held = min(b, blocks - cid * b)
+        if not isinstance(data, bytes) or len(data) != 64 * held + 8:
+            raise FormatError("chunk %d is not %d bytes" % (cid, 64 * held + 8))
+        body += data[:64 * held]
+        count = min(count + struct.unpack_from("<Q", data, 64 * held)[0],
+                    (1 << 64) - 1)
+        expect += 1
+    if expect != chunks:
+        raise FormatError("chunk %d is missing" % expect)
+    header = HEADER.pack(MAGIC, 1, 1, 1, 0, config["seed"], hashes, bits,
+                         config["capacity"], float(config["fpr"]), count,
+                         bytes(16))
+    return header + bytes(body)

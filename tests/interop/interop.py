@@ -13,8 +13,9 @@ FORMAT.md's worked examples, its bloom_key encoding against the extension's,
 TEXT probes in a UTF-16 database and text that is not valid UTF-8 in both
 encodings, NaN and NULL or non-BLOB filter arguments, the counters and
 headers of results (hand-made counters near 2^63 and 2^64), the sizing of
-bloom_plan and cuckoo_build, and acceptance or rejection of altered
-headers.  Prints TAP.
+bloom_plan and cuckoo_build, acceptance or rejection of altered
+headers, and a bloom_store reassembled from its shadow tables alone.
+Prints TAP.
 
 BLOOM_INTEROP_PROBES sets the number of probes (default 100000).
 """
@@ -857,6 +858,76 @@ with open(os.path.join(ROOT, "ext", "FORMAT.md"), encoding="utf-8") as _f:
     FORMAT_TEXT = _f.read()
 
 
+def check_stores(tap, conn, values):
+    """A store reassembled by the reader from its shadow tables alone is the
+    extension's own export, and bloom_build's blob over the same values; a
+    damaged store is refused by both."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "store.db")
+        ext = connect(path)
+        members = [v for v in values[:20000] if v is not None]
+        ext.execute("CREATE VIRTUAL TABLE s USING bloom_store(capacity = 20000,"
+                    " fpr = 0.005)")
+        ext.execute("CREATE TABLE m(v)")
+        ext.executemany("INSERT INTO m VALUES (?)", [(v,) for v in members])
+        ext.execute("INSERT INTO s(value) SELECT v FROM m")
+        ext.commit()
+        exported = ext.execute("SELECT filter FROM s").fetchone()[0]
+        built = ext.execute("SELECT bloom_build(v, 20000, 0.005) FROM m"
+                            ).fetchone()[0]
+        plain = sqlite3.connect(path)   # no extension: shadow tables only
+        mine = br.read_store(plain, "s")
+        tap.ok(mine == exported == built,
+               "store: the reader reassembles from the shadow tables alone the "
+               "blob SELECT filter exports, which is bloom_build's")
+        f = br.Filter(mine)
+        sample = [v for v in values[20000:30000] if v is not None]
+        want = [f.test(v) for v in sample]
+        got = [ext.execute("SELECT count(*) FROM s WHERE value = ?", (v,)
+                           ).fetchone()[0] for v in sample]
+        bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+        tap.ok(not bad and all(f.test(v) == 1 for v in members),
+               "store: %d probes of the store answer as the reader's filter; "
+               "every member is present" % len(sample),
+               *["value %r: store %r reader %r" % (sample[i], got[i], want[i])
+                 for i in bad[:5]])
+        damage = [
+            ("UPDATE s_chunks SET data = substr(data, 1, 64) WHERE id = 0",
+             "bloom_store: chunk 0 of s has 64 bytes"),
+            ("DELETE FROM s_chunks WHERE id = 1", "bloom_store: chunk 1 of s is missing"),
+            ("INSERT INTO s_chunks VALUES (99999, x'00')",
+             "bloom_store: chunk 99999 of s is outside the layout"),
+        ]
+        refused = []
+        for i, (sql, prefix) in enumerate(damage):
+            # Damage committed by another connection, as it would come.
+            copy = os.path.join(tmp, "damaged%d.db" % i)
+            plain.execute("VACUUM INTO ?", (copy,))
+            hurt = sqlite3.connect(copy)
+            hurt.execute(sql)
+            hurt.commit()
+            try:
+                br.read_store(hurt, "s")
+                by_reader = False
+            except br.FormatError:
+                by_reader = True
+            hurt.close()
+            probe = connect(copy)
+            try:
+                probe.execute("SELECT filter FROM s").fetchone()
+                by_ext = ""
+            except sqlite3.Error as e:
+                by_ext = str(e)
+            probe.close()
+            refused.append(by_ext.startswith(prefix) and by_reader)
+        tap.ok(all(refused), "store: a short chunk, a missing chunk and a chunk "
+               "outside the layout are refused by the extension (naming the "
+               "module) and by the reader", repr(refused))
+        plain.close()
+        ext.close()
+
+
 def main():
     tap = Tap()
     n = int(os.environ.get("BLOOM_INTEROP_PROBES", "100000"))
@@ -890,6 +961,8 @@ def main():
            "(%d with a NULL part)" % (len(keys_py), keys_py.count(None)),
            *["key %d: sql %r reader %r" % (i, keys_sql[i], keys_py[i])
              for i in bad[:5]])
+
+    check_stores(tap, conn, values)
 
     t_sql = t_reader = 0.0
     filters = build_filters(conn, values)
