@@ -290,7 +290,7 @@ static int export_filter(bloom_store *s, sqlite3_context *ctx) {
   }
   unsigned char *blob = sql_aligned_alloc(bytes);
   if (blob == NULL) return SQLITE_NOMEM;
-  sqlite3_stmt *scan;
+  sqlite3_stmt *scan = NULL;
   int rc = shadow_scan_chunks(&s->tables, &scan);
   uint64_t count = 0;
   int64_t expect = 0;

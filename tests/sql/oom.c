@@ -76,6 +76,22 @@ static const char SETUP_TRIGGER[] =
     "  UPDATE filters SET f = bloom_add(f, NEW.id) WHERE name = 'items';"
     " END;";
 
+/* A store of two chunks (20,000 items at 1%: 186 blocks, 62 a chunk). */
+#define SETUP_STORE \
+  "CREATE VIRTUAL TABLE st USING bloom_store(capacity = 20000, fpr = 0.01);"
+
+/* Either the store exists and works, or nothing of it does (st is named
+** only inside bloom_probe's query, which runs only when it exists). */
+#define STORE_CREATED                                                      \
+  "SELECT CASE (SELECT count(*) FROM sqlite_master WHERE name LIKE 'st%')" \
+  " WHEN 0 THEN 1 WHEN 3 THEN bloom_probe('SELECT filter FROM st', 1) = 0" \
+  " ELSE 0 END"
+
+/* The statement took effect whole or not at all. */
+#define STORE_HOLDS_0_OR_300                                               \
+  "SELECT (SELECT filter FROM st) IN (bloom_empty(20000, 0.01),"           \
+  " (SELECT bloom_build(x, 20000, 0.01) FROM t WHERE x <= 300))"
+
 /* The stored filter holds every row and counted each exactly once. */
 #define TRIGGER_CHECK                                                      \
   "SELECT (SELECT count(*) FROM items) IN (0, 40) AND"                     \
@@ -196,6 +212,34 @@ static const scenario SCENARIOS[] = {
     {"cuckoo_probe over a cuckoo_build in its query", NULL, {SETUP_T},
      "SELECT count(*) FROM t WHERE cuckoo_probe('SELECT cuckoo_build(x, 100) "
      "FROM t WHERE x <= 50', t.x)", NULL, NULL},
+    {"CREATE VIRTUAL TABLE ... USING bloom_store", NULL, {SETUP_T},
+     "CREATE VIRTUAL TABLE st USING bloom_store(capacity = 20000, fpr = 0.01)",
+     STORE_CREATED, NULL},
+    {"bloom_store: 300 inserts in one statement", NULL, {SETUP_T, SETUP_STORE},
+     "INSERT INTO st(value) SELECT x FROM t WHERE x <= 300",
+     STORE_HOLDS_0_OR_300, NULL},
+    {"bloom_store: inserts by a trigger", NULL,
+     {SETUP_T, SETUP_STORE,
+      "CREATE TABLE items(id INTEGER PRIMARY KEY);"
+      "CREATE TRIGGER items_ai AFTER INSERT ON items BEGIN"
+      "  INSERT INTO st(value) VALUES (NEW.id); END;"},
+     "INSERT INTO items SELECT x FROM t WHERE x <= 300",
+     "SELECT (SELECT filter FROM st) = coalesce((SELECT bloom_build(id, 20000,"
+     " 0.01) FROM items), bloom_empty(20000, 0.01)) AND"
+     " (SELECT count(*) FROM items) IN (0, 300)", NULL},
+    {"bloom_store: probes (=, IN, correlated) and the export", "UTF-16le",
+     {SETUP_T, SETUP_VALS, SETUP_STORE
+      "INSERT INTO st(value) SELECT v FROM vals;"
+      "INSERT INTO st(value) SELECT x FROM t WHERE x % 2 = 0;"},
+     "SELECT (SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM st WHERE"
+     " value = t.x)), (SELECT count(*) FROM st WHERE value IN (SELECT v FROM"
+     " vals)), (SELECT hex(filter) FROM st)", NULL, NULL},
+    {"bloom_store: a merge", NULL,
+     {SETUP_T, SETUP_STORE,
+      "CREATE TABLE other AS SELECT bloom_build(x, 20000, 0.01) AS f FROM t;"},
+     "INSERT INTO st(filter) SELECT f FROM other",
+     "SELECT (SELECT filter FROM st) IN ((SELECT f FROM other),"
+     " bloom_empty(20000, 0.01))", NULL},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 
