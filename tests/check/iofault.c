@@ -2,7 +2,8 @@
 ** I/O faults and crashes (run by `make check-all`).
 **
 ** A table `items` whose filter in `filters` is kept by an AFTER INSERT
-** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), written in
+** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), and a bloom_store
+** `seen` by a second trigger (INSERT INTO seen(value) ...), written in
 ** transactions of 5 rows (every 7th also rebuilds the filter with
 ** bloom_build).  After every disaster the database is reopened cleanly
 ** (default VFS) and must satisfy:
@@ -11,7 +12,9 @@
 **   - the filter's `inserted` counter equals count(*) of items (the
 **     trigger's update and the insert are one atomic unit);
 **   - every transaction is there whole or not at all (5 rows or none);
-**   - every transaction whose COMMIT returned SQLITE_OK is there.
+**   - every transaction whose COMMIT returned SQLITE_OK is there;
+**   - every row is in the store, whose export is exactly bloom_build over
+**     the table.
 **
 ** 1. A VFS shim ("faulty") registered here delegates to the default VFS
 **    and fails the Nth xWrite/xSync/xTruncate call (one-shot: only that
@@ -164,6 +167,11 @@ static const char SCHEMA[] =
     "INSERT OR IGNORE INTO filters VALUES ('items', bloom_empty(20000, 0.01));"
     "CREATE TRIGGER IF NOT EXISTS items_ai AFTER INSERT ON items BEGIN"
     "  UPDATE filters SET f = bloom_add(f, NEW.id) WHERE name = 'items';"
+    " END;"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS seen USING bloom_store("
+    "  capacity = 20000, fpr = 0.01);"
+    "CREATE TRIGGER IF NOT EXISTS items_seen AFTER INSERT ON items BEGIN"
+    "  INSERT INTO seen(value) VALUES (NEW.id);"
     " END;";
 
 /* Transaction k inserts ids 5k .. 5k+4; every 7th rebuilds the filter. */
@@ -241,6 +249,20 @@ static int check_db(const char *path, const unsigned char *committed,
     tap_diag("  %s: %lld rows test 0, inserted counter %s count(*), %lld "
              "partial transactions", what, misses,
              counter_ok == 1 ? "equals" : "missing or differs from", torn);
+    ok = 0;
+  }
+  /* The store kept by the second trigger: every row present, and exactly
+  ** the filter bloom_build makes of the table (no torn chunk, no count
+  ** lost or doubled). */
+  long long store_misses = q_int(
+      db, "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1 FROM seen "
+          "WHERE value = items.id)", NOARGS);
+  long long store_exact = q_int(
+      db, "SELECT (SELECT filter FROM seen) IS coalesce((SELECT bloom_build("
+          "id, 20000, 0.01) FROM items), bloom_empty(20000, 0.01))", NOARGS);
+  if (store_misses != 0 || store_exact != 1) {
+    tap_diag("  %s: bloom_store: %lld rows absent, export %s bloom_build",
+             what, store_misses, store_exact == 1 ? "equals" : "differs from");
     ok = 0;
   }
   long long lost = 0;
