@@ -10,11 +10,15 @@
 # 2-core machine.  BENCH_ROUNDS=n sets the timed rounds (default 5);
 # BENCH_CLOCK=cpu times with the thread's CPU clock instead of the wall clock;
 # BENCH_COUNTING_N=n sets the counting comparison's items (default 1000000).
+# make bench-store: only the bloom_store figures (tests/bench/store.c; its
+# databases, store-*.db, take about 1.5 GB and a few minutes to build once;
+# STORE_BENCH_BIG=n sets the large size, default 10000000).
 
 BENCH_CC     ?= $(CC)
 BENCH_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Wshadow
 BENCH_BIN     = build/bench/bench
 COUNTING_BIN  = build/bench/counting
+STORE_BIN     = build/bench/store
 
 $(BENCH_BIN): tests/bench/bench.c $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
@@ -24,11 +28,19 @@ $(COUNTING_BIN): tests/bench/counting.c $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -Iext -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
 
-.PHONY: bench-counting
+$(STORE_BIN): tests/bench/store.c
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN)
+.PHONY: bench-counting bench-store
+
+bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN)
 	$(BENCH_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(COUNTING_BIN)
+	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
+
+bench-store: bloom.so $(STORE_BIN)
+	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 
 bench-counting: $(COUNTING_BIN)
 	$(COUNTING_BIN)

@@ -1,0 +1,301 @@
+/*
+** make bench (store part): what a bloom_store costs, as ratios against
+** plain SQLite work measured in the same run.
+**
+**   trigger insert   one autocommit INSERT into an INTEGER PRIMARY KEY
+**                    table holding as many ids as the store's capacity,
+**                    whose AFTER INSERT trigger adds the id to a store,
+**                    against the same INSERT into a table without trigger
+**                    (WAL, synchronous=NORMAL), at capacity 1M and 10M;
+**                    the bloom_add trigger on a BLOB column beside it
+**   bulk insert      INSERT INTO store(value) SELECT id FROM ids (random
+**                    63-bit ids, one transaction) against inserting the
+**                    same ids into an INTEGER PRIMARY KEY table
+**   point probe      a prepared SELECT EXISTS (SELECT 1 FROM store WHERE
+**                    value = ?) against the same EXISTS on the table
+**   bulk probe       bloom_probe('SELECT filter FROM store', v) per row
+**                    against bloom_probe over the same filter kept as a
+**                    BLOB; and reading `filter` against reading a BLOB of
+**                    the same size
+**   space            the shadow tables' pages (dbstat) against the bytes
+**                    of the equivalent blob
+**
+** Databases are built once under the bench folder (store-*.db, git-ignored)
+** and reused.  STORE_BENCH_BIG sets the large size (default 10000000).
+** Usage: store BLOOM_SO DIR
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *so_path;
+static int failures;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(sqlite3 *db, const char *what) {
+  fprintf(stderr, "store bench: %s: %s\n", what, db ? sqlite3_errmsg(db) : "?");
+  exit(2);
+}
+
+static void exec(sqlite3 *db, const char *sql) {
+  char *err = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+    fprintf(stderr, "store bench: %s\n  %s\n", err ? err : "?", sql);
+    exit(2);
+  }
+}
+
+static sqlite3 *open_db(const char *path) {
+  sqlite3 *db;
+  if (sqlite3_open(path, &db) != SQLITE_OK) die(db, path);
+  sqlite3_enable_load_extension(db, 1);
+  char *err = NULL;
+  if (sqlite3_load_extension(db, so_path, "sqlite3_bloom_init", &err) != SQLITE_OK) {
+    fprintf(stderr, "store bench: load %s: %s\n", so_path, err ? err : "?");
+    exit(2);
+  }
+  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+           "PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824");
+  return db;
+}
+
+static sqlite3_int64 q_int(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(db, sql);
+  sqlite3_int64 v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  return v;
+}
+
+static uint64_t rng = 0x5707e5eedULL;
+static uint64_t next_id(void) {
+  uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (z ^ (z >> 31)) >> 1;
+}
+
+static void target(const char *name, double ratio, double limit, int below) {
+  int pass = below ? ratio <= limit : ratio >= limit;
+  if (!pass) failures++;
+  printf("  %-58s %6.2f   %s %.2f   %s\n", name, ratio, below ? "<=" : ">=",
+         limit, pass ? "PASS" : "FAIL");
+}
+
+/* A database holding: ids(id) n random ids; plain(id) and kept(id) copies,
+** kept with a trigger into store `seen` (capacity n); blobkept(id) with a
+** bloom_add trigger on filters.f; built once. */
+static sqlite3 *prepare_db(const char *dir, long long n, int with_blob) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/store-%lld.db", dir, n);
+  int fresh = access(path, F_OK) != 0;
+  sqlite3 *db = open_db(path);
+  if (!fresh && q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ready'") == 1)
+    return db;
+  fprintf(stderr, "store bench: building %s (once)\n", path);
+  exec(db, "CREATE TABLE IF NOT EXISTS ids(id INTEGER PRIMARY KEY)");
+  sqlite3_stmt *ins;
+  if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO ids VALUES (?1)", -1, &ins,
+                         NULL) != SQLITE_OK)
+    die(db, "prepare");
+  exec(db, "BEGIN");
+  rng = 0x5707e5eedULL ^ (uint64_t)n;
+  for (long long i = 0; i < n; i++) {
+    sqlite3_bind_int64(ins, 1, (sqlite3_int64)next_id());
+    sqlite3_step(ins);
+    sqlite3_reset(ins);
+  }
+  sqlite3_finalize(ins);
+  char sql[1024];
+  snprintf(sql, sizeof sql,
+           "CREATE TABLE plain(id INTEGER PRIMARY KEY);"
+           "INSERT INTO plain SELECT id FROM ids;"
+           "CREATE TABLE kept(id INTEGER PRIMARY KEY);"
+           "INSERT INTO kept SELECT id FROM ids;"
+           "CREATE VIRTUAL TABLE seen USING bloom_store(capacity = %lld, fpr = 0.01);"
+           "INSERT INTO seen(value) SELECT id FROM ids;"
+           "CREATE TRIGGER kept_seen AFTER INSERT ON kept BEGIN"
+           "  INSERT INTO seen(value) VALUES (NEW.id); END;"
+           "CREATE TABLE blobs(f BLOB);"
+           "INSERT INTO blobs SELECT filter FROM seen;",
+           n);
+  exec(db, sql);
+  if (with_blob) {
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE blobkept(id INTEGER PRIMARY KEY);"
+             "INSERT INTO blobkept SELECT id FROM ids;"
+             "CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);"
+             "INSERT INTO filters SELECT 'ids', bloom_build(id, %lld, 0.01) FROM ids;"
+             "CREATE TRIGGER blobkept_f AFTER INSERT ON blobkept BEGIN"
+             "  UPDATE filters SET f = bloom_add(f, NEW.id) WHERE name = 'ids'; END;",
+             n);
+    exec(db, sql);
+  }
+  exec(db, "CREATE TABLE ready(x); COMMIT; PRAGMA wal_checkpoint(TRUNCATE)");
+  return db;
+}
+
+/* Seconds per autocommit INSERT of `count` new ids into `table`. */
+static double insert_cost(sqlite3 *db, const char *table, int count) {
+  char sql[128];
+  snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (?1)", table);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(db, sql);
+  double t0 = now();
+  for (int i = 0; i < count; i++) {
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)next_id());
+    if (sqlite3_step(st) != SQLITE_DONE) die(db, sql);
+    sqlite3_reset(st);
+  }
+  double t = (now() - t0) / count;
+  sqlite3_finalize(st);
+  return t;
+}
+
+/* Seconds per run of a one-parameter statement over `count` random ids
+** (nearly all absent, as most incoming ids of an idempotency check are). */
+static double probe_cost(sqlite3 *db, const char *sql, int count) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(db, sql);
+  sqlite3_int64 *keys = malloc(sizeof *keys * (size_t)count);
+  for (int i = 0; i < count; i++) keys[i] = (sqlite3_int64)next_id();
+  double t0 = now();
+  long long hits = 0;
+  for (int i = 0; i < count; i++) {
+    sqlite3_bind_int64(st, 1, keys[i]);
+    if (sqlite3_step(st) == SQLITE_ROW) hits += sqlite3_column_int(st, 0);
+    sqlite3_reset(st);
+  }
+  double t = (now() - t0) / count;
+  (void)hits;
+  free(keys);
+  sqlite3_finalize(st);
+  return t;
+}
+
+static double run_once(sqlite3 *db, const char *sql) {
+  double t0 = now();
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(db, sql);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (sqlite3_column_type(st, 0) == SQLITE_BLOB)
+      (void)sqlite3_column_blob(st, 0);
+  }
+  sqlite3_finalize(st);
+  return now() - t0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: store BLOOM_SO DIR\n");
+    return 2;
+  }
+  so_path = argv[1];
+  const char *dir = argv[2];
+  const char *big_env = getenv("STORE_BENCH_BIG");
+  long long big = big_env ? atoll(big_env) : 10000000;
+  long long small = 1000000;
+
+  printf("\n== bloom_store (WAL, synchronous=NORMAL, cache 256 MB, mmap 1 GB)\n");
+  sqlite3 *db1 = prepare_db(dir, small, 1);
+  sqlite3 *dbb = prepare_db(dir, big, 1);
+
+  /* Trigger-kept inserts, interleaved so both see the same machine. */
+  double plain1 = 0, kept1 = 0, plainb = 0, keptb = 0, blob1 = 0, blobb = 0;
+  for (int round = 0; round < 3; round++) {
+    plain1 += insert_cost(db1, "plain", 2000);
+    kept1 += insert_cost(db1, "kept", 2000);
+    plainb += insert_cost(dbb, "plain", 2000);
+    keptb += insert_cost(dbb, "kept", 2000);
+  }
+  blob1 = insert_cost(db1, "blobkept", 200);
+  blobb = insert_cost(dbb, "blobkept", 20);
+  printf("  INFO per autocommit insert: plain %.1f us, store-kept %.1f us (%lld);"
+         " plain %.1f us, store-kept %.1f us (%lld)\n",
+         plain1 / 3 * 1e6, kept1 / 3 * 1e6, small, plainb / 3 * 1e6,
+         keptb / 3 * 1e6, big);
+  printf("  INFO bloom_add trigger on a BLOB column: %.1f us (%lld), %.1f us (%lld)\n",
+         blob1 * 1e6, small, blobb * 1e6, big);
+  char name[128];
+  snprintf(name, sizeof name, "trigger insert vs plain INSERT, %lld", small);
+  target(name, kept1 / plain1, 2.0, 1);
+  snprintf(name, sizeof name, "trigger insert vs plain INSERT, %lld", big);
+  target(name, keptb / plainb, 2.0, 1);
+  snprintf(name, sizeof name, "trigger insert at %lld vs at %lld", big, small);
+  target(name, (keptb / plainb) / (kept1 / plain1), 1.3, 1);
+
+  /* Bulk: the big database's ids into a new store and a new table. */
+  char sql[512];
+  exec(dbb, "DROP TABLE IF EXISTS bulk_t; DROP TABLE IF EXISTS bulk_s");
+  snprintf(sql, sizeof sql,
+           "CREATE TABLE bulk_t(id INTEGER PRIMARY KEY);"
+           "CREATE VIRTUAL TABLE bulk_s USING bloom_store(capacity = %lld);", big);
+  exec(dbb, sql);
+  double t0 = now();
+  exec(dbb, "BEGIN; INSERT INTO bulk_t SELECT id FROM ids; COMMIT");
+  double bulk_table = now() - t0;
+  t0 = now();
+  exec(dbb, "BEGIN; INSERT INTO bulk_s(value) SELECT id FROM ids; COMMIT");
+  double bulk_store = now() - t0;
+  printf("  INFO bulk insert of %lld ids: table %.2f s, store %.2f s\n", big,
+         bulk_table, bulk_store);
+  target("bulk insert into a store vs into an INTEGER PRIMARY KEY table",
+         bulk_store / bulk_table, 2.0, 1);
+  exec(dbb, "DROP TABLE bulk_t; DROP TABLE bulk_s");
+
+  /* Point probes, interleaved. */
+  double p_table = 0, p_store = 0;
+  for (int round = 0; round < 3; round++) {
+    p_table += probe_cost(dbb, "SELECT EXISTS (SELECT 1 FROM plain WHERE id = ?1)", 100000);
+    p_store += probe_cost(dbb, "SELECT EXISTS (SELECT 1 FROM seen WHERE value = ?1)", 100000);
+  }
+  printf("  INFO prepared EXISTS: table %.2f us, store %.2f us\n",
+         p_table / 3 * 1e6, p_store / 3 * 1e6);
+  target("point probe of a store vs EXISTS on INTEGER PRIMARY KEY",
+         p_store / p_table, 1.5, 1);
+
+  /* Bulk probes and reading the filter. */
+  double b_store = 0, b_blob = 0, r_store = 0, r_blob = 0;
+  for (int round = 0; round < 3; round++) {
+    b_blob += run_once(dbb, "SELECT count(*) FROM plain WHERE bloom_probe("
+                            "'SELECT f FROM blobs', id + 1)");
+    b_store += run_once(dbb, "SELECT count(*) FROM plain WHERE bloom_probe("
+                             "'SELECT filter FROM seen', id + 1)");
+    r_blob += run_once(dbb, "SELECT f FROM blobs");
+    r_store += run_once(dbb, "SELECT filter FROM seen");
+  }
+  printf("  INFO bloom_probe over %lld rows: BLOB %.2f s, store %.2f s; reading"
+         " the filter: BLOB %.1f ms, store %.1f ms\n", big, b_blob / 3,
+         b_store / 3, r_blob / 3 * 1e3, r_store / 3 * 1e3);
+  target("bloom_probe over a store's filter vs over the BLOB", b_store / b_blob,
+         1.1, 1);
+  target("reading a store's filter vs reading a BLOB of its size",
+         r_store / r_blob, 2.0, 1);
+
+  /* Space. */
+  sqlite3_int64 pages = q_int(dbb, "SELECT sum(pgsize) FROM dbstat WHERE name IN "
+                                   "('seen_chunks', 'seen_config')");
+  sqlite3_int64 blob_bytes = q_int(dbb, "SELECT length(f) FROM blobs");
+  printf("  INFO space: shadow tables %lld bytes, the blob %lld bytes\n",
+         (long long)pages, (long long)blob_bytes);
+  target("store's pages vs the blob's bytes", (double)pages / (double)blob_bytes,
+         1.10, 1);
+
+  /* The timed inserts added a few thousand rows a run: well within what a
+  ** store of this capacity holds at its rate. */
+  sqlite3_close(db1);
+  sqlite3_close(dbb);
+  printf("  store targets failed: %d\n", failures);
+  return 0;
+}
