@@ -196,19 +196,31 @@ static int flush(bloom_store *s, int drop) {
   return SQLITE_OK;
 }
 
+/* Where the block of hash h is: its chunk, read (get_chunk's `load`), and
+** the block's place in it. */
+typedef struct block_place {
+  int64_t chunk;
+  size_t offset;               /* of the block in the chunk */
+  const unsigned char *bytes;  /* the chunk */
+  cached_chunk *cached;        /* the cache's copy, when there is one */
+  sqlite3_stmt *held;          /* else the row read, until shadow_done */
+} block_place;
+
+static int find_block(bloom_store *s, filter_hash h, int load, block_place *p) {
+  uint64_t block = bloom_block_of(h, s->blocks);
+  p->chunk = (int64_t)(block / s->chunk_blocks);
+  p->offset = (size_t)(block % s->chunk_blocks) * BLOOM_BLOCK_BYTES;
+  return get_chunk(s, p->chunk, load, &p->bytes, &p->cached, &p->held);
+}
+
 /* 1 if the value hashed to h may be in the store, 0 if not; or an error
 ** code below 0 (negated). */
 static int contains(bloom_store *s, filter_hash h) {
-  uint64_t block = bloom_block_of(h, s->blocks);
-  int64_t id = (int64_t)(block / s->chunk_blocks);
-  const unsigned char *bytes;
-  cached_chunk *cached;
-  sqlite3_stmt *held;
-  int rc = get_chunk(s, id, 0, &bytes, &cached, &held);
+  block_place p;
+  int rc = find_block(s, h, 0, &p);
   if (rc != SQLITE_OK) return -rc;
-  const unsigned char *at = bytes + (block % s->chunk_blocks) * BLOOM_BLOCK_BYTES;
-  int maybe = bloom_contains(at, 1, s->header.hashes, h);
-  if (held) shadow_done(held);
+  int maybe = bloom_contains(p.bytes + p.offset, 1, s->header.hashes, h);
+  if (p.held) shadow_done(p.held);
   return maybe;
 }
 
@@ -231,19 +243,14 @@ static int add_value(bloom_store *s, sqlite3_value *value) {
     int rc = flush(s, 1);
     if (rc != SQLITE_OK) return rc;
   }
-  uint64_t block = bloom_block_of(h, s->blocks);
-  int64_t id = (int64_t)(block / s->chunk_blocks);
-  const unsigned char *bytes;
-  cached_chunk *cached;
-  sqlite3_stmt *held;
-  int rc = get_chunk(s, id, 1, &bytes, &cached, &held);
+  block_place p;
+  int rc = find_block(s, h, 1, &p);
   if (rc != SQLITE_OK) return rc;
-  unsigned char *chunk = cached->bytes;
-  bloom_insert(chunk + (block % s->chunk_blocks) * BLOOM_BLOCK_BYTES, 1,
-               s->header.hashes, h);
-  set_chunk_counter(s, id, chunk,
-                    saturating_add(chunk_counter(s, id, chunk), 1));
-  cache_mark_dirty(&s->cache, cached);
+  unsigned char *chunk = p.cached->bytes; /* loaded: the cache's copy */
+  bloom_insert(chunk + p.offset, 1, s->header.hashes, h);
+  set_chunk_counter(s, p.chunk, chunk,
+                    saturating_add(chunk_counter(s, p.chunk, chunk), 1));
+  cache_mark_dirty(&s->cache, p.cached);
   return SQLITE_OK;
 }
 
