@@ -1,16 +1,29 @@
--- bloom demo: build a filter over a table, keep it in a table, probe it.
+-- bloom demo: a filter kept in place by a trigger (bloom_store), then a
+-- filter built over a table and kept as a BLOB value, probed both ways.
 -- Run from the project root:  sqlite3 :memory: < sql/demo.sql   (or: make demo)
 .load ./bloom
 .headers on
 .mode box
 
--- 100,000 visited URLs.
+-- 100,000 visited URLs, recorded as they come: a trigger adds each one to
+-- a store, which changes one page per insert at any size.
 CREATE TABLE visited(url TEXT PRIMARY KEY);
+CREATE VIRTUAL TABLE visited_filter USING bloom_store(capacity = 100000,
+                                                       fpr = 0.01);
+CREATE TRIGGER visited_ai AFTER INSERT ON visited BEGIN
+  INSERT INTO visited_filter(value) VALUES (NEW.url);
+END;
 INSERT INTO visited
   SELECT 'https://example.com/page/' || value FROM generate_series(1, 100000);
 
--- One filter, sized for 100,000 URLs at a 1% false-positive rate, stored
--- beside the data like any other value.
+-- One value: a row means "maybe visited", no row "certainly not".
+SELECT EXISTS (SELECT 1 FROM visited_filter
+                WHERE value = 'https://example.com/page/42') AS seen_42,
+       EXISTS (SELECT 1 FROM visited_filter
+                WHERE value = 'https://example.com/never') AS seen_never;
+
+-- The same set as a BLOB value, built once by an aggregate, sized for
+-- 100,000 URLs at a 1% false-positive rate, stored like any other value.
 CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB);
 INSERT INTO filters
   SELECT 'visited', bloom_build(url, 100000, 0.01) FROM visited;
@@ -52,5 +65,8 @@ SELECT 'check|bloom_probe and bloom_ref give the same answers|' ||
         (SELECT sum(bloom_test(r.filter, 'https://example.com/page/' || value))
            FROM bloom_ref((SELECT f FROM filters WHERE name = 'visited')) AS r
           CROSS JOIN generate_series(50001, 250000)));
+SELECT 'check|the trigger-kept store holds exactly the built filter|' ||
+       ((SELECT filter FROM visited_filter) =
+        (SELECT f FROM filters WHERE name = 'visited'));
 SELECT 'check|a stored filter answers 0 for an absent URL|' ||
        (SELECT bloom_test(f, 'https://example.com/never') = 0 FROM filters);
