@@ -60,23 +60,41 @@ void bloom_lagged_flush(bloom_lagged *in) {
 /* No early exit: a branch on each bit would make the CPU wait for this
 ** block's cache miss before it could start the next row's, and an
 ** out-of-cache probe (the 10M-item lines of `make bench`) would cost about
-** half as much again. */
+** half as much again.  A whole word's 7 chunks are unrolled (k is 7 at
+** p = 1%, so one word is the common case), and each bit is tested in its
+** little-endian 64-bit word: bit b of a block is bit b % 64 of word b / 64,
+** the same bit as bit b % 8 of byte b / 8, and the shift needs no mask
+** (callgrind: about 77 instructions a probe at k = 7, against 130 for the
+** insert's byte loop). */
+_Static_assert(BLOOM_CHUNKS_PER_WORD == 7, "bloom_contains unrolls 7 chunks");
+
+/* Bit 0 is the block's bit c mod 512 (only c's low 9 bits count). */
+static inline uint64_t chunk_is_set(const unsigned char *block, uint64_t c) {
+  return load_le64(block + ((c >> 6) & 7) * 8) >> (c & 63);
+}
+
 int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
                    filter_hash h) {
   const unsigned char *block =
       bits + bloom_block_of(h, blocks) * BLOOM_BLOCK_BYTES;
   uint64_t word = h.h1;
-  unsigned missing = 0;
-  for (unsigned i = 0; i < k; i += BLOOM_CHUNKS_PER_WORD) {
+  uint64_t all = 1;
+  unsigned left = k;
+  for (; left >= BLOOM_CHUNKS_PER_WORD; left -= BLOOM_CHUNKS_PER_WORD) {
+    word += h.h2;
+    uint64_t w = word;
+    all &= chunk_is_set(block, w) & chunk_is_set(block, w >> 9) &
+           chunk_is_set(block, w >> 18) & chunk_is_set(block, w >> 27) &
+           chunk_is_set(block, w >> 36) & chunk_is_set(block, w >> 45) &
+           chunk_is_set(block, w >> 54);
+  }
+  if (left > 0) {
     word += h.h2;
     uint64_t chunks = word;
-    unsigned last = k - i < BLOOM_CHUNKS_PER_WORD ? k - i : BLOOM_CHUNKS_PER_WORD;
-    for (unsigned c = 0; c < last; c++, chunks >>= 9) {
-      unsigned bit = (unsigned)(chunks & 511);
-      missing |= (1u << (bit & 7)) & ~(unsigned)block[bit >> 3];
-    }
+    for (unsigned c = 0; c < left; c++, chunks >>= 9)
+      all &= chunk_is_set(block, chunks);
   }
-  return missing == 0;
+  return (int)(all & 1);
 }
 
 /* x^k by squaring: exact IEEE operations, so the same on every platform. */

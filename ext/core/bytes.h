@@ -28,11 +28,20 @@ static inline uint32_t load_le32(const unsigned char *p) {
 #endif
   return v;
 }
+/* The stores mirror the loads: filter_hash_integer stores the value's 8
+** bytes before every hash, and gcc -O2 keeps a byte-by-byte loop as 8
+** shifts and byte stores. */
 static inline void store_le64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  memcpy(p, &v, sizeof v);
 }
 static inline void store_le32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  memcpy(p, &v, sizeof v);
 }
 
 /* floor(a * b / 2^64): for a uniform a, a uniform value in [0, b). */

@@ -1,7 +1,9 @@
 /*
 ** bloom_test(filter, value) and cuckoo_test(filter, value): 1 if value may
 ** be in the filter, 0 if it certainly is not, NULL if either argument is
-** NULL.  One body; the kind comes from the function's registry row.
+** NULL.  One body, given the kind by a one-line entry point per SQL name
+** (a constant, rather than the registry row, which would cost a call a
+** row).
 **
 **   SELECT bloom_test(f, 'https://example.com/a') FROM filters
 **    WHERE name = 'visited';
@@ -10,7 +12,10 @@
 **
 ** Cost per call: one O(1) header check, one hash, and one cache line (a
 ** Bloom block) or two buckets (cuckoo), read in place through the pointer
-** SQLite hands over; nothing is copied.  Given a bloom_ref column, even the
+** SQLite hands over; nothing is copied.  The filter is validated on every
+** row and nothing is kept between rows, so no other blob at the same
+** address can be mistaken for it.  A Bloom filter BLOB, the common case,
+** is checked by filter_bloom_quick without building a filter_view.  Given a bloom_ref column, even the
 ** header check was done once for the whole statement; bloom_probe and
 ** cuckoo_probe (probe.c) do the same from a query.
 */
@@ -19,8 +24,8 @@
 #include "functions/registry.h"
 #include "functions/value_hash.h"
 
-void sql_filter_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
+static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
+                               unsigned kind) {
   /* The value's type first: NULL answers NULL before the filter is looked
   ** at, and the hash below reuses it rather than asking again. */
   int type = sqlite3_value_type(argv[1]);
@@ -28,13 +33,34 @@ void sql_filter_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_null(ctx);
     return;
   }
+  bloom_quick q;
+  if (kind == FILTER_KIND_BLOOM &&
+      sqlite3_value_type(argv[0]) == SQLITE_BLOB &&
+      filter_bloom_quick(sqlite3_value_blob(argv[0]),
+                         (size_t)sqlite3_value_bytes(argv[0]), &q) == 0) {
+    filter_hash qh;
+    if (sql_hash_typed(ctx, argv[1], type, q.seed, &qh) != ARG_OK) return;
+    sqlite3_result_int(ctx, bloom_contains(q.body, q.blocks, q.k, qh));
+    return;
+  }
+  /* A bloom_ref reference, a cuckoo filter, or a blob the quick check
+  ** refused: the general path, which also words the error. */
   filter_view parsed;
   const filter_view *f;
-  arg_status st = sql_filter_ref(ctx, argv[0], sql_function_of(ctx)->kind,
-                                 &parsed, &f);
+  arg_status st = sql_filter_ref(ctx, argv[0], kind, &parsed, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
   filter_hash h;
   if (sql_hash_typed(ctx, argv[1], type, f->header.seed, &h) != ARG_OK) return;
   sqlite3_result_int(ctx, filter_contains(f, h));
+}
+
+void sql_bloom_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  filter_test(ctx, argv, FILTER_KIND_BLOOM);
+}
+
+void sql_cuckoo_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  filter_test(ctx, argv, FILTER_KIND_CUCKOO);
 }

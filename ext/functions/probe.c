@@ -194,8 +194,7 @@ static query_copy *run_query(sqlite3_context *ctx, sqlite3_value *query,
 ** with *view set; ARG_NULL when the query text or the stored value is NULL;
 ** ARG_ERROR after setting the error on ctx. */
 static arg_status query_filter(sqlite3_context *ctx, sqlite3_value *query,
-                               unsigned kind,
-                                const filter_view **view) {
+                               const filter_view **view) {
   const query_copy *copy = sqlite3_get_auxdata(ctx, 0);
   if (copy == NULL) {
     int type = sqlite3_value_type(query);
@@ -205,7 +204,9 @@ static arg_status query_filter(sqlite3_context *ctx, sqlite3_value *query,
                 sql_type_name(type));
       return ARG_ERROR;
     }
-    query_copy *fresh = run_query(ctx, query, kind);
+    /* The kind from the registry row: looked up only when the query runs,
+    ** not on every row. */
+    query_copy *fresh = run_query(ctx, query, sql_function_of(ctx)->kind);
     if (fresh == NULL) return ARG_ERROR;
     /* On failure set_auxdata frees the copy at once: ask for it back. */
     sqlite3_set_auxdata(ctx, 0, fresh, query_copy_free);
@@ -223,7 +224,7 @@ static arg_status query_filter(sqlite3_context *ctx, sqlite3_value *query,
 void sql_filter_probe(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   const filter_view *f;
-  arg_status st = query_filter(ctx, argv[0], sql_function_of(ctx)->kind, &f);
+  arg_status st = query_filter(ctx, argv[0], &f);
   if (st == ARG_OK) {
     filter_hash h;
     st = sql_hash_value(ctx, argv[1], f->header.seed, &h);

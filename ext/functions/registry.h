@@ -39,8 +39,9 @@ static inline const sql_function *sql_function_of(sqlite3_context *ctx) {
 ** is safe anywhere, triggers and views under trusted_schema=OFF included. */
 #define SQL_PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
 
-/* membership.c: bloom_test, cuckoo_test */
-void sql_filter_test(sqlite3_context *, int, sqlite3_value **);
+/* membership.c */
+void sql_bloom_test(sqlite3_context *, int, sqlite3_value **);
+void sql_cuckoo_test(sqlite3_context *, int, sqlite3_value **);
 /* probe.c: bloom_probe, cuckoo_probe */
 void sql_filter_probe(sqlite3_context *, int, sqlite3_value **);
 void *sql_probe_connection(const sql_function *row);

@@ -3,8 +3,8 @@
 */
 #include "functions/value_hash.h"
 
-arg_status value_hash(sqlite3_value *arg, int type, uint32_t seed,
-                      filter_hash *out) {
+arg_status value_hash_other(sqlite3_value *arg, int type, uint32_t seed,
+                            filter_hash *out) {
   switch (type) {
     case SQLITE_INTEGER:
       *out = filter_hash_integer(sqlite3_value_int64(arg), seed);
@@ -30,16 +30,4 @@ arg_status value_hash(sqlite3_value *arg, int type, uint32_t seed,
     default:
       return ARG_NULL;
   }
-}
-
-arg_status sql_hash_typed(sqlite3_context *ctx, sqlite3_value *arg, int type,
-                          uint32_t seed, filter_hash *out) {
-  arg_status st = value_hash(arg, type, seed, out);
-  if (st == ARG_ERROR) sqlite3_result_error_nomem(ctx);
-  return st;
-}
-
-arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
-                          uint32_t seed, filter_hash *out) {
-  return sql_hash_typed(ctx, arg, sqlite3_value_type(arg), seed, out);
 }

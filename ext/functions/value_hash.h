@@ -8,18 +8,38 @@
 #include "core/hash.h"
 #include "functions/errors.h"
 
+/* value_hash for every type but INTEGER. */
+arg_status value_hash_other(sqlite3_value *arg, int type, uint32_t seed,
+                            filter_hash *out);
+
 /* Hashes a value whose sqlite3_value_type is `type`.  ARG_NULL for NULL;
 ** ARG_ERROR when out of memory (a TEXT value converted to UTF-8), with
-** nothing set: for callers without a function context (virtual tables). */
-arg_status value_hash(sqlite3_value *arg, int type, uint32_t seed,
-                      filter_hash *out);
+** nothing set: for callers without a function context (virtual tables).
+** Inline, INTEGER first: it runs on every row of a probe or a build, and
+** the calls it replaced cost more than the hash's own setup. */
+static inline arg_status value_hash(sqlite3_value *arg, int type,
+                                    uint32_t seed, filter_hash *out) {
+  if (type == SQLITE_INTEGER) {
+    *out = filter_hash_integer(sqlite3_value_int64(arg), seed);
+    return ARG_OK;
+  }
+  return value_hash_other(arg, type, seed, out);
+}
 
-/* Hashes a value. ARG_NULL for NULL; ARG_ERROR (out of memory) after
-** setting the error on ctx. */
-arg_status sql_hash_value(sqlite3_context *ctx, sqlite3_value *arg,
-                          uint32_t seed, filter_hash *out);
-/* The same for a value whose sqlite3_value_type the caller already has. */
-arg_status sql_hash_typed(sqlite3_context *ctx, sqlite3_value *arg, int type,
-                          uint32_t seed, filter_hash *out);
+/* The same, setting SQLITE_NOMEM on ctx when out of memory. */
+static inline arg_status sql_hash_typed(sqlite3_context *ctx,
+                                        sqlite3_value *value, int type,
+                                        uint32_t seed, filter_hash *out) {
+  arg_status st = value_hash(value, type, seed, out);
+  if (st == ARG_ERROR) sqlite3_result_error_nomem(ctx);
+  return st;
+}
+
+/* The same, asking the value's type. */
+static inline arg_status sql_hash_value(sqlite3_context *ctx,
+                                        sqlite3_value *value, uint32_t seed,
+                                        filter_hash *out) {
+  return sql_hash_typed(ctx, value, sqlite3_value_type(value), seed, out);
+}
 
 #endif

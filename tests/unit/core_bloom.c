@@ -566,6 +566,35 @@ static void test_insert_one_block(void) {
              "is then found (k = 1..64)");
 }
 
+/* bloom_contains must test every one of the k bits: after an insert into
+** an empty block, clearing any one of the bits it set makes it answer 0. */
+static void test_contains_needs_every_bit(void) {
+  static const unsigned ks[] = {1, 2, 6, 7, 8, 13, 14, 15, 31, 63, 64};
+  const uint64_t blocks = 4;
+  unsigned char bits[4 * 64];
+  rng_seed(0x5eed0c0b, "clearing one set bit makes the probe fail");
+  int bad = 0, cleared = 0;
+  for (size_t a = 0; a < sizeof ks / sizeof *ks; a++) {
+    for (int t = 0; t < 200; t++) {
+      memset(bits, 0, sizeof bits);
+      filter_hash h = rng_hash();
+      bloom_insert(bits, blocks, ks[a], h);
+      if (!bloom_contains(bits, blocks, ks[a], h)) bad++;
+      for (size_t i = 0; i < sizeof bits * 8; i++) {
+        unsigned char m = (unsigned char)(1u << (i % 8));
+        if (!(bits[i / 8] & m)) continue;
+        bits[i / 8] ^= m;
+        cleared++;
+        if (bloom_contains(bits, blocks, ks[a], h)) bad++;
+        bits[i / 8] ^= m;
+      }
+    }
+  }
+  TAP_EQ_U64(bad, 0,
+             "bloom_contains finds an insert and misses it once any one of "
+             "its bits is cleared (k = 1..64, %d bits cleared)", cleared);
+}
+
 static void test_no_false_negatives_and_fpr(void) {
   const uint64_t n = 200000;
   const double p = 0.01;
@@ -922,6 +951,63 @@ static void test_lagged_inserts(void) {
          "5000 inserts, reused after a flush)");
 }
 
+/* filter_bloom_quick (the per-row check of bloom_test) must accept exactly
+** the blobs filter_parse accepts as a Bloom filter, and read the same
+** fields: compared on random mutations of a valid header (random bytes,
+** boundary values written over the 8-byte words, and wrong lengths). */
+static void test_bloom_quick_agrees(void) {
+  static const uint64_t specials[] = {0, 1, 2, 63, 64, 65, 511, 512, 513,
+                                      VALID_BITS, VALID_BITS + 512,
+                                      0x3ff0000000000000ULL, /* 1.0 */
+                                      0x7ff8000000000000ULL, /* NaN */
+                                      0x8000000000000000ULL, /* -0.0 */
+                                      (uint64_t)INT64_MAX,
+                                      (uint64_t)INT64_MAX + 1, UINT64_MAX};
+  unsigned char valid[VALID_LEN + 64], b[VALID_LEN + 64];
+  make_valid(valid);
+  memset(valid + VALID_LEN, 0, 64);
+  rng_seed(0x5eed0b1c, "filter_bloom_quick against filter_parse");
+  int disagree = 0, accepted = 0, rejected = 0;
+  for (int t = 0; t < 200000; t++) {
+    memcpy(b, valid, sizeof b);
+    size_t len = VALID_LEN;
+    int changes = 1 + (int)(rng_next() % 3);
+    for (int c = 0; c < changes; c++) {
+      uint64_t r = rng_next();
+      switch (r % 4) {
+        case 0: b[(r >> 8) % 64] = (unsigned char)(r >> 16); break;
+        case 1: b[(r >> 8) % 64] ^= (unsigned char)(1u << ((r >> 16) % 8)); break;
+        case 2: {
+          uint64_t v = specials[(r >> 16) % (sizeof specials / sizeof *specials)];
+          store_le64(b + 8 * ((r >> 8) % 8), v);
+          break;
+        }
+        default: len = VALID_LEN + 64 - (size_t)((r >> 8) % 129); break;
+      }
+    }
+    bloom_quick q;
+    filter_view v;
+    int quick = filter_bloom_quick(b, len, &q);
+    int full = filter_parse(b, len, FILTER_KIND_BLOOM, &v, NULL, 0);
+    if (quick != full) disagree++;
+    else if (quick == 0) {
+      accepted++;
+      if (q.body != v.body || q.blocks != v.header.bits / BLOOM_BLOCK_BITS ||
+          q.seed != v.header.seed || q.k != v.header.hashes)
+        disagree++;
+    } else {
+      rejected++;
+    }
+  }
+  TAP_EQ_U64(disagree, 0,
+             "filter_bloom_quick accepts what filter_parse accepts as a Bloom "
+             "filter, with the same fields (%d accepted, %d rejected)",
+             accepted, rejected);
+  tap_ok(accepted > 1000 && rejected > 1000,
+         "the mutations hit both outcomes (%d accepted, %d rejected)", accepted,
+         rejected);
+}
+
 int main(void) {
   test_murmur_reference();
   test_murmur_vectors();
@@ -932,11 +1018,13 @@ int main(void) {
   test_plan_errors();
   test_block_of();
   test_insert_one_block();
+  test_contains_needs_every_bit();
   test_lagged_inserts();
   test_no_false_negatives_and_fpr();
   test_fpr_value_hashes();
   test_stats();
   test_format_layout();
   test_format_rejections();
+  test_bloom_quick_agrees();
   return tap_done();
 }
