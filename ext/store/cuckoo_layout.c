@@ -18,6 +18,10 @@
 
 #define SLOTS CUCKOO_SLOTS_PER_BUCKET
 
+/* Beyond this a body's size in bits would not fit 64 bits; no database
+** holds a store near it. */
+#define MAX_BUCKETS ((sqlite3_int64)1 << 56)
+
 enum { KEY_BUCKETS, KEY_FINGERPRINT_BITS, KEY_CHUNK_BUCKETS };
 
 /* The even number of buckets whose bytes (C * f / 2) fit a page of
@@ -32,7 +36,8 @@ static int plan(store *s, const store_options *o, int page_size,
   /* As cuckoo_build sizes, without a blob length limit. */
   cuckoo_sizing sizing;
   if (cuckoo_sizing_for(o->capacity, o->fpr, FILTER_MIN_FPR, UINT64_MAX,
-                        &sizing) != CUCKOO_SIZING_OK)
+                        &sizing) != CUCKOO_SIZING_OK ||
+      sizing.buckets > (uint64_t)MAX_BUCKETS)
     return store_error(s, "no filter holds capacity = %llu at fpr = %g",
                        (unsigned long long)o->capacity, o->fpr);
   values[KEY_BUCKETS] = (sqlite3_int64)sizing.buckets;
@@ -45,7 +50,7 @@ static int plan(store *s, const store_options *o, int page_size,
 static int configure(store *s, const sqlite3_int64 v[]) {
   sqlite3_int64 buckets = v[KEY_BUCKETS], f = v[KEY_FINGERPRINT_BITS],
                 chunk = v[KEY_CHUNK_BUCKETS];
-  if (buckets < 1 || buckets > (sqlite3_int64)1 << 40 ||
+  if (buckets < 1 || buckets > MAX_BUCKETS ||
       (buckets & (buckets - 1)) != 0 || f < CUCKOO_MIN_FINGERPRINT_BITS ||
       f > CUCKOO_MAX_FINGERPRINT_BITS || chunk < 2 || chunk % 2 != 0 ||
       chunk > 1 << 20)
