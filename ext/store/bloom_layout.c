@@ -133,16 +133,13 @@ const store_layout store_bloom_layout = {
     .kind = FILTER_KIND_BLOOM,
     .keys = {"bits", "hashes", "chunk_blocks", NULL},
     .counter_bytes = COUNTER_BYTES,
-    .plan = plan,
-    .configure = configure,
-    .unit_bytes = unit_bytes,
-    .chunk_items = chunk_counter,
     .no_delete = "a Bloom filter cannot forget a value (cuckoo filters can "
                  "delete)",
     .no_update = "an item cannot be changed, only added",
     .load_verb = "merge",
-    .add = add,
-    .contains = contains,
-    .remove = NULL,
-    .load = merge,
+    /* the shape */
+    .plan = plan, .configure = configure, .unit_bytes = unit_bytes,
+    .chunk_items = chunk_counter,
+    /* the items */
+    .add = add, .contains = contains, .remove = NULL, .load = merge,
 };

@@ -184,16 +184,13 @@ const store_layout store_cuckoo_layout = {
     .kind = FILTER_KIND_CUCKOO,
     .keys = {"buckets", "fingerprint_bits", "chunk_buckets", NULL},
     .counter_bytes = 0,
-    .plan = plan,
-    .configure = configure,
-    .unit_bytes = unit_bytes,
-    .chunk_items = chunk_items,
     .no_delete = NULL,
     .no_update = "an item cannot be changed: delete it and insert the new "
                  "value",
     .load_verb = "load",
-    .add = add,
-    .contains = contains,
-    .remove = remove_one,
-    .load = load,
+    /* the shape */
+    .plan = plan, .configure = configure, .unit_bytes = unit_bytes,
+    .chunk_items = chunk_items,
+    /* the items */
+    .add = add, .contains = contains, .remove = remove_one, .load = load,
 };
