@@ -88,7 +88,8 @@ static const sql_function functions[] = {
     SCALAR("cuckoo_add", 2, 2, SQL_PURE, CUCKOO, sql_cuckoo_add),
     SCALAR("cuckoo_delete", 2, 2, SQL_PURE, CUCKOO, sql_cuckoo_delete),
     TABLE("cuckoo_info", CUCKOO, sql_info_module, sql_cuckoo_info_spec),
-    STORE("bloom_store", BLOOM, store_bloom_module),
+    STORE("bloom_store", BLOOM, store_module),
+    STORE("cuckoo_store", CUCKOO, store_module),
 };
 
 /* Registers one row: a module, or a function once per argument count. */

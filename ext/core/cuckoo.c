@@ -16,6 +16,7 @@
 #include "core/cuckoo.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 
@@ -94,30 +95,45 @@ void cuckoo_slot_set(unsigned char *body, uint64_t slot, unsigned f,
   }
 }
 
-/* Puts fp in the first empty slot of bucket b; 0 if there is none. */
-static int put(unsigned char *body, uint64_t b, unsigned f, uint64_t fp) {
-  for (uint64_t s = b * SLOTS; s < b * SLOTS + SLOTS; s++) {
-    if (cuckoo_slot_get(body, s, f) == 0) {
-      cuckoo_slot_set(body, s, f, fp);
-      return 1;
-    }
-  }
-  return 0;
+/* The bytes of bucket b and the index of its first slot in them; NULL when
+** the table cannot reach it. */
+static unsigned char *at(const cuckoo_table *t, uint64_t b, int for_write,
+                         uint64_t *first) {
+  return t->locate(t->ctx, b, for_write, first);
 }
 
-/* The first slot of bucket b holding fp, or UINT64_MAX. */
-static uint64_t find(const unsigned char *body, uint64_t b, unsigned f,
-                     uint64_t fp) {
-  for (uint64_t s = b * SLOTS; s < b * SLOTS + SLOTS; s++)
-    if (cuckoo_slot_get(body, s, f) == fp) return s;
-  return UINT64_MAX;
+/* The first slot of bucket b (0..3) holding fp; SLOTS if none; -1 if b is
+** out of reach. */
+static int find(const cuckoo_table *t, uint64_t b, uint64_t fp) {
+  uint64_t first;
+  const unsigned char *bytes = at(t, b, 0, &first);
+  if (bytes == NULL) return -1;
+  for (int s = 0; s < SLOTS; s++)
+    if (cuckoo_slot_get(bytes, first + (uint64_t)s, t->f) == fp) return s;
+  return SLOTS;
 }
 
-static unsigned copies_in(const unsigned char *body, uint64_t b, unsigned f,
-                          uint64_t fp) {
-  unsigned n = 0;
-  for (uint64_t s = b * SLOTS; s < b * SLOTS + SLOTS; s++)
-    n += cuckoo_slot_get(body, s, f) == fp;
+/* Puts fp in the first empty slot of bucket b: 1 if placed, 0 if the bucket
+** is full, -1 if out of reach (nothing changed). */
+static int put(const cuckoo_table *t, uint64_t b, uint64_t fp) {
+  int s = find(t, b, 0);
+  if (s < 0) return -1;
+  if (s == SLOTS) return 0;
+  uint64_t first;
+  unsigned char *bytes = at(t, b, 1, &first);
+  if (bytes == NULL) return -1;
+  cuckoo_slot_set(bytes, first + (uint64_t)s, t->f, fp);
+  return 1;
+}
+
+/* Copies of fp in bucket b, or -1 if out of reach. */
+static int copies_in(const cuckoo_table *t, uint64_t b, uint64_t fp) {
+  uint64_t first;
+  const unsigned char *bytes = at(t, b, 0, &first);
+  if (bytes == NULL) return -1;
+  int n = 0;
+  for (uint64_t s = 0; s < SLOTS; s++)
+    n += cuckoo_slot_get(bytes, first + s, t->f) == fp;
   return n;
 }
 
@@ -133,61 +149,131 @@ static uint64_t next_random(uint64_t *state) {
   return x * 0x2545F4914F6CDD1DULL;
 }
 
-cuckoo_status cuckoo_insert(unsigned char *body, uint64_t buckets, unsigned f,
-                            filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, buckets, f);
-  uint64_t i1 = k.bucket, i2 = cuckoo_alt_bucket(i1, k.fingerprint, buckets);
+/* Swaps back the first `count` relocations of path (global slot numbers),
+** last first: the fingerprint in hand at the end is the new item's again.
+** Every bucket on the path was located before, so it is reached again. */
+static void undo(const cuckoo_table *t, const uint64_t *path, unsigned count,
+                 uint64_t hand) {
+  for (unsigned n = count; n-- > 0;) {
+    uint64_t first;
+    unsigned char *bytes = at(t, path[n] / SLOTS, 1, &first);
+    if (bytes == NULL) continue; /* broken promise: cannot undo this one */
+    uint64_t slot = first + path[n] % SLOTS;
+    uint64_t stored = cuckoo_slot_get(bytes, slot, t->f);
+    cuckoo_slot_set(bytes, slot, t->f, hand);
+    hand = stored;
+  }
+}
+
+cuckoo_status cuckoo_table_insert(const cuckoo_table *t, filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, t->buckets, t->f);
+  uint64_t i1 = k.bucket,
+           i2 = cuckoo_alt_bucket(i1, k.fingerprint, t->buckets);
   /* Both buckets full of this very fingerprint: no relocation can help
   ** (each copy can only move to the other bucket of the same pair), so
   ** say so at once instead of walking CUCKOO_MAX_KICKS steps. */
-  unsigned copies = copies_in(body, i1, f, k.fingerprint);
-  if (i2 != i1) copies += copies_in(body, i2, f, k.fingerprint);
-  if (copies >= cuckoo_max_copies(buckets)) return CUCKOO_TOO_MANY_COPIES;
-  if (put(body, i1, f, k.fingerprint)) return CUCKOO_OK;
-  if (i2 != i1 && put(body, i2, f, k.fingerprint)) return CUCKOO_OK;
+  int c1 = copies_in(t, i1, k.fingerprint);
+  int c2 = i2 != i1 ? copies_in(t, i2, k.fingerprint) : 0;
+  if (c1 < 0 || c2 < 0) return CUCKOO_UNREACHABLE;
+  if ((unsigned)(c1 + c2) >= cuckoo_max_copies(t->buckets))
+    return CUCKOO_TOO_MANY_COPIES;
+  int r = put(t, i1, k.fingerprint);
+  if (r != 0) return r > 0 ? CUCKOO_OK : CUCKOO_UNREACHABLE;
   if (i2 == i1) return CUCKOO_FULL; /* one bucket: nowhere to move to */
+  r = put(t, i2, k.fingerprint);
+  if (r != 0) return r > 0 ? CUCKOO_OK : CUCKOO_UNREACHABLE;
 
   uint64_t path[CUCKOO_MAX_KICKS]; /* the slot of each swap, in order */
   uint64_t rng = fmix64(k.fingerprint ^ (i1 * 0x9E3779B97F4A7C15ULL)) | 1;
   uint64_t b = next_random(&rng) >> 63 ? i2 : i1;
   uint64_t hand = k.fingerprint;
   for (unsigned n = 0; n < CUCKOO_MAX_KICKS; n++) {
-    uint64_t slot = b * SLOTS + (next_random(&rng) >> 62);
-    uint64_t victim = cuckoo_slot_get(body, slot, f);
-    cuckoo_slot_set(body, slot, f, hand);
-    path[n] = slot;
+    uint64_t j = next_random(&rng) >> 62, first;
+    unsigned char *bytes = at(t, b, 1, &first);
+    if (bytes == NULL) {
+      undo(t, path, n, hand);
+      return CUCKOO_UNREACHABLE;
+    }
+    uint64_t victim = cuckoo_slot_get(bytes, first + j, t->f);
+    cuckoo_slot_set(bytes, first + j, t->f, hand);
+    path[n] = b * SLOTS + j;
     hand = victim;
-    b = cuckoo_alt_bucket(b, hand, buckets);
-    if (put(body, b, f, hand)) return CUCKOO_OK;
+    b = cuckoo_alt_bucket(b, hand, t->buckets);
+    r = put(t, b, hand);
+    if (r > 0) return CUCKOO_OK;
+    if (r < 0) {
+      undo(t, path, n + 1, hand);
+      return CUCKOO_UNREACHABLE;
+    }
   }
-  /* Undo: swap back in reverse order; the fingerprint left in hand at the
-  ** end is the new item's again. */
-  for (unsigned n = CUCKOO_MAX_KICKS; n-- > 0;) {
-    uint64_t stored = cuckoo_slot_get(body, path[n], f);
-    cuckoo_slot_set(body, path[n], f, hand);
-    hand = stored;
-  }
+  undo(t, path, CUCKOO_MAX_KICKS, hand);
   return CUCKOO_FULL;
 }
 
+int cuckoo_table_contains(const cuckoo_table *t, filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, t->buckets, t->f);
+  int s = find(t, k.bucket, k.fingerprint);
+  if (s != SLOTS) return s < 0 ? -1 : 1;
+  uint64_t i2 = cuckoo_alt_bucket(k.bucket, k.fingerprint, t->buckets);
+  s = find(t, i2, k.fingerprint);
+  return s < 0 ? -1 : s < SLOTS;
+}
+
+int cuckoo_table_remove(const cuckoo_table *t, filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, t->buckets, t->f);
+  uint64_t b = k.bucket;
+  int s = find(t, b, k.fingerprint);
+  if (s < 0) return -1;
+  if (s == SLOTS) {
+    b = cuckoo_alt_bucket(k.bucket, k.fingerprint, t->buckets);
+    s = find(t, b, k.fingerprint);
+    if (s < 0) return -1;
+    if (s == SLOTS) return 0;
+  }
+  uint64_t first;
+  unsigned char *bytes = at(t, b, 1, &first);
+  if (bytes == NULL) return -1;
+  cuckoo_slot_set(bytes, first + (uint64_t)s, t->f, 0);
+  return 1;
+}
+
+/* The contiguous body: every bucket in one buffer. */
+static unsigned char *locate_body(void *ctx, uint64_t bucket, int for_write,
+                                  uint64_t *first_slot) {
+  (void)for_write;
+  *first_slot = bucket * SLOTS;
+  return ctx;
+}
+
+static cuckoo_table body_table(unsigned char *body, uint64_t buckets,
+                               unsigned f) {
+  cuckoo_table t = {locate_body, body, buckets, f};
+  return t;
+}
+
+cuckoo_status cuckoo_insert(unsigned char *body, uint64_t buckets, unsigned f,
+                            filter_hash h) {
+  cuckoo_table t = body_table(body, buckets, f);
+  return cuckoo_table_insert(&t, h);
+}
+
+/* The probes' hot path, read straight from the body. */
 int cuckoo_contains(const unsigned char *body, uint64_t buckets, unsigned f,
                     filter_hash h) {
   cuckoo_key k = cuckoo_key_of(h, buckets, f);
-  if (find(body, k.bucket, f, k.fingerprint) != UINT64_MAX) return 1;
-  uint64_t i2 = cuckoo_alt_bucket(k.bucket, k.fingerprint, buckets);
-  return find(body, i2, f, k.fingerprint) != UINT64_MAX;
+  for (int pass = 0; pass < 2; pass++) {
+    uint64_t b = pass ? cuckoo_alt_bucket(k.bucket, k.fingerprint, buckets)
+                      : k.bucket;
+    for (uint64_t s = b * SLOTS; s < b * SLOTS + SLOTS; s++)
+      if (cuckoo_slot_get(body, s, f) == k.fingerprint) return 1;
+  }
+  return 0;
 }
 
 int cuckoo_remove(unsigned char *body, uint64_t buckets, unsigned f,
                   filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, buckets, f);
-  uint64_t s = find(body, k.bucket, f, k.fingerprint);
-  if (s == UINT64_MAX)
-    s = find(body, cuckoo_alt_bucket(k.bucket, k.fingerprint, buckets), f,
-             k.fingerprint);
-  if (s == UINT64_MAX) return 0;
-  cuckoo_slot_set(body, s, f, 0);
-  return 1;
+  cuckoo_table t = body_table(body, buckets, f);
+  return cuckoo_table_remove(&t, h);
 }
 
 double cuckoo_model_fpr(double load, unsigned f, uint64_t buckets) {
@@ -259,4 +345,28 @@ void cuckoo_write_empty(unsigned char *dst, const cuckoo_sizing *sizing) {
   filter_header h = cuckoo_header_for(sizing);
   filter_write_header(dst, &h);
   memset(dst + FILTER_HEADER_BYTES, 0, sizing->bytes - FILTER_HEADER_BYTES);
+}
+
+void cuckoo_insert_failure(cuckoo_status st, uint64_t buckets, uint64_t items,
+                           char *out, size_t size) {
+  char count[64] = "";
+  if (st == CUCKOO_TOO_MANY_COPIES) {
+    snprintf(out, size, "the value does not fit: its two buckets already "
+             "hold %u copies of its fingerprint, the most a filter holds",
+             cuckoo_max_copies(buckets));
+  } else if (st == CUCKOO_FULL && buckets == 1) {
+    /* no other bucket to relocate to */
+    if (items != UINT64_MAX)
+      snprintf(count, sizeof count, " %llu items", (unsigned long long)items);
+    snprintf(out, size, "the filter is full: its one bucket holds%s",
+             items != UINT64_MAX ? count : " 4 items");
+  } else if (st == CUCKOO_FULL) {
+    if (items != UINT64_MAX)
+      snprintf(count, sizeof count, "%llu items in ", (unsigned long long)items);
+    snprintf(out, size, "the filter is full: no room for the value after %d "
+             "relocations (%s%llu slots)", CUCKOO_MAX_KICKS, count,
+             (unsigned long long)(buckets * SLOTS));
+  } else {
+    snprintf(out, size, "a bucket could not be read");
+  }
 }

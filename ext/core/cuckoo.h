@@ -105,9 +105,39 @@ void cuckoo_slot_set(unsigned char *body, uint64_t slot, unsigned f,
 
 typedef enum {
   CUCKOO_OK = 0,
-  CUCKOO_FULL,           /* no room within CUCKOO_MAX_KICKS relocations */
-  CUCKOO_TOO_MANY_COPIES /* both buckets already hold only this fingerprint */
+  CUCKOO_FULL,            /* no room within CUCKOO_MAX_KICKS relocations */
+  CUCKOO_TOO_MANY_COPIES, /* both buckets already hold only this fingerprint */
+  CUCKOO_UNREACHABLE      /* the table's locate failed (a cuckoo_table) */
 } cuckoo_status;
+
+/* The bucket array seen through an accessor rather than as one contiguous
+** body, so that it may be cut into separately stored pieces (a store's
+** chunk rows) across which relocations move fingerprints.
+**
+** locate(ctx, bucket, for_write, &first) returns the bytes holding the
+** bucket, with *first set to the index of its first slot in those bytes
+** (for cuckoo_slot_get/set), or NULL when the bucket cannot be reached;
+** the operation then stops and undoes every change it made.  for_write is
+** 1 just before one of the bucket's slots is set, so that the owner knows
+** which pieces really change.  A bucket located once during an operation
+** must be located again without failing (the undo relies on it). */
+typedef struct cuckoo_table {
+  unsigned char *(*locate)(void *ctx, uint64_t bucket, int for_write,
+                           uint64_t *first_slot);
+  void *ctx;
+  uint64_t buckets;
+  unsigned f;
+} cuckoo_table;
+
+/* cuckoo_insert over a table: the same walk, the same bytes; on any status
+** but CUCKOO_OK every bucket is as it was. */
+cuckoo_status cuckoo_table_insert(const cuckoo_table *t, filter_hash h);
+/* 1 if the item's fingerprint is in one of its buckets, 0 if not, -1 when
+** a bucket cannot be reached. */
+int cuckoo_table_contains(const cuckoo_table *t, filter_hash h);
+/* cuckoo_remove over a table: 1 removed, 0 absent, -1 unreachable (nothing
+** changed). */
+int cuckoo_table_remove(const cuckoo_table *t, filter_hash h);
 
 /* Adds one copy of the item.  On any status but CUCKOO_OK the body is left
 ** exactly as it was: every relocation is undone. */
@@ -122,6 +152,12 @@ int cuckoo_contains(const unsigned char *body, uint64_t buckets, unsigned f,
 ** of another item, which then tests 0. */
 int cuckoo_remove(unsigned char *body, uint64_t buckets, unsigned f,
                   filter_hash h);
+
+/* Why an insert failed, as one line into out[0..size): the words both
+** cuckoo_add and cuckoo_store use.  items is the count stored, or
+** UINT64_MAX when the caller does not know it. */
+void cuckoo_insert_failure(cuckoo_status st, uint64_t buckets, uint64_t items,
+                           char *out, size_t size);
 
 /* The most copies of one item a filter holds: 8, or 4 with one bucket. */
 unsigned cuckoo_max_copies(uint64_t buckets);

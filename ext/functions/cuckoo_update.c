@@ -60,33 +60,22 @@ void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   unsigned char *out = sql_copy_filter(ctx, &f);
   if (out == NULL) return;
   uint64_t slots = f.header.buckets * CUCKOO_SLOTS_PER_BUCKET;
-  switch (cuckoo_insert(out + FILTER_HEADER_BYTES, f.header.buckets,
-                        f.header.fingerprint_bits, h)) {
-    case CUCKOO_OK:
-      /* items <= slots holds for every blob that parses; a hand-made one
-      ** with a wrong count must still give a blob that parses. */
-      filter_write_count(out, f.header.count < slots ? f.header.count + 1
-                                                      : slots);
-      sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
-      return;
-    case CUCKOO_TOO_MANY_COPIES:
-      sql_error(ctx, "the value does not fit: its two buckets already hold %u "
-                "copies of its fingerprint, the most a filter holds",
-                cuckoo_max_copies(f.header.buckets));
-      break;
-    case CUCKOO_FULL:
-      if (f.header.buckets == 1) /* no other bucket to relocate to */
-        sql_error(ctx, "the filter is full: its one bucket holds %llu items; "
-                  "rebuild it with a larger n",
-                  (unsigned long long)f.header.count);
-      else
-        sql_error(ctx, "the filter is full: no room for the value after %d "
-                  "relocations (%llu items in %llu slots); rebuild it with "
-                  "a larger n",
-                  CUCKOO_MAX_KICKS, (unsigned long long)f.header.count,
-                  (unsigned long long)slots);
-      break;
+  cuckoo_status st = cuckoo_insert(out + FILTER_HEADER_BYTES, f.header.buckets,
+                                   f.header.fingerprint_bits, h);
+  if (st == CUCKOO_OK) {
+    /* items <= slots holds for every blob that parses; a hand-made one
+    ** with a wrong count must still give a blob that parses. */
+    filter_write_count(out, f.header.count < slots ? f.header.count + 1
+                                                    : slots);
+    sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
+    return;
   }
+  char why[200];
+  cuckoo_insert_failure(st, f.header.buckets, f.header.count, why, sizeof why);
+  if (st == CUCKOO_FULL)
+    sql_error(ctx, "%s; rebuild it with a larger n", why);
+  else
+    sql_error(ctx, "%s", why);
   sqlite3_free(out);
 }
 

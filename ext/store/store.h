@@ -2,7 +2,9 @@
 ** Virtual tables that store data: filters kept in place in shadow tables,
 ** registered by bloom_ext.c.
 **
-**   bloom_store.c   CREATE VIRTUAL TABLE ... USING bloom_store(capacity, fpr)
+**   store_vtab.c    CREATE VIRTUAL TABLE ... USING bloom_store(capacity, fpr)
+**                   or cuckoo_store(capacity, fpr): one module for both
+**   bloom_layout.c  what is Bloom's (layout.h), cuckoo_layout.c cuckoo's
 **   shadow.c        the shadow tables (configuration and chunk rows)
 **   chunk_cache.c   the chunks a write transaction holds in memory
 **   options.c       the CREATE arguments
@@ -12,6 +14,7 @@
 
 #include "functions/api.h"
 
-extern const sqlite3_module store_bloom_module;
+/* The kind comes from the registry row (its kind field). */
+extern const sqlite3_module store_module;
 
 #endif

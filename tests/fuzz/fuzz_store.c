@@ -1,5 +1,6 @@
 /*
 ** Fuzz target "store": CREATE VIRTUAL TABLE ... USING bloom_store(<args>)
+** (or cuckoo_store(<args>) when args begins with '~', the '~' dropped)
 ** with arguments from the input, then shadow tables damaged by the input,
 ** then every way of reading and writing the store from a connection that
 ** connects afresh (so a damaged configuration is read, not remembered).
@@ -8,6 +9,7 @@
 ** a list of operations, each a first byte choosing the operation and the
 ** bytes after it giving its operands:
 **   0  add a value (a slice of the input, as a BLOB) through the store
+**      (a cuckoo store may refuse it as full or holding 8 copies)
 **   1  overwrite chunk <id> with a slice of the input
 **   2  delete chunk <id>
 **   3  insert a chunk row <id> with a slice of the input
@@ -15,9 +17,10 @@
 **   5  delete a configuration key
 **
 ** Invariants (abort on failure): a statement succeeds, or fails with an
-** error that starts with "bloom_store:" (SQLite's own syntax errors in the
+** error that starts with the module's name (SQLite's own syntax errors in the
 ** CREATE text, out of memory, a full database and SQLITE_TOOBIG aside);
-** an exported filter is a valid Bloom filter by FORMAT.md (bloom_spec.h);
+** an exported filter is a valid filter of the store's kind by FORMAT.md
+** (bloom_spec.h);
 ** while the shadow tables are undamaged the export holds every value
 ** added.  Each input gets its own in-memory database, shared between the
 ** two connections, and a page limit that keeps a huge capacity quick (it
@@ -27,9 +30,16 @@
 
 #define FZ_STORE_PAGES 256
 
-static const char *const config_keys[] = {
+static const char *const bloom_keys[] = {
     "kind", "version", "capacity", "fpr", "bits", "hashes", "seed",
     "chunk_blocks"};
+static const char *const cuckoo_keys[] = {
+    "kind", "version", "capacity", "fpr", "buckets", "fingerprint_bits",
+    "seed", "chunk_buckets"};
+
+/* The store of this input: its module and configuration keys. */
+static int is_cuckoo;
+static const char *const *config_keys = bloom_keys;
 
 /* An open connection to the shared in-memory database `uri`, with the
 ** extension registered and the limits of the run. */
@@ -57,8 +67,9 @@ static void check_error(sqlite3 *db, int rc, const char *what) {
       primary == SQLITE_TOOBIG)
     return;
   const char *msg = sqlite3_errmsg(db);
-  if (strncmp(msg, "bloom_store: ", 13) != 0)
-    fz_die("%s: error %d does not name bloom_store: %s", what, rc, msg);
+  const char *name = is_cuckoo ? "cuckoo_store: " : "bloom_store: ";
+  if (strncmp(msg, name, strlen(name)) != 0)
+    fz_die("%s: error %d does not name %s %s", what, rc, name, msg);
 }
 
 /* Runs sql with an optional BLOB bound to ?1; returns the step's result
@@ -151,6 +162,12 @@ static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static unsigned long runs;
+  is_cuckoo = size > 0 && data[0] == '~';
+  config_keys = is_cuckoo ? cuckoo_keys : bloom_keys;
+  if (is_cuckoo) {
+    data++;
+    size--;
+  }
   const uint8_t *nl = memchr(data, '\n', size);
   size_t args_len = nl ? (size_t)(nl - data) : size;
   if (args_len > 200) return 0;
@@ -162,7 +179,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
            runs++);
   sqlite3 *writer = connect_to(uri);
   char *create = sqlite3_mprintf(
-      "CREATE VIRTUAL TABLE s USING bloom_store(%.*s)", (int)args_len, data);
+      "CREATE VIRTUAL TABLE s USING %s(%.*s)",
+      is_cuckoo ? "cuckoo_store" : "bloom_store", (int)args_len, data);
   if (create == NULL) fz_die("out of memory");
   sqlite3_stmt *st = NULL;
   int rc = sqlite3_prepare_v2(writer, create, -1, &st, NULL);
@@ -185,10 +203,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sqlite3 *reader = connect_to(uri);
   unsigned char *blob = NULL;
   size_t len = 0;
-  if (run(reader, "SELECT filter FROM s", NULL, 0, &blob, &len) == SQLITE_DONE &&
-      blob) {
-    if (!spec_bloom_valid(blob, len))
-      fz_die("the export is not a valid Bloom filter (%zu bytes)", len);
+  int exported = run(reader, "SELECT filter FROM s", NULL, 0, &blob, &len);
+  if (exported == SQLITE_DONE && blob) {
+    if (!(is_cuckoo ? spec_cuckoo_valid(blob, len) : spec_bloom_valid(blob, len)))
+      fz_die("the export is not a valid %s filter (%zu bytes)",
+             is_cuckoo ? "cuckoo" : "Bloom", len);
   }
   for (size_t i = 0; i < added.count; i++) {
     /* No false negative: an added value has its row. */
@@ -206,7 +225,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     sqlite3_finalize(q);
   }
-  if (!damaged && blob == NULL)
+  /* A filter longer than the run's blob limit is SQLITE_TOOBIG, rightly. */
+  if (!damaged && blob == NULL && (exported & 0xff) != SQLITE_TOOBIG)
     fz_die("an undamaged store did not export its filter");
   run(reader, "SELECT count(*) FROM s WHERE value IN (1, 'x', ?1)", ops,
       ops_len > 8 ? 8 : ops_len, NULL, NULL);
@@ -214,6 +234,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       NULL, NULL);
   if (blob)
     run(reader, "INSERT INTO s(filter) VALUES (?1)", blob, len, NULL, NULL);
+  if (added.count > 0)
+    run(reader, "DELETE FROM s WHERE value = ?1", added.bytes[0],
+        added.len[0], NULL, NULL);
   free(blob);
   sqlite3_close(reader);
   sqlite3_close(writer);

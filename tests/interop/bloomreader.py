@@ -675,7 +675,7 @@ def cuckoo_plan(n, p):
     return None
 
 
-# --- Stores ("Stores: a Bloom filter in shadow tables") ----------------------
+# --- Stores ("Stores: a filter in shadow tables", "Kind 1") ----------------------
 
 STORE_KEYS = ("kind", "version", "capacity", "fpr", "bits", "hashes", "seed",
               "chunk_blocks")

@@ -99,6 +99,16 @@ static const char SETUP_TRIGGER[] =
   " (SELECT count(*) FROM items) AND NOT EXISTS (SELECT 1 FROM items,"     \
   " filters WHERE bloom_test(filters.f, items.id) IS NOT 1)"
 
+/* A cuckoo store of ten chunks (20,000 items at 1%: 8192 buckets). */
+#define SETUP_CSTORE \
+  "CREATE VIRTUAL TABLE cs USING cuckoo_store(capacity = 20000, fpr = 0.01);"
+#define CSTORE_ITEMS "(SELECT items FROM cuckoo_info((SELECT filter FROM cs)))"
+
+/* Every x of t up to `hi` from `lo` is in cs. */
+#define CSTORE_HOLDS(lo, hi)                                               \
+  "NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN " #lo " AND " #hi " AND"    \
+  " NOT cuckoo_test((SELECT filter FROM cs), x))"
+
 typedef struct scenario {
   const char *name;
   const char *encoding; /* NULL (UTF-8) or a PRAGMA encoding value */
@@ -240,6 +250,37 @@ static const scenario SCENARIOS[] = {
      "INSERT INTO st(filter) SELECT f FROM other",
      "SELECT (SELECT filter FROM st) IN ((SELECT f FROM other),"
      " bloom_empty(20000, 0.01))", NULL},
+    {"CREATE VIRTUAL TABLE ... USING cuckoo_store", NULL, {SETUP_T},
+     "CREATE VIRTUAL TABLE cs USING cuckoo_store(capacity = 20000)",
+     "SELECT CASE (SELECT count(*) FROM sqlite_master WHERE name LIKE 'cs%')"
+     " WHEN 0 THEN 1 WHEN 3 THEN cuckoo_probe('SELECT filter FROM cs', 1) = 0"
+     " ELSE 0 END", NULL},
+    {"cuckoo_store: 300 inserts in one statement", NULL, {SETUP_T, SETUP_CSTORE},
+     "INSERT INTO cs(value) SELECT x FROM t WHERE x <= 300",
+     "SELECT CASE " CSTORE_ITEMS " WHEN 0 THEN 1 WHEN 300 THEN "
+     CSTORE_HOLDS(1, 300) " ELSE 0 END", NULL},
+    {"cuckoo_store: 150 deletes in one statement", NULL,
+     {SETUP_T, SETUP_CSTORE,
+      "INSERT INTO cs(value) SELECT x FROM t WHERE x <= 300;"},
+     "DELETE FROM cs WHERE value IN (SELECT x FROM t WHERE x <= 150)",
+     "SELECT " CSTORE_ITEMS " IN (150, 300) AND " CSTORE_HOLDS(151, 300),
+     NULL},
+    {"cuckoo_store: probes (=, IN, correlated) and the export", "UTF-16le",
+     {SETUP_T, SETUP_VALS, SETUP_CSTORE
+      "INSERT INTO cs(value) SELECT v FROM vals;"
+      "INSERT INTO cs(value) SELECT x FROM t WHERE x % 2 = 0;"},
+     "SELECT (SELECT count(*) FROM t WHERE EXISTS (SELECT 1 FROM cs WHERE"
+     " value = t.x)), (SELECT count(*) FROM cs WHERE value IN (SELECT v FROM"
+     " vals)), (SELECT hex(filter) FROM cs)", NULL, NULL},
+    {"cuckoo_store: a load", NULL,
+     {SETUP_T, SETUP_CSTORE,
+      "CREATE TABLE other AS SELECT cuckoo_build(x, 20000, 0.01) AS f FROM t;"},
+     "INSERT INTO cs(filter) SELECT f FROM other",
+     "SELECT (SELECT filter FROM cs) IN ((SELECT f FROM other),"
+     " cuckoo_build(NULL, 20000, 0.01))", NULL},
+    {"cuckoo_store: a ninth copy (an error)", NULL, {SETUP_T, SETUP_CSTORE},
+     "INSERT INTO cs(value) SELECT 'dup' FROM t WHERE x <= 9",
+     "SELECT " CSTORE_ITEMS " = 0", "cuckoo_store: the value does not fit"},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 

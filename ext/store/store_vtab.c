@@ -1,27 +1,28 @@
 /*
-** bloom_store: a Bloom filter kept in place, in page-sized shadow-table
-** chunks, so that an insert costs the same at any size and is an ordinary,
-** transactional SQLite write.
+** The stores: a filter kept in place, in page-sized shadow-table chunks, so
+** that an insert costs the same at any size and is an ordinary,
+** transactional SQLite write.  One virtual table module for every kind;
+** what differs by kind is a store_layout (layout.h).
 **
 **   CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 10000000,
 **                                                fpr = 0.001);
 **   INSERT INTO seen(value) VALUES ('req-123');   -- one chunk row changes
 **   INSERT INTO seen(value) SELECT request_id FROM processed;
 **   SELECT EXISTS (SELECT 1 FROM seen WHERE value = :id);  -- 1 maybe, 0 no
-**   SELECT filter FROM seen;      -- the whole filter as a Bloom BLOB
-**   INSERT INTO seen(filter) VALUES (:blob);   -- merge a filter (a union)
+**   SELECT filter FROM seen;      -- the whole filter as a BLOB
+**   INSERT INTO seen(filter) VALUES (:blob);   -- merge (Bloom) or load
+**   DELETE FROM live WHERE value = :id;        -- cuckoo_store only
 **
-** Columns: value (writing it adds the item, by the value rules of
-** bloom_build; NULL is not added) and filter HIDDEN.  A query must
+** Columns: value (writing it adds the item, by the value rules of the
+** *_build functions; NULL is not added) and filter HIDDEN.  A query must
 ** constrain value with = or IN (a row comes back for each value that may
 ** be present), or ask only for filter (one row, the filter).  The filter
-** is byte for byte what bloom_build(value, capacity, fpr) gives over the
-** same values in any order, its `inserted` counter included.
+** is what the kind's *_build gives over the same values (bloom_store: byte
+** for byte, in any order; cuckoo_store: the same header and answers).
 **
-** Layout: the filter's 512-bit blocks are cut into chunks of as many blocks
-** as fit one database page, each chunk row followed by an 8-byte counter
-** of the values added into its blocks, so an insert changes one row and one
-** page (ext/FORMAT.md, "Stores").
+** A DELETE reaches xUpdate with only the rowid of a row the scan returned:
+** the rowid of a probe row names the hash it was probed with (xRowid keeps
+** it), so the delete removes one copy of that value.
 **
 ** Transactions, as FTS5 keeps its pending terms: a write transaction reads
 ** the chunks it changes into a cache (chunk_cache.h) and writes the
@@ -36,15 +37,9 @@
 
 #include "core/bloom.h"
 #include "functions/aligned.h"
-#include "functions/registry.h"
 #include "functions/value_hash.h"
-#include "store/chunk_cache.h"
-#include "store/options.h"
-#include "store/shadow.h"
+#include "store/layout.h"
 #include "store/store.h"
-
-/* Each chunk row ends with an 8-byte little-endian counter. */
-#define COUNTER_BYTES 8
 
 /* Chunks held in memory: past this, changed ones are written back and the
 ** cache emptied, and reads stop adding to it. */
@@ -52,78 +47,69 @@
 
 enum { COL_VALUE, COL_FILTER };
 
-typedef struct bloom_store {
-  sqlite3_vtab base;
-  const sql_function *function; /* the registry row: name for errors */
-  shadow_tables tables;
-  filter_header header; /* the shape; count is the chunks' sum */
-  uint64_t blocks;      /* bits / 512 */
-  uint32_t chunk_blocks; /* blocks per chunk row (the last may hold fewer) */
-  int64_t chunks;
-  /* Chunks read or changed.  Changed ones belong to this connection's
-  ** write transaction; unchanged ones are kept across statements while
-  ** the database's data version says nobody committed since. */
-  chunk_cache cache;
-  unsigned data_version;
-  int data_version_known;
-} bloom_store;
-
 typedef struct store_cursor {
   sqlite3_vtab_cursor base;
   int plan;                /* PLAN_* of xFilter */
   sqlite3_value **values;  /* IN: the rows, values that may be present */
+  filter_hash *hashes;     /* IN: their hashes, for xRowid */
   int count, next;         /* rows, and the one the cursor is on */
   /* =: the one value, kept without an allocation when it is a number */
   int eq_type;
   sqlite3_int64 eq_integer;
   double eq_real;
   sqlite3_value *eq_copy;  /* TEXT or BLOB */
+  filter_hash eq_hash;
 } store_cursor;
 
 enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2, PLAN_NONE = 3 };
 
 /* --- errors ------------------------------------------------------------ */
 
-static int vtab_error(sqlite3_vtab *vtab, const char *name, const char *fmt,
-                      ...) {
+int store_error(store *s, const char *fmt, ...) {
   char detail[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
-  sqlite3_free(vtab->zErrMsg);
-  vtab->zErrMsg = sqlite3_mprintf("%s: %s", name, detail);
-  return vtab->zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
+  sqlite3_free(s->base.zErrMsg);
+  s->base.zErrMsg = sqlite3_mprintf("%s: %s", s->function->name, detail);
+  return s->base.zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
-#define STORE_ERROR(s, ...) vtab_error(&(s)->base, (s)->function->name, __VA_ARGS__)
+static int chunk_missing(store *s, int64_t id) {
+  return store_error(s, "chunk %lld of %s is missing: the store is damaged",
+                     (long long)id, s->tables.name);
+}
+
+static int chunk_damaged(store *s, int64_t id, int len) {
+  return store_error(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
+                     "%d: the store is damaged", (long long)id,
+                     s->tables.name, len, store_chunk_bytes(s, id));
+}
 
 /* --- geometry ---------------------------------------------------------- */
 
-static uint32_t blocks_in_chunk(const bloom_store *s, int64_t id) {
-  uint64_t first = (uint64_t)id * s->chunk_blocks;
-  uint64_t left = s->blocks - first;
-  return left < s->chunk_blocks ? (uint32_t)left : s->chunk_blocks;
+uint32_t store_units_in_chunk(const store *s, int64_t id) {
+  uint64_t first = (uint64_t)id * s->chunk_units;
+  uint64_t left = s->units - first;
+  return left < s->chunk_units ? (uint32_t)left : s->chunk_units;
 }
 
-static int chunk_bytes(const bloom_store *s, int64_t id) {
-  return (int)(blocks_in_chunk(s, id) * BLOOM_BLOCK_BYTES + COUNTER_BYTES);
+int store_chunk_bytes(const store *s, int64_t id) {
+  return (int)(s->layout->unit_bytes(s, store_units_in_chunk(s, id)) +
+               s->layout->counter_bytes);
 }
 
-/* The blocks of one chunk row that fit a page of `page_size` bytes with
-** room to spare: SQLite keeps a row on its page when its record is at most
-** page - 35 bytes; 72 leaves that plus the record's header, the counter and
-** reserved bytes at the end of a page. */
-static uint32_t blocks_per_page(int page_size) {
-  int fit = (page_size - 72) / BLOOM_BLOCK_BYTES;
-  return fit < 1 ? 1 : (uint32_t)fit;
+/* Where chunk id's units begin in the filter's body. */
+static uint64_t body_offset(const store *s, int64_t id) {
+  return s->layout->unit_bytes(s, (uint64_t)id * s->chunk_units);
 }
 
 /* --- chunk access ------------------------------------------------------ */
 
 /* Keeps the unchanged chunks of the cache only if no transaction, of this
 ** connection or another, committed since they were read. */
-static void revalidate_cache(bloom_store *s) {
+static void revalidate_cache(store *s) {
   if (s->cache.dirty) return; /* our own write transaction: current */
   unsigned version = 0;
   int rc = sqlite3_file_control(s->tables.db, s->tables.schema,
@@ -134,12 +120,8 @@ static void revalidate_cache(bloom_store *s) {
   s->data_version_known = rc == SQLITE_OK;
 }
 
-/* Chunk id: from the cache or the table.  With `load` (a change), or while
-** the cache is within its budget, it is read into the cache; otherwise
-** *bytes points into the table's row, valid until shadow_done(*held). */
-static int get_chunk(bloom_store *s, int64_t id, int load,
-                     const unsigned char **bytes, cached_chunk **cached,
-                     sqlite3_stmt **held) {
+int store_get_chunk(store *s, int64_t id, int load, const unsigned char **bytes,
+                    cached_chunk **cached, sqlite3_stmt **held) {
   *held = NULL;
   *cached = cache_find(&s->cache, id);
   if (*cached) {
@@ -148,17 +130,14 @@ static int get_chunk(bloom_store *s, int64_t id, int load,
   }
   sqlite3_stmt *stmt;
   int rc = shadow_find_chunk(&s->tables, id, &stmt);
-  if (rc == SQLITE_DONE)
-    return STORE_ERROR(s, "chunk %lld of %s is missing: the store is damaged",
-                       (long long)id, s->tables.name);
+  if (rc == SQLITE_DONE) return chunk_missing(s, id);
   if (rc != SQLITE_ROW) return rc;
   const void *data = sqlite3_column_blob(stmt, 0);
   int len = sqlite3_column_bytes(stmt, 0);
-  if (len != chunk_bytes(s, id) || sqlite3_column_type(stmt, 0) != SQLITE_BLOB) {
+  if (len != store_chunk_bytes(s, id) ||
+      sqlite3_column_type(stmt, 0) != SQLITE_BLOB) {
     shadow_done(stmt);
-    return STORE_ERROR(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
-                       "%d: the store is damaged", (long long)id,
-                       s->tables.name, len, chunk_bytes(s, id));
+    return chunk_damaged(s, id, len);
   }
   if (data == NULL) {
     shadow_done(stmt);
@@ -179,16 +158,25 @@ static int get_chunk(bloom_store *s, int64_t id, int load,
   return SQLITE_OK;
 }
 
+int store_load_all(store *s) {
+  for (int64_t id = 0; id < s->chunks; id++) {
+    const unsigned char *bytes;
+    cached_chunk *cached;
+    sqlite3_stmt *held;
+    int rc = store_get_chunk(s, id, 1, &bytes, &cached, &held);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
 /* Writes every changed chunk back; keeps them cached unless `drop`. */
-static int flush(bloom_store *s, int drop) {
+static int flush(store *s, int drop) {
   for (size_t i = 0; i < s->cache.capacity && s->cache.dirty; i++) {
     cached_chunk *c = &s->cache.slots[i];
     if (c->id < 0 || !c->dirty) continue;
     int rc = shadow_write_chunk(&s->tables, c->id, c->bytes,
-                                chunk_bytes(s, c->id));
-    if (rc == SQLITE_CORRUPT_VTAB)
-      return STORE_ERROR(s, "chunk %lld of %s is missing: the store is damaged",
-                         (long long)c->id, s->tables.name);
+                                store_chunk_bytes(s, c->id));
+    if (rc == SQLITE_CORRUPT_VTAB) return chunk_missing(s, c->id);
     if (rc != SQLITE_OK) return rc;
     cache_mark_clean(&s->cache, c);
   }
@@ -196,100 +184,41 @@ static int flush(bloom_store *s, int drop) {
   return SQLITE_OK;
 }
 
-/* Where the block of hash h is: its chunk, read (get_chunk's `load`), and
-** the block's place in it. */
-typedef struct block_place {
-  int64_t chunk;
-  size_t offset;               /* of the block in the chunk */
-  const unsigned char *bytes;  /* the chunk */
-  cached_chunk *cached;        /* the cache's copy, when there is one */
-  sqlite3_stmt *held;          /* else the row read, until shadow_done */
-} block_place;
-
-static int find_block(bloom_store *s, filter_hash h, int load, block_place *p) {
-  uint64_t block = bloom_block_of(h, s->blocks);
-  p->chunk = (int64_t)(block / s->chunk_blocks);
-  p->offset = (size_t)(block % s->chunk_blocks) * BLOOM_BLOCK_BYTES;
-  return get_chunk(s, p->chunk, load, &p->bytes, &p->cached, &p->held);
+/* Hashes a value for the store: ARG_OK with *h, ARG_NULL, or SQLITE_NOMEM
+** (as a negative). */
+static arg_status hash_of(const store *s, sqlite3_value *value,
+                          filter_hash *h) {
+  return value_hash(value, sqlite3_value_type(value), s->header.seed, h);
 }
 
-/* 1 if the value hashed to h may be in the store, 0 if not; or an error
-** code below 0 (negated). */
-static int contains(bloom_store *s, filter_hash h) {
-  block_place p;
-  int rc = find_block(s, h, 0, &p);
-  if (rc != SQLITE_OK) return -rc;
-  int maybe = bloom_contains(p.bytes + p.offset, 1, s->header.hashes, h);
-  if (p.held) shadow_done(p.held);
-  return maybe;
-}
-
-static uint64_t chunk_counter(const bloom_store *s, int64_t id,
-                              const unsigned char *bytes) {
-  return load_le64(bytes + chunk_bytes(s, id) - COUNTER_BYTES);
-}
-
-static void set_chunk_counter(const bloom_store *s, int64_t id,
-                              unsigned char *bytes, uint64_t count) {
-  store_le64(bytes + chunk_bytes(s, id) - COUNTER_BYTES, count);
-}
-
-static int add_value(bloom_store *s, sqlite3_value *value) {
+static int add_value(store *s, sqlite3_value *value) {
   filter_hash h;
-  arg_status st = value_hash(value, sqlite3_value_type(value), s->header.seed, &h);
+  arg_status st = hash_of(s, value, &h);
   if (st == ARG_NULL) return SQLITE_OK; /* NULL is never added */
   if (st == ARG_ERROR) return SQLITE_NOMEM;
   if (s->cache.bytes > CACHE_BUDGET_BYTES) {
     int rc = flush(s, 1);
     if (rc != SQLITE_OK) return rc;
   }
-  block_place p;
-  int rc = find_block(s, h, 1, &p);
-  if (rc != SQLITE_OK) return rc;
-  unsigned char *chunk = p.cached->bytes; /* loaded: the cache's copy */
-  bloom_insert(chunk + p.offset, 1, s->header.hashes, h);
-  set_chunk_counter(s, p.chunk, chunk,
-                    saturating_add(chunk_counter(s, p.chunk, chunk), 1));
-  cache_mark_dirty(&s->cache, p.cached);
-  return SQLITE_OK;
+  return s->layout->add(s, h);
 }
 
-/* ORs a Bloom filter of the same shape into every chunk.  Every chunk is
-** read before any is changed, so a failure changes nothing. */
-static int merge_filter(bloom_store *s, sqlite3_value *blob) {
+/* INSERT INTO t(filter): the layout merges or loads it. */
+static int load_filter(store *s, sqlite3_value *blob) {
   if (sqlite3_value_type(blob) != SQLITE_BLOB)
-    return STORE_ERROR(s, "the filter to merge must be a BLOB");
+    return store_error(s, "the filter to %s must be a BLOB",
+                       s->layout->load_verb);
   filter_view f;
   char why[160];
   if (filter_parse(sqlite3_value_blob(blob), (size_t)sqlite3_value_bytes(blob),
-                   FILTER_KIND_BLOOM, &f, why, sizeof why) != 0)
-    return STORE_ERROR(s, "%s", why);
-  if (bloom_shape_check(&s->header, &f.header, why, sizeof why) != 0)
-    return STORE_ERROR(s, "%s", why);
-  for (int64_t id = 0; id < s->chunks; id++) {
-    const unsigned char *bytes;
-    cached_chunk *cached;
-    sqlite3_stmt *held;
-    int rc = get_chunk(s, id, 1, &bytes, &cached, &held);
-    if (rc != SQLITE_OK) return rc;
-  }
-  for (int64_t id = 0; id < s->chunks; id++) {
-    cached_chunk *c = cache_find(&s->cache, id);
-    size_t n = (size_t)blocks_in_chunk(s, id) * BLOOM_BLOCK_BYTES;
-    bloom_or(c->bytes, f.body + (size_t)id * s->chunk_blocks * BLOOM_BLOCK_BYTES,
-             n);
-    if (id == 0)
-      set_chunk_counter(s, 0, c->bytes,
-                        saturating_add(chunk_counter(s, 0, c->bytes),
-                                       f.header.count));
-    cache_mark_dirty(&s->cache, c);
-  }
-  return SQLITE_OK;
+                   s->layout->kind, &f, why, sizeof why) != 0)
+    return store_error(s, "%s", why);
+  return s->layout->load(s, &f);
 }
 
-/* The whole filter as a blob of FORMAT.md, into *out (sqlite3_malloc'd). */
-static int export_filter(bloom_store *s, sqlite3_context *ctx) {
-  uint64_t bytes = bloom_blob_bytes(s->header.bits);
+/* The whole filter as a blob of FORMAT.md, the result of ctx. */
+static int export_filter(store *s, sqlite3_context *ctx) {
+  uint64_t bytes = FILTER_HEADER_BYTES + s->layout->unit_bytes(s, s->units);
   int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   if (bytes > (uint64_t)limit) {
     sqlite3_result_error_toobig(ctx);
@@ -304,13 +233,12 @@ static int export_filter(bloom_store *s, sqlite3_context *ctx) {
   while (rc == SQLITE_OK && (rc = sqlite3_step(scan)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(scan, 0);
     if (id < 0 || id >= s->chunks) {
-      rc = STORE_ERROR(s, "chunk %lld of %s is outside the layout: the store "
+      rc = store_error(s, "chunk %lld of %s is outside the layout: the store "
                        "is damaged", (long long)id, s->tables.name);
       break;
     }
     if (id != expect) {
-      rc = STORE_ERROR(s, "chunk %lld of %s is missing: the store is damaged",
-                       (long long)expect, s->tables.name);
+      rc = chunk_missing(s, expect);
       break;
     }
     const unsigned char *data = sqlite3_column_blob(scan, 1);
@@ -318,28 +246,23 @@ static int export_filter(bloom_store *s, sqlite3_context *ctx) {
     cached_chunk *c = cache_find(&s->cache, id);
     if (c) {
       data = c->bytes;
-    } else if (len != chunk_bytes(s, id) ||
+    } else if (len != store_chunk_bytes(s, id) ||
                sqlite3_column_type(scan, 1) != SQLITE_BLOB) {
-      rc = STORE_ERROR(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
-                       "%d: the store is damaged", (long long)id,
-                       s->tables.name, len, chunk_bytes(s, id));
+      rc = chunk_damaged(s, id, len);
       break;
     } else if (data == NULL) {
       rc = SQLITE_NOMEM;
       break;
     }
-    memcpy(blob + FILTER_HEADER_BYTES +
-               (size_t)id * s->chunk_blocks * BLOOM_BLOCK_BYTES,
-           data, (size_t)blocks_in_chunk(s, id) * BLOOM_BLOCK_BYTES);
-    count = saturating_add(count, chunk_counter(s, id, data));
+    memcpy(blob + FILTER_HEADER_BYTES + body_offset(s, id), data,
+           (size_t)s->layout->unit_bytes(s, store_units_in_chunk(s, id)));
+    count = saturating_add(count, s->layout->chunk_items(s, id, data));
     expect++;
     rc = SQLITE_OK;
   }
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
-    if (expect != s->chunks)
-      rc = STORE_ERROR(s, "chunk %lld of %s is missing: the store is damaged",
-                       (long long)expect, s->tables.name);
+    if (expect != s->chunks) rc = chunk_missing(s, expect);
   }
   sqlite3_finalize(scan);
   if (rc != SQLITE_OK) {
@@ -355,43 +278,49 @@ static int export_filter(bloom_store *s, sqlite3_context *ctx) {
 
 /* --- create, connect, configuration ------------------------------------ */
 
-static int read_config(bloom_store *s) {
+static int config_damaged(store *s) {
+  return store_error(s, "the configuration of %s is missing or damaged "
+                     "(%s_config)", s->tables.name, s->tables.name);
+}
+
+/* The keys every kind has, then the layout's own. */
+static const char *const common_keys[] = {"kind", "version", "capacity",
+                                          "seed", "fpr"};
+#define COMMON_KEYS 5
+
+static int read_config(store *s) {
+  const store_layout *l = s->layout;
   sqlite3_stmt *stmt;
   int rc = shadow_read_config(&s->tables, &stmt);
   if (rc != SQLITE_OK) return rc;
-  sqlite3_int64 kind = 0, version = 0, capacity = 0, bits = 0, hashes = 0,
-                seed = -1, chunk_blocks = 0;
+  sqlite3_int64 v[COMMON_KEYS + LAYOUT_MAX_KEYS] = {0};
   double fpr = 0;
-  int seen = 0;
+  unsigned seen = 0, want = (1u << COMMON_KEYS) - 1;
+  for (int k = 0; k < LAYOUT_MAX_KEYS && l->keys[k]; k++)
+    want |= 1u << (COMMON_KEYS + k);
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     const char *key = (const char *)sqlite3_column_text(stmt, 0);
-    sqlite3_int64 v = sqlite3_column_int64(stmt, 1);
     if (key == NULL) continue;
-    if (strcmp(key, "kind") == 0) kind = v, seen |= 1;
-    else if (strcmp(key, "version") == 0) version = v, seen |= 2;
-    else if (strcmp(key, "capacity") == 0) capacity = v, seen |= 4;
-    else if (strcmp(key, "fpr") == 0) fpr = sqlite3_column_double(stmt, 1), seen |= 8;
-    else if (strcmp(key, "bits") == 0) bits = v, seen |= 16;
-    else if (strcmp(key, "hashes") == 0) hashes = v, seen |= 32;
-    else if (strcmp(key, "seed") == 0) seed = v, seen |= 64;
-    else if (strcmp(key, "chunk_blocks") == 0) chunk_blocks = v, seen |= 128;
+    for (int k = 0; k < COMMON_KEYS + LAYOUT_MAX_KEYS; k++) {
+      const char *name = k < COMMON_KEYS ? common_keys[k]
+                                         : l->keys[k - COMMON_KEYS];
+      if (name == NULL || strcmp(key, name) != 0) continue;
+      v[k] = sqlite3_column_int64(stmt, 1);
+      if (k == 4) fpr = sqlite3_column_double(stmt, 1);
+      seen |= 1u << k;
+      break;
+    }
   }
   sqlite3_finalize(stmt);
   if (rc != SQLITE_DONE) return rc;
-  if (seen != 255 || kind != FILTER_KIND_BLOOM || version != FILTER_VERSION ||
-      capacity < 1 || !(fpr > 0 && fpr < 1) || bits <= 0 ||
-      bits % BLOOM_BLOCK_BITS != 0 || hashes < 1 || hashes > BLOOM_MAX_HASHES ||
-      seed < 0 || seed > UINT32_MAX || chunk_blocks < 1 ||
-      chunk_blocks > 1 << 20)
-    return STORE_ERROR(s, "the configuration of %s is missing or damaged "
-                       "(%s_config)", s->tables.name, s->tables.name);
-  s->header = filter_header_new(FILTER_KIND_BLOOM, (uint64_t)capacity, fpr);
-  s->header.bits = (uint64_t)bits;
-  s->header.hashes = (uint32_t)hashes;
-  s->header.seed = (uint32_t)seed;
-  s->blocks = (uint64_t)bits / BLOOM_BLOCK_BITS;
-  s->chunk_blocks = (uint32_t)chunk_blocks;
-  s->chunks = (int64_t)((s->blocks + s->chunk_blocks - 1) / s->chunk_blocks);
+  if (seen != want || v[0] != (sqlite3_int64)l->kind ||
+      v[1] != FILTER_VERSION || v[2] < 1 || !(fpr > 0 && fpr < 1) ||
+      v[3] < 0 || v[3] > UINT32_MAX)
+    return config_damaged(s);
+  s->header = filter_header_new(l->kind, (uint64_t)v[2], fpr);
+  s->header.seed = (uint32_t)v[3];
+  if (l->configure(s, v + COMMON_KEYS) != 0) return config_damaged(s);
+  s->chunks = (int64_t)((s->units + s->chunk_units - 1) / s->chunk_units);
   return SQLITE_OK;
 }
 
@@ -408,40 +337,35 @@ static int page_size_of(sqlite3 *db, const char *schema, int *page_size) {
   return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int write_config(bloom_store *s, const store_options *o) {
+static int write_config(store *s, const store_options *o) {
+  const store_layout *l = s->layout;
   int page_size;
   int rc = page_size_of(s->tables.db, s->tables.schema, &page_size);
   if (rc != SQLITE_OK) return rc;
-  /* No blob length limit: a store's size is bounded by the database. */
-  bloom_sizing sizing;
-  if (bloom_sizing_for(o->capacity, o->fpr, UINT64_MAX / 2, &sizing) !=
-      BLOOM_SIZING_OK)
-    return STORE_ERROR(s, "no filter holds capacity = %llu at fpr = %g",
-                       (unsigned long long)o->capacity, o->fpr);
-  struct { const char *key; sqlite3_int64 value; } rows[] = {
-      {"kind", FILTER_KIND_BLOOM},
-      {"version", FILTER_VERSION},
-      {"capacity", (sqlite3_int64)o->capacity},
-      {"bits", (sqlite3_int64)sizing.bits},
-      {"hashes", sizing.hashes},
-      {"seed", FILTER_DEFAULT_SEED},
-      {"chunk_blocks", blocks_per_page(page_size)},
-  };
-  for (size_t i = 0; rc == SQLITE_OK && i < sizeof rows / sizeof rows[0]; i++)
-    rc = shadow_put_config(&s->tables, rows[i].key, rows[i].value);
+  sqlite3_int64 v[LAYOUT_MAX_KEYS] = {0};
+  rc = l->plan(s, o, page_size, v);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_int64 common[] = {l->kind, FILTER_VERSION,
+                            (sqlite3_int64)o->capacity, FILTER_DEFAULT_SEED};
+  for (int k = 0; rc == SQLITE_OK && k < 4; k++)
+    rc = shadow_put_config(&s->tables, common_keys[k], common[k]);
+  for (int k = 0; rc == SQLITE_OK && k < LAYOUT_MAX_KEYS && l->keys[k]; k++)
+    rc = shadow_put_config(&s->tables, l->keys[k], v[k]);
   if (rc == SQLITE_OK) rc = shadow_put_config_real(&s->tables, "fpr", o->fpr);
   if (rc == SQLITE_OK) rc = read_config(s);
   if (rc == SQLITE_OK) {
-    int last = chunk_bytes(s, s->chunks - 1);
-    rc = shadow_add_chunks(&s->tables, s->chunks, chunk_bytes(s, 0), last);
+    int last = store_chunk_bytes(s, s->chunks - 1);
+    rc = shadow_add_chunks(&s->tables, s->chunks, store_chunk_bytes(s, 0),
+                           last);
   }
   return rc;
 }
 
-static void store_free(bloom_store *s) {
+static void store_free(store *s) {
   if (s == NULL) return;
   cache_clear(&s->cache);
   shadow_free(&s->tables);
+  sqlite3_free(s->marked);
   sqlite3_free(s->base.zErrMsg);
   sqlite3_free(s);
 }
@@ -460,10 +384,12 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
   }
   int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(value, filter HIDDEN)");
   if (rc != SQLITE_OK) return rc;
-  bloom_store *s = sqlite3_malloc(sizeof *s);
+  store *s = sqlite3_malloc(sizeof *s);
   if (s == NULL) return SQLITE_NOMEM;
   memset(s, 0, sizeof *s);
   s->function = row;
+  s->layout = row->kind == FILTER_KIND_CUCKOO ? &store_cuckoo_layout
+                                              : &store_bloom_layout;
   rc = shadow_init(&s->tables, db, argv[1], argv[2]);
   if (rc == SQLITE_OK) {
     if (create) {
@@ -501,12 +427,12 @@ static int store_connect(sqlite3 *db, void *aux, int argc,
 }
 
 static int store_disconnect(sqlite3_vtab *vtab) {
-  store_free((bloom_store *)vtab);
+  store_free((store *)vtab);
   return SQLITE_OK;
 }
 
 static int store_destroy(sqlite3_vtab *vtab) {
-  bloom_store *s = (bloom_store *)vtab;
+  store *s = (store *)vtab;
   int rc = shadow_drop(&s->tables);
   if (rc == SQLITE_OK) store_free(s);
   return rc;
@@ -518,7 +444,7 @@ static int store_destroy(sqlite3_vtab *vtab) {
 ** each such x; a query that asks only for filter gets one row.  Anything
 ** else would have to list the items, which a filter cannot do. */
 static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
-  bloom_store *s = (bloom_store *)vtab;
+  store *s = (store *)vtab;
   int eq = -1, unusable = 0;
   for (int i = 0; i < info->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &info->aConstraint[i];
@@ -551,7 +477,7 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
   }
   if (unusable) return SQLITE_CONSTRAINT; /* a plan that supplies it exists */
   if (info->colUsed & ((sqlite3_uint64)1 << COL_VALUE))
-    return STORE_ERROR(s, "a filter cannot list its items: query it with "
+    return store_error(s, "a filter cannot list its items: query it with "
                        "WHERE value = ... or value IN (...), or select only "
                        "the filter column");
   info->idxNum = PLAN_FILTER;
@@ -567,7 +493,9 @@ static void cursor_reset(store_cursor *c) {
   for (int i = 0; c->values && i < c->count; i++)
     sqlite3_value_free(c->values[i]);
   sqlite3_free(c->values);
+  sqlite3_free(c->hashes);
   c->values = NULL;
+  c->hashes = NULL;
   c->count = c->next = 0;
 }
 
@@ -586,32 +514,34 @@ static int store_close(sqlite3_vtab_cursor *cur) {
   return SQLITE_OK;
 }
 
+/* 1 if the value may be in the store (its hash in *h), 0 if not or NULL,
+** or a negated error code. */
+static int probe(store *s, sqlite3_value *value, filter_hash *h) {
+  arg_status st = hash_of(s, value, h);
+  if (st == ARG_NULL) return 0; /* NULL = x is never true */
+  if (st == ARG_ERROR) return -SQLITE_NOMEM;
+  return s->layout->contains(s, *h);
+}
+
 /* Adds value as a row of the cursor if the store may hold it. */
-static int probe_into(bloom_store *s, store_cursor *c, sqlite3_value *value,
+static int probe_into(store *s, store_cursor *c, sqlite3_value *value,
                       int room) {
   filter_hash h;
-  arg_status st = value_hash(value, sqlite3_value_type(value), s->header.seed, &h);
-  if (st == ARG_NULL) return SQLITE_OK; /* NULL = x is never true */
-  if (st == ARG_ERROR) return SQLITE_NOMEM;
-  int maybe = contains(s, h);
-  if (maybe < 0) return -maybe;
-  if (!maybe) return SQLITE_OK;
+  int maybe = probe(s, value, &h);
+  if (maybe <= 0) return -maybe;
   if (c->count == room) return SQLITE_OK; /* cannot happen: room is exact */
   c->values[c->count] = sqlite3_value_dup(value);
   if (c->values[c->count] == NULL) return SQLITE_NOMEM;
+  c->hashes[c->count] = h;
   c->count++;
   return SQLITE_OK;
 }
 
 /* value = x: a row if x may be present, its value kept for xColumn. */
-static int probe_equal(bloom_store *s, store_cursor *c, sqlite3_value *value) {
-  int type = sqlite3_value_type(value);
-  filter_hash h;
-  arg_status st = value_hash(value, type, s->header.seed, &h);
-  if (st == ARG_NULL) return SQLITE_OK;
-  if (st == ARG_ERROR) return SQLITE_NOMEM;
-  int maybe = contains(s, h);
+static int probe_equal(store *s, store_cursor *c, sqlite3_value *value) {
+  int maybe = probe(s, value, &c->eq_hash);
   if (maybe <= 0) return -maybe;
+  int type = sqlite3_value_type(value);
   c->eq_type = type;
   if (type == SQLITE_INTEGER) {
     c->eq_integer = sqlite3_value_int64(value);
@@ -630,8 +560,10 @@ static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
   (void)unused;
   (void)argc;
   store_cursor *c = (store_cursor *)cur;
-  bloom_store *s = (bloom_store *)cur->pVtab;
+  store *s = (store *)cur->pVtab;
   cursor_reset(c);
+  /* Outside a write transaction no DELETE can follow: forget the rows. */
+  if (!s->in_write) s->marked_count = 0;
   c->plan = plan;
   if (plan == PLAN_FILTER) {
     c->count = 1; /* the filter row; its column is read lazily */
@@ -640,20 +572,17 @@ static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
   if (plan == PLAN_NONE) return SQLITE_OK;
   revalidate_cache(s);
   if (plan == PLAN_EQ) return probe_equal(s, c, argv[0]);
-  int room = 1;
+  int room = 0;
   sqlite3_value *v;
-  if (plan == PLAN_IN) {
-    room = 0;
-    int rc;
-    for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
-         rc = sqlite3_vtab_in_next(argv[0], &v))
-      room++;
-    if (rc != SQLITE_OK && rc != SQLITE_DONE) return rc;
-  }
+  int rc;
+  for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
+       rc = sqlite3_vtab_in_next(argv[0], &v))
+    room++;
+  if (rc != SQLITE_OK && rc != SQLITE_DONE) return rc;
   if (room == 0) return SQLITE_OK;
   c->values = sqlite3_malloc64((sqlite3_uint64)room * sizeof *c->values);
-  if (c->values == NULL) return SQLITE_NOMEM;
-  int rc;
+  c->hashes = sqlite3_malloc64((sqlite3_uint64)room * sizeof *c->hashes);
+  if (c->values == NULL || c->hashes == NULL) return SQLITE_NOMEM;
   for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
        rc = sqlite3_vtab_in_next(argv[0], &v)) {
     int prc = probe_into(s, c, v, room);
@@ -675,7 +604,7 @@ static int store_eof(sqlite3_vtab_cursor *cur) {
 static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                         int col) {
   store_cursor *c = (store_cursor *)cur;
-  bloom_store *s = (bloom_store *)cur->pVtab;
+  store *s = (store *)cur->pVtab;
   if (col == COL_VALUE) {
     if (c->plan == PLAN_IN)
       sqlite3_result_value(ctx, c->values[c->next]);
@@ -693,55 +622,93 @@ static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
   return SQLITE_OK;
 }
 
+/* A probe row's rowid numbers its hash among those marked (from 1); the
+** filter row's is 0. */
 static int store_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
-  *rowid = ((store_cursor *)cur)->next;
+  store_cursor *c = (store_cursor *)cur;
+  store *s = (store *)cur->pVtab;
+  *rowid = 0;
+  if (c->plan != PLAN_EQ && c->plan != PLAN_IN) return SQLITE_OK;
+  if (s->marked_count == s->marked_room) {
+    int64_t room = s->marked_room ? 2 * s->marked_room : 16;
+    filter_hash *m = sqlite3_realloc64(s->marked, (sqlite3_uint64)room *
+                                                      sizeof *m);
+    if (m == NULL) return SQLITE_NOMEM;
+    s->marked = m;
+    s->marked_room = room;
+  }
+  s->marked[s->marked_count++] =
+      c->plan == PLAN_EQ ? c->eq_hash : c->hashes[c->next];
+  *rowid = s->marked_count;
   return SQLITE_OK;
 }
 
 /* --- writes ------------------------------------------------------------ */
 
+static int delete_row(store *s, sqlite3_value *rowid) {
+  if (s->layout->no_delete) return store_error(s, "%s", s->layout->no_delete);
+  sqlite3_int64 r = sqlite3_value_int64(rowid);
+  if (r < 1 || r > s->marked_count)
+    return store_error(s, "DELETE removes a value: write DELETE FROM %s "
+                       "WHERE value = ... (or value IN (...))",
+                       s->tables.name);
+  if (s->cache.bytes > CACHE_BUDGET_BYTES) {
+    int rc = flush(s, 1);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return s->layout->remove(s, s->marked[r - 1]);
+}
+
 static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
                         sqlite3_int64 *rowid) {
-  bloom_store *s = (bloom_store *)vtab;
-  if (argc == 1)
-    return STORE_ERROR(s, "a Bloom filter cannot forget a value (cuckoo "
-                       "filters can delete)");
+  store *s = (store *)vtab;
+  if (argc == 1) return delete_row(s, argv[0]);
   if (sqlite3_value_type(argv[0]) != SQLITE_NULL)
-    return STORE_ERROR(s, "an item cannot be changed, only added");
+    return store_error(s, "%s", s->layout->no_update);
   *rowid = 0;
   sqlite3_value *value = argv[2 + COL_VALUE], *filter = argv[2 + COL_FILTER];
   int has_value = sqlite3_value_type(value) != SQLITE_NULL;
   int has_filter = sqlite3_value_type(filter) != SQLITE_NULL;
   if (has_value && has_filter)
-    return STORE_ERROR(s, "insert a value or a filter, not both in one row");
-  return has_filter ? merge_filter(s, filter) : add_value(s, value);
+    return store_error(s, "insert a value or a filter, not both in one row");
+  return has_filter ? load_filter(s, filter) : add_value(s, value);
 }
 
 static int store_begin(sqlite3_vtab *vtab) {
-  revalidate_cache((bloom_store *)vtab);
+  store *s = (store *)vtab;
+  revalidate_cache(s);
+  s->in_write = 1;
+  s->marked_count = 0;
   return SQLITE_OK;
 }
 
 static int store_sync(sqlite3_vtab *vtab) {
-  return flush((bloom_store *)vtab, 0);
+  return flush((store *)vtab, 0);
+}
+
+/* The end of a write transaction: the rows SQLite could name are gone. */
+static void transaction_over(store *s) {
+  s->in_write = 0;
+  s->marked_count = 0;
 }
 
 /* After COMMIT the cached chunks are what the database holds, and stay
 ** (the data version tells the next statement whether they still are);
 ** after ROLLBACK they are dropped. */
 static int store_commit(sqlite3_vtab *vtab) {
-  (void)vtab;
+  transaction_over((store *)vtab);
   return SQLITE_OK;
 }
 
 static int store_rollback(sqlite3_vtab *vtab) {
-  cache_clear(&((bloom_store *)vtab)->cache);
+  cache_clear(&((store *)vtab)->cache);
+  transaction_over((store *)vtab);
   return SQLITE_OK;
 }
 
 static int store_savepoint(sqlite3_vtab *vtab, int savepoint) {
   (void)savepoint;
-  return flush((bloom_store *)vtab, 0);
+  return flush((store *)vtab, 0);
 }
 
 static int store_release(sqlite3_vtab *vtab, int savepoint) {
@@ -752,17 +719,17 @@ static int store_release(sqlite3_vtab *vtab, int savepoint) {
 
 static int store_rollback_to(sqlite3_vtab *vtab, int savepoint) {
   (void)savepoint;
-  cache_clear(&((bloom_store *)vtab)->cache);
+  cache_clear(&((store *)vtab)->cache);
   return SQLITE_OK;
 }
 
 static int store_rename(sqlite3_vtab *vtab, const char *new_name) {
-  bloom_store *s = (bloom_store *)vtab;
+  store *s = (store *)vtab;
   int rc = flush(s, 1);
   return rc == SQLITE_OK ? shadow_rename(&s->tables, new_name) : rc;
 }
 
-const sqlite3_module store_bloom_module = {
+const sqlite3_module store_module = {
     .iVersion = 3,
     .xCreate = store_create,
     .xConnect = store_connect,

@@ -1,0 +1,196 @@
+/*
+** cuckoo_store's layout (layout.h): the filter's buckets cut into chunks of
+** C buckets, C even so that a chunk is whole bytes (C * 4 * f bits), the
+** largest that fits one database page; no counter: the items are the
+** occupied slots, counted when the filter is exported (ext/FORMAT.md,
+** "Stores").  Inserts and deletes run the core's algorithm over the chunks
+** (cuckoo_table), so relocations cross chunk rows and a failed insert is
+** undone in all of them; an insert that lands in its first bucket changes
+** one chunk.  The export has the header cuckoo_build(value, capacity, fpr)
+** would have and answers cuckoo_test exactly as the store does.
+** INSERT INTO t(filter) loads a filter of the same shape into an empty
+** store.
+*/
+#include <string.h>
+
+#include "core/cuckoo.h"
+#include "store/layout.h"
+
+#define SLOTS CUCKOO_SLOTS_PER_BUCKET
+
+/* Beyond this a body's size in bits would not fit 64 bits; no database
+** holds a store near it. */
+#define MAX_BUCKETS ((sqlite3_int64)1 << 56)
+
+enum { KEY_BUCKETS, KEY_FINGERPRINT_BITS, KEY_CHUNK_BUCKETS };
+
+/* The even number of buckets whose bytes (C * f / 2) fit a page of
+** `page_size` with the room bloom_store leaves (see blocks_per_page). */
+static uint32_t buckets_per_page(int page_size, unsigned f) {
+  int fit = 2 * ((page_size - 72) / (int)f);
+  return fit < 2 ? 2 : (uint32_t)fit;
+}
+
+static int plan(store *s, const store_options *o, int page_size,
+                sqlite3_int64 values[]) {
+  /* As cuckoo_build sizes, without a blob length limit. */
+  cuckoo_sizing sizing;
+  if (cuckoo_sizing_for(o->capacity, o->fpr, FILTER_MIN_FPR, UINT64_MAX,
+                        &sizing) != CUCKOO_SIZING_OK ||
+      sizing.buckets > (uint64_t)MAX_BUCKETS)
+    return store_error(s, "no filter holds capacity = %llu at fpr = %g",
+                       (unsigned long long)o->capacity, o->fpr);
+  values[KEY_BUCKETS] = (sqlite3_int64)sizing.buckets;
+  values[KEY_FINGERPRINT_BITS] = sizing.fingerprint_bits;
+  values[KEY_CHUNK_BUCKETS] =
+      buckets_per_page(page_size, sizing.fingerprint_bits);
+  return SQLITE_OK;
+}
+
+static int configure(store *s, const sqlite3_int64 v[]) {
+  sqlite3_int64 buckets = v[KEY_BUCKETS], f = v[KEY_FINGERPRINT_BITS],
+                chunk = v[KEY_CHUNK_BUCKETS];
+  if (buckets < 1 || buckets > MAX_BUCKETS ||
+      (buckets & (buckets - 1)) != 0 || f < CUCKOO_MIN_FINGERPRINT_BITS ||
+      f > CUCKOO_MAX_FINGERPRINT_BITS || chunk < 2 || chunk % 2 != 0 ||
+      chunk > 1 << 20)
+    return -1;
+  s->header.buckets = (uint64_t)buckets;
+  s->header.fingerprint_bits = (unsigned)f;
+  s->header.slots_per_bucket = SLOTS;
+  s->units = (uint64_t)buckets;
+  s->chunk_units = (uint32_t)chunk;
+  return 0;
+}
+
+static uint64_t unit_bytes(const store *s, uint64_t buckets) {
+  return buckets ? cuckoo_body_bytes(buckets, s->header.fingerprint_bits) : 0;
+}
+
+static uint64_t chunk_items(const store *s, int64_t id,
+                            const unsigned char *bytes) {
+  uint64_t n = 0, slots = (uint64_t)store_units_in_chunk(s, id) * SLOTS;
+  for (uint64_t j = 0; j < slots; j++)
+    n += cuckoo_slot_get(bytes, j, s->header.fingerprint_bits) != 0;
+  return n;
+}
+
+/* The chunks as a cuckoo_table: each bucket located through the cache,
+** loaded for the change; a failure's code kept for the caller. */
+typedef struct chunk_table {
+  store *s;
+  int rc;
+} chunk_table;
+
+static unsigned char *locate(void *ctx, uint64_t bucket, int for_write,
+                             uint64_t *first_slot) {
+  chunk_table *t = ctx;
+  store *s = t->s;
+  const unsigned char *bytes;
+  cached_chunk *cached;
+  sqlite3_stmt *held;
+  int64_t id = (int64_t)(bucket / s->chunk_units);
+  int rc = store_get_chunk(s, id, 1, &bytes, &cached, &held);
+  if (rc != SQLITE_OK) {
+    t->rc = rc;
+    return NULL;
+  }
+  if (for_write) cache_mark_dirty(&s->cache, cached);
+  *first_slot = bucket % s->chunk_units * SLOTS;
+  return cached->bytes; /* loaded: the cache's own copy */
+}
+
+static cuckoo_table table_of(chunk_table *t) {
+  cuckoo_table table = {locate, t, t->s->header.buckets,
+                        t->s->header.fingerprint_bits};
+  return table;
+}
+
+/* A probe reads its one or two buckets without keeping their chunks. */
+static int contains(store *s, filter_hash h) {
+  unsigned f = s->header.fingerprint_bits;
+  cuckoo_key k = cuckoo_key_of(h, s->header.buckets, f);
+  uint64_t b[2] = {k.bucket,
+                   cuckoo_alt_bucket(k.bucket, k.fingerprint, s->header.buckets)};
+  for (int i = 0; i < (b[1] != b[0] ? 2 : 1); i++) {
+    const unsigned char *bytes;
+    cached_chunk *cached;
+    sqlite3_stmt *held;
+    int rc = store_get_chunk(s, (int64_t)(b[i] / s->chunk_units), 0, &bytes,
+                             &cached, &held);
+    if (rc != SQLITE_OK) return -rc;
+    uint64_t first = b[i] % s->chunk_units * SLOTS;
+    int found = 0;
+    for (uint64_t j = first; j < first + SLOTS && !found; j++)
+      found = cuckoo_slot_get(bytes, j, f) == k.fingerprint;
+    if (held) shadow_done(held);
+    if (found) return 1;
+  }
+  return 0;
+}
+
+static int add(store *s, filter_hash h) {
+  chunk_table t = {s, SQLITE_OK};
+  cuckoo_table table = table_of(&t);
+  cuckoo_status st = cuckoo_table_insert(&table, h);
+  if (st == CUCKOO_OK) return SQLITE_OK;
+  if (st == CUCKOO_UNREACHABLE) return t.rc;
+  char why[200];
+  cuckoo_insert_failure(st, s->header.buckets, UINT64_MAX, why, sizeof why);
+  if (st == CUCKOO_FULL)
+    return store_error(s, "%s; recreate the store with a larger capacity",
+                       why);
+  return store_error(s, "%s", why);
+}
+
+static int remove_one(store *s, filter_hash h) {
+  chunk_table t = {s, SQLITE_OK};
+  cuckoo_table table = table_of(&t);
+  /* 0, nothing to remove: an earlier row of the same DELETE took it. */
+  return cuckoo_table_remove(&table, h) < 0 ? t.rc : SQLITE_OK;
+}
+
+/* Copies a filter of the same shape into the empty store.  Every chunk is
+** read (and found empty) before any is changed. */
+static int load(store *s, const filter_view *f) {
+  const filter_header *a = &s->header, *b = &f->header;
+  if (a->buckets != b->buckets || a->fingerprint_bits != b->fingerprint_bits ||
+      a->seed != b->seed)
+    return store_error(s, "the filter has %llu buckets of %u-bit "
+                       "fingerprints (seed %u), the store %llu of %u-bit "
+                       "(seed %u): only a filter of the same shape loads",
+                       (unsigned long long)b->buckets, b->fingerprint_bits,
+                       b->seed, (unsigned long long)a->buckets,
+                       a->fingerprint_bits, a->seed);
+  int rc = store_load_all(s);
+  if (rc != SQLITE_OK) return rc;
+  uint64_t items = 0;
+  for (int64_t id = 0; id < s->chunks; id++)
+    items += chunk_items(s, id, cache_find(&s->cache, id)->bytes);
+  if (items > 0)
+    return store_error(s, "the store holds %llu item%s: a filter loads only "
+                       "into an empty store", (unsigned long long)items,
+                       items == 1 ? "" : "s");
+  for (int64_t id = 0; id < s->chunks; id++) {
+    cached_chunk *c = cache_find(&s->cache, id);
+    memcpy(c->bytes, f->body + unit_bytes(s, (uint64_t)id * s->chunk_units),
+           (size_t)unit_bytes(s, store_units_in_chunk(s, id)));
+    cache_mark_dirty(&s->cache, c);
+  }
+  return SQLITE_OK;
+}
+
+const store_layout store_cuckoo_layout = {
+    .kind = FILTER_KIND_CUCKOO,
+    .keys = {"buckets", "fingerprint_bits", "chunk_buckets", NULL},
+    .counter_bytes = 0,
+    .no_delete = NULL,
+    .no_update = "an item cannot be changed: delete it and insert the new "
+                 "value",
+    .load_verb = "load",
+    /* the shape */
+    .plan = plan, .configure = configure, .unit_bytes = unit_bytes,
+    .chunk_items = chunk_items,
+    /* the items */
+    .add = add, .contains = contains, .remove = remove_one, .load = load,
+};

@@ -1,0 +1,105 @@
+/*
+** What one kind of filter brings to the shared store (store_vtab.c): its
+** geometry in chunk rows, its configuration rows, and how it adds, tests,
+** removes, loads and exports over the chunks.  store_vtab.c owns the rest:
+** arguments, shadow tables, the chunk cache, transactions, queries and the
+** blob's framing.
+**
+**   bloom_layout.c   kind 1: 512-bit blocks, a counter per chunk row
+**   cuckoo_layout.c  kind 2: buckets of 4 fingerprints, no counter
+**
+** A chunk row holds `chunk_units` units (Bloom blocks or cuckoo buckets),
+** the last fewer, followed by `counter_bytes` bytes of the layout's own.
+*/
+#ifndef STORE_LAYOUT_H
+#define STORE_LAYOUT_H
+
+#include <stdint.h>
+
+#include "core/format.h"
+#include "functions/registry.h"
+#include "store/chunk_cache.h"
+#include "store/options.h"
+#include "store/shadow.h"
+
+typedef struct store_layout store_layout;
+
+typedef struct store {
+  sqlite3_vtab base;
+  const sql_function *function; /* the registry row: name for errors */
+  const store_layout *layout;
+  shadow_tables tables;
+  filter_header header; /* the shape; count is computed at export */
+  uint64_t units;       /* Bloom blocks or cuckoo buckets */
+  uint32_t chunk_units; /* units per chunk row (the last may hold fewer) */
+  int64_t chunks;
+  /* Chunks read or changed.  Changed ones belong to this connection's
+  ** write transaction; unchanged ones are kept across statements while
+  ** the database's data version says nobody committed since. */
+  chunk_cache cache;
+  unsigned data_version;
+  int data_version_known;
+  int in_write; /* between xBegin and the transaction's end */
+  /* The hashes of the rows whose rowid SQLite asked for, by rowid: a
+  ** DELETE names its rows only by rowid. */
+  filter_hash *marked;
+  int64_t marked_count, marked_room;
+} store;
+
+/* The configuration values a layout reads, by its own keys' order. */
+#define LAYOUT_MAX_KEYS 4
+
+struct store_layout {
+  unsigned kind;
+  const char *keys[LAYOUT_MAX_KEYS]; /* its config keys, NULL-terminated */
+  uint32_t counter_bytes;            /* after the units of each chunk row */
+  const char *no_delete;   /* the refusal of DELETE, or NULL if it deletes */
+  const char *no_update;   /* the refusal of UPDATE */
+  const char *load_verb;   /* what INSERT INTO t(filter) does: merge, load */
+  /* Sizes the filter (the CREATE arguments, the database's page size) into
+  ** values[] of keys; SQLITE_OK, or an error set with store_error. */
+  int (*plan)(store *s, const store_options *o, int page_size,
+              sqlite3_int64 values[]);
+  /* Checks values[] read back and sets header (beyond kind, capacity, fpr
+  ** and seed), units and chunk_units: 0, or -1 if they are damaged. */
+  int (*configure)(store *s, const sqlite3_int64 values[]);
+  /* Bytes of `units` units laid end to end. */
+  uint64_t (*unit_bytes)(const store *s, uint64_t units);
+  /* The value hashed to h, added / tested / removed.  contains: 1, 0, or a
+  ** negated error code; remove may be NULL (no_delete). */
+  int (*add)(store *s, filter_hash h);
+  int (*contains)(store *s, filter_hash h);
+  int (*remove)(store *s, filter_hash h);
+  /* INSERT INTO t(filter): a parsed filter of this kind. */
+  int (*load)(store *s, const filter_view *f);
+  /* Items counted in one chunk row of the export. */
+  uint64_t (*chunk_items)(const store *s, int64_t id,
+                          const unsigned char *bytes);
+};
+
+extern const store_layout store_bloom_layout, store_cuckoo_layout;
+
+/* Sets the vtab's error message "<name>: ..." and returns SQLITE_ERROR
+** (SQLITE_NOMEM if the message cannot be made). */
+int store_error(store *s, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Units in chunk id, and its row's size in bytes. */
+uint32_t store_units_in_chunk(const store *s, int64_t id);
+int store_chunk_bytes(const store *s, int64_t id);
+
+/* Chunk id, from the cache or the table.  With `load` (a change), or while
+** the cache is within its budget, it is read into the cache (*cached);
+** otherwise *bytes points into the table's row, valid until
+** shadow_done(*held). */
+int store_get_chunk(store *s, int64_t id, int load, const unsigned char **bytes,
+                    cached_chunk **cached, sqlite3_stmt **held);
+
+/* Reads every chunk into the cache (so that a change of all of them cannot
+** fail half way). */
+int store_load_all(store *s);
+
+#endif
