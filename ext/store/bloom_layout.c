@@ -27,7 +27,7 @@ static uint32_t blocks_per_page(int page_size) {
   return fit < 1 ? 1 : (uint32_t)fit;
 }
 
-static int plan(store *s, const store_options *o, int page_size,
+static int size_filter(store *s, const store_options *o, int page_size,
                 sqlite3_int64 values[]) {
   /* No blob length limit: a store's size is bounded by the database. */
   bloom_sizing sizing;
@@ -138,7 +138,7 @@ const store_layout store_bloom_layout = {
     .no_update = "an item cannot be changed, only added",
     .load_verb = "merge",
     /* the shape */
-    .plan = plan, .configure = configure, .unit_bytes = unit_bytes,
+    .size = size_filter, .configure = configure, .unit_bytes = unit_bytes,
     .chunk_items = chunk_counter,
     /* the items */
     .add = add, .contains = contains, .remove = NULL, .load = merge,

@@ -31,7 +31,7 @@ static uint32_t buckets_per_page(int page_size, unsigned f) {
   return fit < 2 ? 2 : (uint32_t)fit;
 }
 
-static int plan(store *s, const store_options *o, int page_size,
+static int size_filter(store *s, const store_options *o, int page_size,
                 sqlite3_int64 values[]) {
   /* As cuckoo_build sizes, without a blob length limit. */
   cuckoo_sizing sizing;
@@ -189,7 +189,7 @@ const store_layout store_cuckoo_layout = {
                  "value",
     .load_verb = "load",
     /* the shape */
-    .plan = plan, .configure = configure, .unit_bytes = unit_bytes,
+    .size = size_filter, .configure = configure, .unit_bytes = unit_bytes,
     .chunk_items = chunk_items,
     /* the items */
     .add = add, .contains = contains, .remove = remove_one, .load = load,

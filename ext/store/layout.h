@@ -58,7 +58,7 @@ struct store_layout {
   const char *load_verb;   /* what INSERT INTO t(filter) does: merge, load */
   /* Sizes the filter (the CREATE arguments, the database's page size) into
   ** values[] of keys; SQLITE_OK, or an error set with store_error. */
-  int (*plan)(store *s, const store_options *o, int page_size,
+  int (*size)(store *s, const store_options *o, int page_size,
               sqlite3_int64 values[]);
   /* Checks values[] read back and sets header (beyond kind, capacity, fpr
   ** and seed), units and chunk_units: 0, or -1 if they are damaged. */

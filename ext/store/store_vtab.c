@@ -343,7 +343,7 @@ static int write_config(store *s, const store_options *o) {
   int rc = page_size_of(s->tables.db, s->tables.schema, &page_size);
   if (rc != SQLITE_OK) return rc;
   sqlite3_int64 v[LAYOUT_MAX_KEYS] = {0};
-  rc = l->plan(s, o, page_size, v);
+  rc = l->size(s, o, page_size, v);
   if (rc != SQLITE_OK) return rc;
   sqlite3_int64 common[] = {l->kind, FILTER_VERSION,
                             (sqlite3_int64)o->capacity, FILTER_DEFAULT_SEED};
