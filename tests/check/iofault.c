@@ -2,8 +2,8 @@
 ** I/O faults and crashes (run by `make check-all`).
 **
 ** A table `items` whose filter in `filters` is kept by an AFTER INSERT
-** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), and a bloom_store
-** `seen` by a second trigger (INSERT INTO seen(value) ...), written in
+** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), a bloom_store
+** `seen` and a cuckoo_store `live` by two more triggers, written in
 ** transactions of 5 rows (every 7th also rebuilds the filter with
 ** bloom_build).  After every disaster the database is reopened cleanly
 ** (default VFS) and must satisfy:
@@ -13,8 +13,9 @@
 **     trigger's update and the insert are one atomic unit);
 **   - every transaction is there whole or not at all (5 rows or none);
 **   - every transaction whose COMMIT returned SQLITE_OK is there;
-**   - every row is in the store, whose export is exactly bloom_build over
-**     the table.
+**   - every row is in the bloom_store, whose export is exactly bloom_build
+**     over the table, and in the cuckoo_store, which holds as many
+**     fingerprints as the table rows.
 **
 ** 1. A VFS shim ("faulty") registered here delegates to the default VFS
 **    and fails the Nth xWrite/xSync/xTruncate call (one-shot: only that
@@ -172,6 +173,11 @@ static const char SCHEMA[] =
     "  capacity = 20000, fpr = 0.01);"
     "CREATE TRIGGER IF NOT EXISTS items_seen AFTER INSERT ON items BEGIN"
     "  INSERT INTO seen(value) VALUES (NEW.id);"
+    " END;"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS live USING cuckoo_store("
+    "  capacity = 400000, fpr = 0.01);"
+    "CREATE TRIGGER IF NOT EXISTS items_live AFTER INSERT ON items BEGIN"
+    "  INSERT INTO live(value) VALUES (NEW.id);"
     " END;";
 
 /* Transaction k inserts ids 5k .. 5k+4; every 7th rebuilds the filter. */
@@ -263,6 +269,19 @@ static int check_db(const char *path, const unsigned char *committed,
   if (store_misses != 0 || store_exact != 1) {
     tap_diag("  %s: bloom_store: %lld rows absent, export %s bloom_build",
              what, store_misses, store_exact == 1 ? "equals" : "differs from");
+    ok = 0;
+  }
+  /* The cuckoo store kept by a third trigger: every row present, and as
+  ** many fingerprints as rows. */
+  long long live_misses = q_int(
+      db, "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1 FROM live "
+          "WHERE value = items.id)", NOARGS);
+  long long live_items = q_int(
+      db, "SELECT (SELECT i.items FROM live, cuckoo_info(live.filter) AS i) "
+          "IS (SELECT count(*) FROM items)", NOARGS);
+  if (live_misses != 0 || live_items != 1) {
+    tap_diag("  %s: cuckoo_store: %lld rows absent, items %s count(*)", what,
+             live_misses, live_items == 1 ? "equals" : "differs from");
     ok = 0;
   }
   long long lost = 0;
