@@ -5,8 +5,9 @@
 ** extension at the same moment (a barrier before sqlite3_load_extension:
 ** sqlite3_bloom_init sets sqlite3_api with a CAS so that this is not a
 ** data race), then for a few seconds each picks at random:
-**   add    3 inserts in one transaction; an AFTER INSERT trigger keeps the
-**          filter with bloom_add;
+**   add    3 inserts in one transaction; AFTER INSERT triggers keep the
+**          filter with bloom_add and a bloom_store (each connection with
+**          its own store instance and chunk cache);
 **   build  INSERT OR REPLACE its own bloom_build of all items;
 **   test   no item tests 0 against the trigger-kept filter (bound as a
 **          column, through bloom_ref and through bloom_probe), in one read
@@ -15,6 +16,7 @@
 **          the sum of theirs (bloom_info), in one read transaction;
 **   reload now and then, a second connection that loads the extension
 **          again while the other threads call its functions.
+** At the end the store must be exactly bloom_build over the items.
 ** Any wrong answer or unexpected error fails; under TSan any report makes
 ** the process exit non-zero.  BLOOM_THREADS_SECONDS sets the duration
 ** (default 3).
@@ -224,6 +226,22 @@ int main(void) {
     return 2;
   }
   sqlite3_close(db);
+  /* A bloom_store kept by a second trigger: every thread's connection has
+  ** its own store instance and chunk cache, which must see the others'
+  ** commits. */
+  {
+    char *load_err = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK || load_bloom(db, &load_err) != SQLITE_OK ||
+        !exec_ok(db,
+                 "CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 20000);"
+                 "CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN"
+                 "  INSERT INTO seen(value) VALUES (NEW.id); END;")) {
+      printf("Bail out! cannot create the store in %s\n", path);
+      return 2;
+    }
+    free(load_err);
+    sqlite3_close(db);
+  }
 
   pthread_barrier_init(&barrier, NULL, THREADS);
   pthread_t th[THREADS];
@@ -264,6 +282,11 @@ int main(void) {
                        "bloom_test(filters.f, items.id) IS NOT 1", NOARGS),
              0, "at the end, every item tests 1 (%lld items)",
              q_int(db, "SELECT count(*) FROM items", NOARGS));
+  TAP_EQ_U64(q_int(db, "SELECT (SELECT filter FROM seen) IS coalesce((SELECT "
+                       "bloom_build(id, 20000, 0.01) FROM items), "
+                       "bloom_empty(20000, 0.01))", NOARGS),
+             1, "the store kept by every thread's trigger is exactly "
+                "bloom_build over the items");
   sqlite3_close(db);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
