@@ -259,7 +259,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   if ((rc = dqlite_node_set_bind_address(node, address)) != 0) {
-    fail("--address %s: cannot listen there: %s", address, dqlite_node_errmsg(node));
+    const char *why = dqlite_node_errmsg(node);
+    fail("--address %s: cannot listen there: %s", address,
+         why != NULL && why[0] != '\0' ? why
+                                        : "in use, or not an address of this machine");
     dqlite_node_destroy(node);
     return 1;
   }

@@ -7,3 +7,11 @@
 test-cluster: dqlite
 	$(MAKE) --no-print-directory deps DEB_PACKAGES="perl python3"
 	$(PROVE) -v --exec sh tests/cluster/failover.sh :: $(CURDIR)/$(DQLITE_NODE)
+
+# make bench-cluster: a probe's round trip to the leader and a 1M-value
+# bloom_probe statement on it, each beside the same work in a local SQLite
+# (tests/cluster/measure.py; figures, not assertions).
+.PHONY: bench-cluster
+
+bench-cluster: dqlite bloom.so
+	python3 tests/cluster/measure.py $(DQLITE_NODE) $(CURDIR)/bloom.so

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""measure.py NODE BLOOM_SO: figures for bloom on a dqlite cluster
+(make bench-cluster), each beside the same work done locally in one run.
+
+Starts three bloom-dqlite-node processes on 127.0.0.1, loads the same table
+and filter on the cluster and into a local in-memory SQLite with BLOOM_SO
+loaded, then times:
+
+  - one probe statement (bloom_test of one value against the stored
+    filter), sent and answered one at a time, over the protocol to the
+    leader vs local sqlite3 from the same Python;
+  - one statement that runs bloom_probe over 1,000,000 generated values,
+    on the leader vs local.
+
+The cluster runs on loopback: the round trip is the protocol's and the
+node's cost, without a real network's latency.  Every process it starts is
+stopped by its pid.
+"""
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dqclient as dq  # noqa: E402
+
+ITEMS = 20000
+PROBES = 2000
+BIG = 1000000
+SERIES = "WITH RECURSIVE c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c WHERE k < %d)"
+LOAD = [
+    "CREATE TABLE items(id INTEGER PRIMARY KEY, v TEXT NOT NULL)",
+    "INSERT INTO items SELECT k, 'item-' || k FROM (%s SELECT k FROM c)" % (SERIES % ITEMS),
+    "CREATE TABLE filters(name TEXT PRIMARY KEY, f BLOB)",
+    "INSERT INTO filters SELECT 'items', bloom_build(v, %d, 0.01) FROM items" % ITEMS,
+]
+PROBE = "SELECT bloom_test(f, 'item-%d') FROM filters WHERE name = 'items'"
+BULK = ("SELECT sum(bloom_probe('SELECT f FROM filters WHERE name = ''items''', "
+        "'item-' || k)) FROM (%s SELECT k FROM c)" % (SERIES % BIG))
+
+
+def free_ports(n):
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def wait_ready(path, proc, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise SystemExit("node exited: " + open(path).read())
+        if "ready:" in open(path).read():
+            return
+        time.sleep(0.05)
+    raise SystemExit("node not ready: " + path)
+
+
+class Remote:
+    def __init__(self, leader):
+        self.c = dq.Conn(leader)
+        _, body = self.c.request(dq.REQ_OPEN, dq.text("bench") + dq.u64(0) + dq.text(""))
+        self.db = dq.struct.unpack_from("<I", body)[0]
+
+    def execute(self, sql):
+        self.c.request(dq.REQ_EXEC_SQL, dq.u64(self.db) + dq.text(sql) + dq.u64(0))
+
+    def query(self, sql):
+        _, body = self.c.request(dq.REQ_QUERY_SQL, dq.u64(self.db) + dq.text(sql) + dq.u64(0))
+        return list(dq.rows(self.c, body))
+
+
+class Local:
+    def __init__(self, so):
+        import sqlite3
+        self.db = sqlite3.connect(":memory:")
+        self.db.enable_load_extension(True)
+        self.db.load_extension(so)
+
+    def execute(self, sql):
+        self.db.execute(sql)
+        self.db.commit()
+
+    def query(self, sql):
+        return [[str(v) for v in row] for row in self.db.execute(sql)]
+
+
+def probe_times(remote, local):
+    """Each probe on the leader, then the same probe locally: interleaved,
+    so that the machine's noise falls on both alike."""
+    times = ([], [])
+    for i in range(PROBES):
+        for db, out in zip((remote, local), times):
+            t = time.perf_counter()
+            db.query(PROBE % (i % ITEMS + 1))
+            out.append(time.perf_counter() - t)
+    result = []
+    for out in times:
+        out.sort()
+        result += [statistics.median(out), out[int(len(out) * 0.99)]]
+    return result
+
+
+def bulk_time(db):
+    best = []
+    for _ in range(3):
+        t = time.perf_counter()
+        result = db.query(BULK)
+        best.append(time.perf_counter() - t)
+    return statistics.median(best), result
+
+
+def main():
+    node, so = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    work = tempfile.mkdtemp(prefix="bloom-measure.")
+    ports = free_ports(3)
+    addrs = ["127.0.0.1:%d" % p for p in ports]
+    procs = []
+    try:
+        for i, addr in enumerate(addrs, 1):
+            args = [node, "--id", str(i), "--address", addr, "--dir", "%s/n%d" % (work, i)]
+            if i > 1:
+                args += ["--join", addrs[0]]
+            log = "%s/n%d.log" % (work, i)
+            procs.append(subprocess.Popen(args, stdout=open(log, "w"), stderr=subprocess.STDOUT))
+            wait_ready(log, procs[-1])
+        remote = Remote(dq.leader_of(addrs))
+        local = Local(so)
+        for sql in LOAD:
+            remote.execute(sql)
+            local.execute(sql)
+        cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                    if line.startswith("model name")), "?")
+        print("# machine: %s, %d cores; cluster of 3 nodes on loopback" % (cpu, os.cpu_count()))
+        r_med, r_p99, l_med, l_p99 = probe_times(remote, local)
+        print("probe statement, cluster leader: median %.0f us, p99 %.0f us (%d statements)"
+              % (r_med * 1e6, r_p99 * 1e6, PROBES))
+        print("probe statement, local sqlite3:  median %.0f us, p99 %.0f us"
+              % (l_med * 1e6, l_p99 * 1e6))
+        print("ratio cluster/local (median): %.1f" % (r_med / l_med))
+        rb, rres = bulk_time(remote)
+        lb, lres = bulk_time(local)
+        print("bloom_probe over %d values, one statement on the leader: %.2f s (result %s)"
+              % (BIG, rb, rres[0][0]))
+        print("same statement, local sqlite3: %.2f s (result %s)" % (lb, lres[0][0]))
+        print("ratio cluster/local: %.2f" % (rb / lb))
+        if rres != lres:
+            print("# results differ!")
+            return 1
+        return 0
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
