@@ -13,5 +13,8 @@ test-cluster: dqlite
 # (tests/cluster/measure.py; figures, not assertions).
 .PHONY: bench-cluster
 
+# A Python whose sqlite3 can load extensions (Debian's; pyenv's cannot).
+CLUSTER_PYTHON ?= $(firstword $(BLOOM_PYTHON) /usr/bin/python3)
+
 bench-cluster: dqlite bloom.so
-	python3 tests/cluster/measure.py $(DQLITE_NODE) $(CURDIR)/bloom.so
+	$(CLUSTER_PYTHON) tests/cluster/measure.py $(DQLITE_NODE) $(CURDIR)/bloom.so

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""measure.py NODE BLOOM_SO: figures for bloom on a dqlite cluster
+"""measure.py NODE BLOOM_SO [LATENCY_MS]: figures for bloom on a dqlite cluster
 (make bench-cluster), each beside the same work done locally in one run.
 
 Starts three bloom-dqlite-node processes on 127.0.0.1, loads the same table
@@ -9,8 +9,12 @@ loaded, then times:
   - one probe statement (bloom_test of one value against the stored
     filter), sent and answered one at a time, over the protocol to the
     leader vs local sqlite3 from the same Python;
-  - one statement that runs bloom_probe over 1,000,000 generated values,
-    on the leader vs local.
+  - bloom_probe over 1,000,000 generated values on the leader vs local:
+    in one statement, and in ten statements of 100,000.  A statement runs
+    on the leader's only thread, which then sends no heartbeat: one that
+    outlasts the election timeout (15 x LATENCY_MS, default 20 ms) may
+    cost the node its leadership, and fail with "not leader".  That is
+    reported as such.
 
 The cluster runs on loopback: the round trip is the protocol's and the
 node's cost, without a real network's latency.  Every process it starts is
@@ -41,7 +45,8 @@ LOAD = [
 ]
 PROBE = "SELECT bloom_test(f, 'item-%d') FROM filters WHERE name = 'items'"
 BULK = ("SELECT sum(bloom_probe('SELECT f FROM filters WHERE name = ''items''', "
-        "'item-' || k)) FROM (%s SELECT k FROM c)" % (SERIES % BIG))
+        "'item-' || k)) FROM (%s SELECT %d + k AS k FROM c)")
+CHUNK = 100000
 
 
 def free_ports(n):
@@ -110,52 +115,76 @@ def probe_times(remote, local):
     return result
 
 
-def bulk_time(db):
-    best = []
+def bulk_time(db, size):
+    """Median of three passes over BIG values in statements of size, and
+    the total of the sums; None and why if the leader was lost."""
+    times, total = [], 0
     for _ in range(3):
         t = time.perf_counter()
-        result = db.query(BULK)
-        best.append(time.perf_counter() - t)
-    return statistics.median(best), result
+        total = 0
+        for start in range(0, BIG, size):
+            try:
+                total += int(db.query(BULK % (SERIES % size, start))[0][0])
+            except dq.Refused as e:
+                return None, str(e)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), total
+
+
+def wait_leader(addrs):
+    for _ in range(100):
+        leader = dq.leader_of(addrs)
+        if leader:
+            return leader
+        time.sleep(0.1)
+    raise SystemExit("no leader")
 
 
 def main():
     node, so = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    latency = sys.argv[3] if len(sys.argv) > 3 else "20"
     work = tempfile.mkdtemp(prefix="bloom-measure.")
     ports = free_ports(3)
     addrs = ["127.0.0.1:%d" % p for p in ports]
     procs = []
     try:
         for i, addr in enumerate(addrs, 1):
-            args = [node, "--id", str(i), "--address", addr, "--dir", "%s/n%d" % (work, i)]
+            args = [node, "--id", str(i), "--address", addr, "--dir", "%s/n%d" % (work, i),
+                    "--latency-ms", latency]
             if i > 1:
                 args += ["--join", addrs[0]]
             log = "%s/n%d.log" % (work, i)
             procs.append(subprocess.Popen(args, stdout=open(log, "w"), stderr=subprocess.STDOUT))
             wait_ready(log, procs[-1])
-        remote = Remote(dq.leader_of(addrs))
+        remote = Remote(wait_leader(addrs))
         local = Local(so)
         for sql in LOAD:
             remote.execute(sql)
             local.execute(sql)
         cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                     if line.startswith("model name")), "?")
-        print("# machine: %s, %d cores; cluster of 3 nodes on loopback" % (cpu, os.cpu_count()))
+        print("# machine: %s, %d cores; 3 nodes on loopback, --latency-ms %s"
+              % (cpu, os.cpu_count(), latency))
         r_med, r_p99, l_med, l_p99 = probe_times(remote, local)
         print("probe statement, cluster leader: median %.0f us, p99 %.0f us (%d statements)"
               % (r_med * 1e6, r_p99 * 1e6, PROBES))
         print("probe statement, local sqlite3:  median %.0f us, p99 %.0f us"
               % (l_med * 1e6, l_p99 * 1e6))
         print("ratio cluster/local (median): %.1f" % (r_med / l_med))
-        rb, rres = bulk_time(remote)
-        lb, lres = bulk_time(local)
-        print("bloom_probe over %d values, one statement on the leader: %.2f s (result %s)"
-              % (BIG, rb, rres[0][0]))
-        print("same statement, local sqlite3: %.2f s (result %s)" % (lb, lres[0][0]))
-        print("ratio cluster/local: %.2f" % (rb / lb))
-        if rres != lres:
-            print("# results differ!")
-            return 1
+        status = 0
+        for size in (BIG, CHUNK):
+            rb, rres = bulk_time(remote, size)
+            lb, lres = bulk_time(local, size)
+            what = "bloom_probe over %d values, statements of %d" % (BIG, size)
+            if rb is None:
+                print("%s: on the leader failed (%s); local %.2f s" % (what, rres, lb))
+                remote = Remote(wait_leader(addrs))
+                continue
+            print("%s: leader %.2f s, local %.2f s, ratio %.2f; positives %d, %s"
+                  % (what, rb, lb, rb / lb, rres, "same" if rres == lres else "DIFFERENT"))
+            if rres != lres:
+                status = 1
+        return status
         return 0
     finally:
         for p in procs:
