@@ -94,7 +94,7 @@ wait_ready() { # wait_ready <id> <nth>
   done
 }
 
-# One statement through the cluster (the shell finds the leader).
+# One query through the cluster (dqclient.py finds the leader).
 q() { timeout 30 $CLIENT "$ALL" "$DB" query "$1" 2>>"$WORK/client.log"; }
 
 # A write, sent again until it succeeds (idempotent statements only).
@@ -233,6 +233,15 @@ ok "$([ "$same" = 1 ] && echo 0 || echo 1)" \
   "the trigger kept the store equal to bloom_build over all $total rows"
 snapshot >"$WORK/written" 2>&1
 ok $? "the new leader answers every check after the writes"
+# The stock shell (Debian's go-dqlite) is a client too, when installed.
+if command -v dqlite >/dev/null 2>&1; then
+  shell=$(timeout 30 dqlite -s "$ALL" "$DB" \
+    "SELECT count(*), (SELECT count(*) FROM items_store WHERE value = 'item-$total') FROM items" 2>&1)
+  ok "$([ "$shell" = "$total|1" ] && echo 0 || echo 1)" \
+    "the dqlite shell reads the same rows and probes the store" "$shell"
+else
+  n=$((n + 1)); echo "ok $n # SKIP no dqlite shell (apt-get install go-dqlite)"
+fi
 ok "$([ "$(field "$WORK/written" "store false negatives")" = 0 ] && echo 0 || echo 1)" \
   "no store false negatives after the writes"
 

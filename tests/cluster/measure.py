@@ -15,6 +15,8 @@ loaded, then times:
     outlasts the election timeout (15 x LATENCY_MS, default 20 ms) may
     cost the node its leadership, and fail with "not leader".  That is
     reported as such.
+  - failover: the leader's process SIGKILLed, then the time until another
+    node names a new leader (polled every 10 ms from this process).
 
 The cluster runs on loopback: the round trip is the protocol's and the
 node's cost, without a real network's latency.  Every process it starts is
@@ -184,6 +186,20 @@ def main():
                   % (what, rb, lb, rb / lb, rres, "same" if rres == lres else "DIFFERENT"))
             if rres != lres:
                 status = 1
+        old = wait_leader(addrs)
+        victim = procs[addrs.index(old)]
+        others = [a for a in addrs if a != old]
+        victim.kill()
+        t = time.perf_counter()
+        victim.wait()
+        new = None
+        while time.perf_counter() - t < 10 and not new:
+            new = dq.leader_of(others)
+            if not new or new == old:
+                new = None
+                time.sleep(0.01)
+        print("failover: %s ms from SIGKILL of the leader to a new one"
+              % ("%.0f" % ((time.perf_counter() - t) * 1000) if new else "no leader in 10000"))
         return status
         return 0
     finally:
