@@ -215,7 +215,8 @@ static int roundtrip(int fd, uint8_t type, struct msg *m, uint8_t *rtype,
     say(err, errlen, "%s: no answer: %s", what, strerror(errno));
     return -1;
   }
-  size_t n = (size_t)(h[0] | h[1] << 8 | h[2] << 16 | (uint32_t)h[3] << 24) * 8;
+  size_t n = (size_t)((uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+                      (uint32_t)h[3] << 24) * 8;
   if (n > MAX_BODY) {
     say(err, errlen, "%s: answer of %zu bytes is not dqlite's", what, n);
     return -1;
