@@ -8,9 +8,10 @@ test-cluster: dqlite
 	$(MAKE) --no-print-directory deps DEB_PACKAGES="perl python3"
 	$(PROVE) -v --exec sh tests/cluster/failover.sh :: $(CURDIR)/$(DQLITE_NODE)
 
-# make bench-cluster: a probe's round trip to the leader and a 1M-value
-# bloom_probe statement on it, each beside the same work in a local SQLite
-# (tests/cluster/measure.py; figures, not assertions).
+# make bench-cluster: a probe's round trip to the leader and bloom_probe
+# over 1M values on it (in ten statements and in one), each beside the same
+# work in a local SQLite, then the failover time (tests/cluster/measure.py;
+# figures, not assertions).
 .PHONY: bench-cluster
 
 # A Python whose sqlite3 can load extensions (Debian's; pyenv's cannot).
