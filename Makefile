@@ -116,6 +116,7 @@ ASAN_TESTS   =
 SCRIPT_TESTS = $(wildcard tests/*.t)
 
 include $(sort $(wildcard tests/*.mk tests/*/*.mk))
+include $(wildcard ext/dqlite/*.mk)
 
 test: deps
 	$(MAKE) check-layers

@@ -6,7 +6,8 @@
 #   functions/  the SQL functions: includes core/ and functions/ only
 #   store/      virtual tables that store data: core/, functions/, store/
 #   dqlite/     the dqlite node: reaches the extension only through
-#               sqlite3_bloom_init (no header of core/, functions/ or store/)
+#               sqlite3_bloom_init (includes dqlite/ only, no header of
+#               core/, functions/ or store/)
 #   bloom_ext.c the entry point: may include any layer
 #
 # Every .c and .h file under ext/ must belong to one of these: a file in
@@ -43,7 +44,7 @@ allowed() {
     core) echo 'core/' ;;
     functions) echo 'core/ functions/' ;;
     store) echo 'core/ functions/ store/' ;;
-    dqlite) echo '' ;;
+    dqlite) echo 'dqlite/' ;;
     entry) echo 'core/ functions/ store/' ;;
   esac
 }
