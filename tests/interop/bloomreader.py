@@ -677,33 +677,50 @@ def cuckoo_plan(n, p):
 
 # --- Stores ("Stores: a filter in shadow tables", "Kind 1") ----------------------
 
-STORE_KEYS = ("kind", "version", "capacity", "fpr", "bits", "hashes", "seed",
-              "chunk_blocks")
+STORE_KEYS = {
+    1: ("kind", "version", "capacity", "fpr", "bits", "hashes", "seed",
+        "chunk_blocks"),
+    2: ("kind", "version", "capacity", "fpr", "buckets", "fingerprint_bits",
+        "seed", "chunk_buckets"),
+}
 
 
 def read_store(conn, name):
-    """The kind-1 blob a bloom_store named `name` holds, reassembled from its
-    shadow tables alone (conn needs no extension).  Raises FormatError for a
-    store FORMAT.md says to refuse."""
+    """The blob a bloom_store or cuckoo_store named `name` holds, reassembled
+    from its shadow tables alone (conn needs no extension).  Raises
+    FormatError for a store FORMAT.md says to refuse."""
     q = lambda s: '"' + s.replace('"', '""') + '"'
     config = dict(conn.execute("SELECT key, value FROM %s" % q(name + "_config")))
-    missing = [k for k in STORE_KEYS if k not in config]
+    kind = config.get("kind")
+    if kind not in STORE_KEYS:
+        raise FormatError("configuration lacks a known kind: %r" % (kind,))
+    missing = [k for k in STORE_KEYS[kind] if k not in config]
     if missing:
         raise FormatError("configuration lacks %s" % ", ".join(missing))
-    ints = ("kind", "version", "capacity", "bits", "hashes", "seed",
-            "chunk_blocks")
-    if any(not isinstance(config[k], int) for k in ints) or \
-            not isinstance(config["fpr"], (int, float)):
+    if any(not isinstance(config[k], int) for k in STORE_KEYS[kind] if k != "fpr") \
+            or not isinstance(config["fpr"], (int, float)):
         raise FormatError("configuration values of the wrong type")
-    bits, hashes, b = config["bits"], config["hashes"], config["chunk_blocks"]
-    if (config["kind"] != 1 or config["version"] != 1
-            or not 1 <= config["capacity"] <= (1 << 63) - 1
-            or not 0.0 < config["fpr"] < 1.0 or bits <= 0 or bits % 512
-            or not 1 <= hashes <= 64 or not 0 <= config["seed"] < (1 << 32)
-            or b < 1):
+    if (config["version"] != 1 or not 1 <= config["capacity"] <= (1 << 63) - 1
+            or not 0.0 < config["fpr"] < 1.0
+            or not 0 <= config["seed"] < (1 << 32)):
         raise FormatError("configuration out of range: %r" % (config,))
-    blocks = bits // 512
-    chunks = -(-blocks // b)
+    if kind == 1:
+        bits, hashes, per = config["bits"], config["hashes"], config["chunk_blocks"]
+        if bits <= 0 or bits % 512 or not 1 <= hashes <= 64 or per < 1:
+            raise FormatError("configuration out of range: %r" % (config,))
+        units, tail = bits // 512, 8               # blocks; a counter per row
+        unit_bytes = lambda n: 64 * n
+        shape = (hashes, bits)
+    else:
+        buckets, f, per = (config["buckets"], config["fingerprint_bits"],
+                           config["chunk_buckets"])
+        if (buckets < 1 or buckets & (buckets - 1) or buckets > (1 << 56)
+                or not 4 <= f <= 64 or per < 2 or per % 2):
+            raise FormatError("configuration out of range: %r" % (config,))
+        units, tail = buckets, 0                   # buckets; no counter
+        unit_bytes = lambda n: (n * 4 * f + 7) // 8
+        shape = (f | 4 << 8, buckets)
+    chunks = -(-units // per)
     body = bytearray()
     count = 0
     expect = 0
@@ -711,16 +728,21 @@ def read_store(conn, name):
                                   % q(name + "_chunks")):
         if cid != expect or cid >= chunks:
             raise FormatError("chunk %d where chunk %d was due" % (cid, expect))
-        held = min(b, blocks - cid * b)
-        if not isinstance(data, bytes) or len(data) != 64 * held + 8:
-            raise FormatError("chunk %d is not %d bytes" % (cid, 64 * held + 8))
-        body += data[:64 * held]
-        count = min(count + struct.unpack_from("<Q", data, 64 * held)[0],
-                    (1 << 64) - 1)
+        held = unit_bytes(min(per, units - cid * per))
+        if not isinstance(data, bytes) or len(data) != held + tail:
+            raise FormatError("chunk %d is not %d bytes" % (cid, held + tail))
+        body += data[:held]
+        if kind == 1:
+            count = min(count + struct.unpack_from("<Q", data, held)[0],
+                        (1 << 64) - 1)
         expect += 1
     if expect != chunks:
         raise FormatError("chunk %d is missing" % expect)
-    header = HEADER.pack(MAGIC, 1, 1, 1, 0, config["seed"], hashes, bits,
-                         config["capacity"], float(config["fpr"]), count,
-                         bytes(16))
+    if kind == 2:   # items: the occupied slots
+        bits_all = int.from_bytes(bytes(body), "little")
+        mask = (1 << f) - 1
+        count = sum(1 for j in range(units * 4) if (bits_all >> (j * f)) & mask)
+    header = HEADER.pack(MAGIC, 1, kind, 1, 0, config["seed"], shape[0],
+                         shape[1], config["capacity"], float(config["fpr"]),
+                         count, bytes(16))
     return header + bytes(body)
