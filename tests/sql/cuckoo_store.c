@@ -29,6 +29,7 @@
 
 #include "lib/rng.h"
 #include "lib/sqldb.h"
+#include "lib/store_damage.h"
 #include "lib/tap.h"
 
 #define SEED 0xc0c0057043ull
@@ -377,35 +378,8 @@ static void test_transactions(void) {
 }
 
 static void test_damage(void) {
-  sqlite3 *db = open_db(NULL);
-  const char *damage[][2] = {
-      {"UPDATE s_chunks SET data = substr(data, 1, 100) WHERE id = 0",
-       "cuckoo_store: chunk 0 of s has 100 bytes"},
-      {"UPDATE s_chunks SET data = 'text' WHERE id = 0",
-       "cuckoo_store: chunk 0 of s has 4 bytes"},
-      {"DELETE FROM s_chunks WHERE id = 0",
-       "cuckoo_store: chunk 0 of s is missing"},
-      {"INSERT INTO s_chunks VALUES (999, zeroblob(10))",
-       "cuckoo_store: chunk 999 of s is outside the layout"},
-  };
-  for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
-    /* capacity 1000: 512 buckets, all in chunk 0 */
-    must_exec(db, "DROP TABLE IF EXISTS s;"
-                  "CREATE VIRTUAL TABLE s USING cuckoo_store(capacity = 1000)");
-    must_exec(db, damage[i][0]);
-    char name[160];
-    snprintf(name, sizeof name, "export after: %s", damage[i][0]);
-    expect_error(db, name, "SELECT filter FROM s", NOARGS, damage[i][1], 0);
-    if (i < 3) {
-      snprintf(name, sizeof name, "probe after: %s", damage[i][0]);
-      expect_error(db, name, "SELECT count(*) FROM s WHERE value = 1", NOARGS,
-                   damage[i][1], 0);
-      snprintf(name, sizeof name, "insert after: %s", damage[i][0]);
-      expect_error(db, name, "INSERT INTO s(value) VALUES (1)", NOARGS,
-                   damage[i][1], 0);
-    }
-  }
-  const char *config[] = {
+  check_chunk_damage("cuckoo_store");
+  static const char *const config[] = {
       "DELETE FROM s_config WHERE key = 'buckets'",
       "UPDATE s_config SET value = 48 WHERE key = 'buckets'",
       "UPDATE s_config SET value = 3 WHERE key = 'fingerprint_bits'",
@@ -415,22 +389,7 @@ static void test_damage(void) {
       "UPDATE s_config SET value = -1 WHERE key = 'seed'",
       "DELETE FROM s_config",
   };
-  for (size_t i = 0; i < sizeof config / sizeof config[0]; i++) {
-    char path[128];
-    snprintf(path, sizeof path, "/tmp/cuckoo-store-%ld.db", (long)getpid());
-    remove(path);
-    sqlite3 *fdb = open_db_at(path);
-    must_exec(fdb, "CREATE VIRTUAL TABLE s USING cuckoo_store(capacity = 10)");
-    must_exec(fdb, config[i]);
-    sqlite3_close(fdb);
-    fdb = open_db_at(path);
-    expect_error(fdb, config[i], "SELECT filter FROM s", NOARGS,
-                 "cuckoo_store: the configuration of s is missing or damaged",
-                 0);
-    sqlite3_close(fdb);
-    remove(path);
-  }
-  sqlite3_close(db);
+  check_config_damage("cuckoo_store", config, sizeof config / sizeof config[0]);
 }
 
 int main(void) {

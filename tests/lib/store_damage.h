@@ -1,0 +1,75 @@
+/*
+** Damaged shadow tables of a store (bloom_store or cuckoo_store), shared by
+** the SQL tests of both kinds: each damage must make every read and write
+** of the store an error that starts with the module's name, never a crash
+** or a guess.
+**
+** check_chunk_damage: a chunk row cut short, turned into TEXT, deleted, or
+** added outside the layout, in a store of capacity 1000 (one chunk for
+** either kind).  check_config_damage: each given change to the
+** configuration, made before the store is connected again (a file
+** database, reopened), must be refused as a damaged configuration.
+*/
+#ifndef TESTS_STORE_DAMAGE_H
+#define TESTS_STORE_DAMAGE_H
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "lib/sqldb.h"
+#include "lib/tap.h"
+
+static inline void check_chunk_damage(const char *module) {
+  sqlite3 *db = open_db(NULL);
+  static const char *const damage[][2] = {
+      {"UPDATE s_chunks SET data = substr(data, 1, 100) WHERE id = 0",
+       "chunk 0 of s has 100 bytes"},
+      {"UPDATE s_chunks SET data = 'text' WHERE id = 0",
+       "chunk 0 of s has 4 bytes"},
+      {"DELETE FROM s_chunks WHERE id = 0", "chunk 0 of s is missing"},
+      {"INSERT INTO s_chunks VALUES (999, zeroblob(10))",
+       "chunk 999 of s is outside the layout"},
+  };
+  char sql[160], name[200], want[160];
+  for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
+    snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS s; CREATE VIRTUAL TABLE "
+             "s USING %s(capacity = 1000)", module);
+    must_exec(db, sql);
+    must_exec(db, damage[i][0]);
+    snprintf(want, sizeof want, "%s: %s", module, damage[i][1]);
+    snprintf(name, sizeof name, "%s export after: %s", module, damage[i][0]);
+    expect_error(db, name, "SELECT filter FROM s", NOARGS, want, 0);
+    if (i < 3) { /* the added row is outside what a probe or insert reads */
+      snprintf(name, sizeof name, "%s probe after: %s", module, damage[i][0]);
+      expect_error(db, name, "SELECT count(*) FROM s WHERE value = 1", NOARGS,
+                   want, 0);
+      snprintf(name, sizeof name, "%s insert after: %s", module, damage[i][0]);
+      expect_error(db, name, "INSERT INTO s(value) VALUES (1)", NOARGS, want, 0);
+    }
+  }
+  sqlite3_close(db);
+}
+
+static inline void check_config_damage(const char *module,
+                                       const char *const *changes, size_t n) {
+  char path[128], sql[128], want[160];
+  snprintf(path, sizeof path, "/tmp/bloom-%s-damage-%ld.db", module,
+           (long)getpid());
+  snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING %s(capacity = 10)",
+           module);
+  snprintf(want, sizeof want,
+           "%s: the configuration of s is missing or damaged", module);
+  for (size_t i = 0; i < n; i++) {
+    remove(path);
+    sqlite3 *db = open_db_at(path);
+    must_exec(db, sql);
+    must_exec(db, changes[i]);
+    sqlite3_close(db);
+    db = open_db_at(path);
+    expect_error(db, changes[i], "SELECT filter FROM s", NOARGS, want, 0);
+    sqlite3_close(db);
+  }
+  remove(path);
+}
+
+#endif
