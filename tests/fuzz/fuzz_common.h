@@ -33,7 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 ** quick (they answer SQLITE_TOOBIG) and exercises that path. */
 #define FZ_BLOB_LIMIT (1 << 16)
 #define FZ_MAX_STMTS 64
-#define FZ_MAX_VALUES 16
+/* More values than the build's insert lag (BLOOM_INSERT_LAG, 16), so that a
+** build reaches the lagged insert's steady state, not only its flush. */
+#define FZ_MAX_VALUES 40
 
 static sqlite3 *fz_db;
 static sqlite3_stmt *fz_stmts[FZ_MAX_STMTS];
