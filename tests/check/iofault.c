@@ -227,6 +227,21 @@ static sqlite3 *open_with_vfs(const char *path, const char *vfs,
 /* Reopens path cleanly and checks it; committed[k] != 0 for transactions
 ** whose COMMIT succeeded (up to n).  Returns 1 when all holds, printing
 ** what does not. */
+/* Every row of items is in the store named `store`, and `exact` (a query
+** giving 1) holds; else says what is wrong and returns 0. */
+static int store_checks_out(sqlite3 *db, const char *store, const char *exact,
+                            const char *what) {
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM items WHERE NOT EXISTS "
+           "(SELECT 1 FROM %s WHERE value = items.id)", store);
+  long long misses = q_int(db, sql, NOARGS);
+  long long exact_ok = q_int(db, exact, NOARGS);
+  if (misses == 0 && exact_ok == 1) return 1;
+  tap_diag("  %s: store %s: %lld rows absent, %s", what, store, misses,
+           exact_ok == 1 ? "its contents as expected" : "its contents wrong");
+  return 0;
+}
+
 static int check_db(const char *path, const unsigned char *committed,
                     long long n, const char *what) {
   sqlite3 *db = open_with_vfs(path, NULL, NULL);
@@ -257,33 +272,19 @@ static int check_db(const char *path, const unsigned char *committed,
              counter_ok == 1 ? "equals" : "missing or differs from", torn);
     ok = 0;
   }
-  /* The store kept by the second trigger: every row present, and exactly
-  ** the filter bloom_build makes of the table (no torn chunk, no count
-  ** lost or doubled). */
-  long long store_misses = q_int(
-      db, "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1 FROM seen "
-          "WHERE value = items.id)", NOARGS);
-  long long store_exact = q_int(
-      db, "SELECT (SELECT filter FROM seen) IS coalesce((SELECT bloom_build("
-          "id, 20000, 0.01) FROM items), bloom_empty(20000, 0.01))", NOARGS);
-  if (store_misses != 0 || store_exact != 1) {
-    tap_diag("  %s: bloom_store: %lld rows absent, export %s bloom_build",
-             what, store_misses, store_exact == 1 ? "equals" : "differs from");
-    ok = 0;
-  }
-  /* The cuckoo store kept by a third trigger: every row present, and as
+  /* The stores kept by the second and third triggers: every row present,
+  ** and the bloom_store exactly the filter bloom_build makes of the table
+  ** (no torn chunk, no count lost or doubled), the cuckoo_store holding as
   ** many fingerprints as rows. */
-  long long live_misses = q_int(
-      db, "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1 FROM live "
-          "WHERE value = items.id)", NOARGS);
-  long long live_items = q_int(
-      db, "SELECT (SELECT i.items FROM live, cuckoo_info(live.filter) AS i) "
-          "IS (SELECT count(*) FROM items)", NOARGS);
-  if (live_misses != 0 || live_items != 1) {
-    tap_diag("  %s: cuckoo_store: %lld rows absent, items %s count(*)", what,
-             live_misses, live_items == 1 ? "equals" : "differs from");
+  if (!store_checks_out(db, "seen",
+                        "SELECT (SELECT filter FROM seen) IS coalesce((SELECT "
+                        "bloom_build(id, 20000, 0.01) FROM items), "
+                        "bloom_empty(20000, 0.01))", what) ||
+      !store_checks_out(db, "live",
+                        "SELECT (SELECT i.items FROM live, cuckoo_info("
+                        "live.filter) AS i) IS (SELECT count(*) FROM items)",
+                        what))
     ok = 0;
-  }
   long long lost = 0;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2(db,
