@@ -6,8 +6,12 @@
 **                    table holding as many ids as the store's capacity,
 **                    whose AFTER INSERT trigger adds the id to a store,
 **                    against the same INSERT into a table without trigger
-**                    (WAL, synchronous=NORMAL), at capacity 1M and 10M;
-**                    the bloom_add trigger on a BLOB column beside it
+**                    (WAL, synchronous=NORMAL), at capacity 1M and 10M
+**                    (and STORE_BENCH_LARGEST, e.g. 100000000), warm (the
+**                    store's pages in SQLite's cache) and cold (a fresh
+**                    connection, and the OS cache dropped when run as
+**                    root); the bloom_add trigger on a BLOB column beside
+**                    it at 1M and 10M
 **   bulk insert      INSERT INTO store(value) SELECT id FROM ids (random
 **                    63-bit ids, one transaction) against inserting the
 **                    same ids into an INTEGER PRIMARY KEY table
@@ -21,10 +25,14 @@
 **                    of the equivalent blob
 **
 ** Databases are built once under the bench folder (store-*.db, git-ignored)
-** and reused.  STORE_BENCH_BIG sets the large size (default 10000000).
+** and reused; each store is filled by merging a bloom_build over its ids
+** (the same bytes as inserting them, and the fast way to load a big store).
+** STORE_BENCH_BIG sets the size of the bulk, probe and space figures
+** (default 10000000); STORE_BENCH_LARGEST adds a third, larger database
+** for the trigger-insert figures.
 ** Usage: store BLOOM_SO DIR
 */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -130,12 +138,12 @@ static sqlite3 *prepare_db(const char *dir, long long n, int with_blob) {
            "CREATE TABLE kept(id INTEGER PRIMARY KEY);"
            "INSERT INTO kept SELECT id FROM ids;"
            "CREATE VIRTUAL TABLE seen USING bloom_store(capacity = %lld, fpr = 0.01);"
-           "INSERT INTO seen(value) SELECT id FROM ids;"
+           "INSERT INTO seen(filter) SELECT bloom_build(id, %lld, 0.01) FROM ids;"
            "CREATE TRIGGER kept_seen AFTER INSERT ON kept BEGIN"
            "  INSERT INTO seen(value) VALUES (NEW.id); END;"
            "CREATE TABLE blobs(f BLOB);"
            "INSERT INTO blobs SELECT filter FROM seen;",
-           n);
+           n, n);
   exec(db, sql);
   if (with_blob) {
     snprintf(sql, sizeof sql,
@@ -190,6 +198,23 @@ static double probe_cost(sqlite3 *db, const char *sql, int count) {
   return t;
 }
 
+/* Reads every page of the store and of the tables' right edges into
+** SQLite's cache: the warm case. */
+static void warm_store(sqlite3 *db) {
+  exec(db, "SELECT length(filter) FROM seen");
+  exec(db, "SELECT count(*) FROM seen_chunks WHERE length(data) > 0");
+}
+
+/* Empties the OS page cache (root only): 1 if done. */
+static int drop_os_cache(void) {
+  if (geteuid() != 0) return 0;
+  sync();
+  FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+  if (f == NULL) return 0;
+  int ok = fputs("3\n", f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
 static double run_once(sqlite3 *db, const char *sql) {
   double t0 = now();
   sqlite3_stmt *st;
@@ -212,34 +237,75 @@ int main(int argc, char **argv) {
   const char *big_env = getenv("STORE_BENCH_BIG");
   long long big = big_env ? atoll(big_env) : 10000000;
   long long small = 1000000;
+  const char *largest_env = getenv("STORE_BENCH_LARGEST");
+  long long largest = largest_env ? atoll(largest_env) : 0;
 
   printf("\n== bloom_store (WAL, synchronous=NORMAL, cache 256 MB, mmap 1 GB)\n");
   sqlite3 *db1 = prepare_db(dir, small, 1);
   sqlite3 *dbb = prepare_db(dir, big, 1);
+  sqlite3 *dbl = largest > big ? prepare_db(dir, largest, 0) : NULL;
+  char name[128];
 
-  /* Trigger-kept inserts, interleaved so both see the same machine. */
-  double plain1 = 0, kept1 = 0, plainb = 0, keptb = 0, blob1 = 0, blobb = 0;
+  /* Cold: fresh connections (and no OS cache, if we may drop it); the
+  ** first inserts read the pages they touch from the file. */
+  double cold_plain = 0, cold_kept = 0;
+  long long cold_n = dbl ? largest : big;
+  if (dbl) sqlite3_close(dbl);
+  int dropped = drop_os_cache();
+  sqlite3 *dbc = prepare_db(dir, cold_n, 0);
+  cold_kept = insert_cost(dbc, "kept", 500);
+  sqlite3_close(dbc);
+  drop_os_cache();
+  dbc = prepare_db(dir, cold_n, 0);
+  cold_plain = insert_cost(dbc, "plain", 500);
+  if (dbl) {
+    dbl = dbc;
+    warm_store(dbl);
+  } else {
+    sqlite3_close(dbc);
+  }
+  warm_store(db1);
+  warm_store(dbb);
+
+  /* Trigger-kept inserts, interleaved so every size sees the same machine. */
+  double plain1 = 0, kept1 = 0, plainb = 0, keptb = 0, plainl = 0, keptl = 0;
   for (int round = 0; round < 3; round++) {
     plain1 += insert_cost(db1, "plain", 2000);
     kept1 += insert_cost(db1, "kept", 2000);
     plainb += insert_cost(dbb, "plain", 2000);
     keptb += insert_cost(dbb, "kept", 2000);
+    if (dbl) {
+      plainl += insert_cost(dbl, "plain", 2000);
+      keptl += insert_cost(dbl, "kept", 2000);
+    }
   }
-  blob1 = insert_cost(db1, "blobkept", 200);
-  blobb = insert_cost(dbb, "blobkept", 20);
-  printf("  INFO per autocommit insert: plain %.1f us, store-kept %.1f us (%lld);"
+  double blob1 = insert_cost(db1, "blobkept", 200);
+  double blobb = insert_cost(dbb, "blobkept", 20);
+  printf("  INFO per autocommit insert, warm: plain %.1f us, store-kept %.1f us (%lld);"
          " plain %.1f us, store-kept %.1f us (%lld)\n",
          plain1 / 3 * 1e6, kept1 / 3 * 1e6, small, plainb / 3 * 1e6,
          keptb / 3 * 1e6, big);
+  if (dbl)
+    printf("  INFO per autocommit insert, warm: plain %.1f us, store-kept %.1f us (%lld)\n",
+           plainl / 3 * 1e6, keptl / 3 * 1e6, largest);
+  printf("  INFO per autocommit insert, cold (%s): plain %.1f us, store-kept %.1f us (%lld)\n",
+         dropped ? "fresh connection, OS cache dropped" : "fresh connection",
+         cold_plain * 1e6, cold_kept * 1e6, cold_n);
   printf("  INFO bloom_add trigger on a BLOB column: %.1f us (%lld), %.1f us (%lld)\n",
          blob1 * 1e6, small, blobb * 1e6, big);
-  char name[128];
   snprintf(name, sizeof name, "trigger insert vs plain INSERT, %lld", small);
   target(name, kept1 / plain1, 2.0, 1);
   snprintf(name, sizeof name, "trigger insert vs plain INSERT, %lld", big);
   target(name, keptb / plainb, 2.0, 1);
   snprintf(name, sizeof name, "trigger insert at %lld vs at %lld", big, small);
   target(name, (keptb / plainb) / (kept1 / plain1), 1.3, 1);
+  if (dbl) {
+    snprintf(name, sizeof name, "trigger insert vs plain INSERT, %lld", largest);
+    target(name, keptl / plainl, 2.0, 1);
+    snprintf(name, sizeof name, "trigger insert at %lld vs at %lld", largest, small);
+    target(name, (keptl / plainl) / (kept1 / plain1), 1.3, 1);
+    sqlite3_close(dbl);
+  }
 
   /* Bulk: the big database's ids into a new store and a new table. */
   char sql[512];
