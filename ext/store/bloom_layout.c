@@ -27,46 +27,51 @@ static uint32_t blocks_per_page(int page_size) {
   return fit < 1 ? 1 : (uint32_t)fit;
 }
 
-static int size_filter(store *s, const store_options *o, int page_size,
-                sqlite3_int64 values[]) {
+static int size_filter(store *s, uint64_t capacity, double fpr, int page_size,
+                       sqlite3_int64 values[]) {
   /* No blob length limit: a store's size is bounded by the database. */
   bloom_sizing sizing;
-  if (bloom_sizing_for(o->capacity, o->fpr, UINT64_MAX / 2, &sizing) !=
+  if (bloom_sizing_for(capacity, fpr, UINT64_MAX / 2, &sizing) !=
       BLOOM_SIZING_OK)
     return store_error(s, "no filter holds capacity = %llu at fpr = %g",
-                       (unsigned long long)o->capacity, o->fpr);
+                       (unsigned long long)capacity, fpr);
   values[KEY_BITS] = (sqlite3_int64)sizing.bits;
   values[KEY_HASHES] = sizing.hashes;
   values[KEY_CHUNK_BLOCKS] = blocks_per_page(page_size);
   return SQLITE_OK;
 }
 
-static int configure(store *s, const sqlite3_int64 v[]) {
+static int configure(store_layer *l, const sqlite3_int64 v[]) {
   sqlite3_int64 bits = v[KEY_BITS], hashes = v[KEY_HASHES],
                 chunk_blocks = v[KEY_CHUNK_BLOCKS];
   if (bits <= 0 || bits % BLOOM_BLOCK_BITS != 0 || hashes < 1 ||
       hashes > BLOOM_MAX_HASHES || chunk_blocks < 1 || chunk_blocks > 1 << 20)
     return -1;
-  s->header.bits = (uint64_t)bits;
-  s->header.hashes = (uint32_t)hashes;
-  s->units = (uint64_t)bits / BLOOM_BLOCK_BITS;
-  s->chunk_units = (uint32_t)chunk_blocks;
+  l->header.bits = (uint64_t)bits;
+  l->header.hashes = (uint32_t)hashes;
+  l->units = (uint64_t)bits / BLOOM_BLOCK_BITS;
+  l->chunk_units = (uint32_t)chunk_blocks;
   return 0;
 }
 
-static uint64_t unit_bytes(const store *s, uint64_t blocks) {
-  (void)s;
+static uint64_t unit_bytes(const store_layer *l, uint64_t blocks) {
+  (void)l;
   return blocks * BLOOM_BLOCK_BYTES;
 }
 
-static uint64_t chunk_counter(const store *s, int64_t id,
-                              const unsigned char *bytes) {
-  return load_le64(bytes + store_chunk_bytes(s, id) - COUNTER_BYTES);
+/* The counter follows the chunk's blocks. */
+static size_t counter_offset(const store_layer *l, int64_t local) {
+  return (size_t)store_units_in_chunk(l, local) * BLOOM_BLOCK_BYTES;
 }
 
-static void set_chunk_counter(const store *s, int64_t id, unsigned char *bytes,
-                              uint64_t count) {
-  store_le64(bytes + store_chunk_bytes(s, id) - COUNTER_BYTES, count);
+static uint64_t chunk_counter(const store_layer *l, int64_t local,
+                              const unsigned char *bytes) {
+  return bytes ? load_le64(bytes + counter_offset(l, local)) : 0;
+}
+
+static void set_chunk_counter(const store_layer *l, int64_t local,
+                              unsigned char *bytes, uint64_t count) {
+  store_le64(bytes + counter_offset(l, local), count);
 }
 
 /* Where the block of hash h is: its chunk, read (store_get_chunk's
@@ -74,55 +79,73 @@ static void set_chunk_counter(const store *s, int64_t id, unsigned char *bytes,
 typedef struct block_place {
   int64_t chunk;
   size_t offset;               /* of the block in the chunk */
-  const unsigned char *bytes;  /* the chunk */
+  const unsigned char *bytes;  /* the chunk; NULL: no row yet, all zeros */
   cached_chunk *cached;        /* the cache's copy, when there is one */
   sqlite3_stmt *held;          /* else the row read, until shadow_done */
 } block_place;
 
-static int find_block(store *s, filter_hash h, int load, block_place *p) {
-  uint64_t block = bloom_block_of(h, s->units);
-  p->chunk = (int64_t)(block / s->chunk_units);
-  p->offset = (size_t)(block % s->chunk_units) * BLOOM_BLOCK_BYTES;
-  return store_get_chunk(s, p->chunk, load, &p->bytes, &p->cached, &p->held);
+static int find_block(store *s, const store_layer *l, filter_hash h, int load,
+                      block_place *p) {
+  uint64_t block = bloom_block_of(h, l->units);
+  p->chunk = (int64_t)(block / l->chunk_units);
+  p->offset = (size_t)(block % l->chunk_units) * BLOOM_BLOCK_BYTES;
+  return store_get_chunk(s, l, p->chunk, load, &p->bytes, &p->cached,
+                         &p->held);
 }
 
-static int contains(store *s, filter_hash h) {
+static int contains(store *s, const store_layer *l, filter_hash h) {
   block_place p;
-  int rc = find_block(s, h, 0, &p);
+  int rc = find_block(s, l, h, 0, &p);
   if (rc != SQLITE_OK) return -rc;
-  int maybe = bloom_contains(p.bytes + p.offset, 1, s->header.hashes, h);
+  int maybe = p.bytes != NULL &&
+              bloom_contains(p.bytes + p.offset, 1, l->header.hashes, h);
   if (p.held) shadow_done(p.held);
   return maybe;
 }
 
-static int add(store *s, filter_hash h) {
+/* A layer of a scalable store is full when the chunk an add lands in holds
+** its share of the layer's capacity: the chunks fill evenly (an item's
+** block is uniform), so the first to reach its share says the layer is
+** close to capacity, a little early rather than late, and the layer's rate
+** stays within its target.  Deciding from the chunk in hand keeps an add
+** to one chunk row, with no store-wide counter to rewrite. */
+static int chunk_full(const store_layer *l, int64_t local, uint64_t count) {
+  double share = (double)l->header.capacity *
+                 (double)store_units_in_chunk(l, local) / (double)l->units;
+  return (double)count + 1 > share;
+}
+
+static int add(store *s, const store_layer *l, filter_hash h) {
   block_place p;
-  int rc = find_block(s, h, 1, &p);
+  int rc = find_block(s, l, h, 1, &p);
   if (rc != SQLITE_OK) return rc;
   unsigned char *chunk = p.cached->bytes; /* loaded: the cache's copy */
-  bloom_insert(chunk + p.offset, 1, s->header.hashes, h);
-  set_chunk_counter(s, p.chunk, chunk,
-                    saturating_add(chunk_counter(s, p.chunk, chunk), 1));
+  uint64_t count = chunk_counter(l, p.chunk, chunk);
+  if (s->scalable && chunk_full(l, p.chunk, count)) return STORE_LAYER_FULL;
+  bloom_insert(chunk + p.offset, 1, l->header.hashes, h);
+  set_chunk_counter(l, p.chunk, chunk, saturating_add(count, 1));
   cache_mark_dirty(&s->cache, p.cached);
   return SQLITE_OK;
 }
 
-/* ORs a Bloom filter of the same shape into every chunk.  Every chunk is
-** read before any is changed, so a failure changes nothing. */
+/* ORs a Bloom filter of the same shape into every chunk of a fixed store.
+** Every chunk is read before any is changed, so a failure changes
+** nothing. */
 static int merge(store *s, const filter_view *f) {
+  const store_layer *l = &s->layers[0];
   char why[160];
-  if (bloom_shape_check(&s->header, &f->header, why, sizeof why) != 0)
+  if (bloom_shape_check(&l->header, &f->header, why, sizeof why) != 0)
     return store_error(s, "%s", why);
-  int rc = store_load_all(s);
+  int rc = store_load_all(s, l);
   if (rc != SQLITE_OK) return rc;
-  for (int64_t id = 0; id < s->chunks; id++) {
-    cached_chunk *c = cache_find(&s->cache, id);
-    size_t n = (size_t)store_units_in_chunk(s, id) * BLOOM_BLOCK_BYTES;
-    bloom_or(c->bytes, f->body + (size_t)id * s->chunk_units * BLOOM_BLOCK_BYTES,
+  for (int64_t id = 0; id < l->chunks; id++) {
+    cached_chunk *c = cache_find(&s->cache, l->first_chunk + id);
+    size_t n = (size_t)store_units_in_chunk(l, id) * BLOOM_BLOCK_BYTES;
+    bloom_or(c->bytes, f->body + (size_t)id * l->chunk_units * BLOOM_BLOCK_BYTES,
              n);
     if (id == 0)
-      set_chunk_counter(s, 0, c->bytes,
-                        saturating_add(chunk_counter(s, 0, c->bytes),
+      set_chunk_counter(l, 0, c->bytes,
+                        saturating_add(chunk_counter(l, 0, c->bytes),
                                        f->header.count));
     cache_mark_dirty(&s->cache, c);
   }

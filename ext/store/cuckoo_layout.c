@@ -31,15 +31,15 @@ static uint32_t buckets_per_page(int page_size, unsigned f) {
   return fit < 2 ? 2 : (uint32_t)fit;
 }
 
-static int size_filter(store *s, const store_options *o, int page_size,
-                sqlite3_int64 values[]) {
+static int size_filter(store *s, uint64_t capacity, double fpr, int page_size,
+                       sqlite3_int64 values[]) {
   /* As cuckoo_build sizes, without a blob length limit. */
   cuckoo_sizing sizing;
-  if (cuckoo_sizing_for(o->capacity, o->fpr, FILTER_MIN_FPR, UINT64_MAX,
+  if (cuckoo_sizing_for(capacity, fpr, FILTER_MIN_FPR, UINT64_MAX,
                         &sizing) != CUCKOO_SIZING_OK ||
       sizing.buckets > (uint64_t)MAX_BUCKETS)
     return store_error(s, "no filter holds capacity = %llu at fpr = %g",
-                       (unsigned long long)o->capacity, o->fpr);
+                       (unsigned long long)capacity, fpr);
   values[KEY_BUCKETS] = (sqlite3_int64)sizing.buckets;
   values[KEY_FINGERPRINT_BITS] = sizing.fingerprint_bits;
   values[KEY_CHUNK_BUCKETS] =
@@ -47,7 +47,7 @@ static int size_filter(store *s, const store_options *o, int page_size,
   return SQLITE_OK;
 }
 
-static int configure(store *s, const sqlite3_int64 v[]) {
+static int configure(store_layer *l, const sqlite3_int64 v[]) {
   sqlite3_int64 buckets = v[KEY_BUCKETS], f = v[KEY_FINGERPRINT_BITS],
                 chunk = v[KEY_CHUNK_BUCKETS];
   if (buckets < 1 || buckets > MAX_BUCKETS ||
@@ -55,30 +55,33 @@ static int configure(store *s, const sqlite3_int64 v[]) {
       f > CUCKOO_MAX_FINGERPRINT_BITS || chunk < 2 || chunk % 2 != 0 ||
       chunk > 1 << 20)
     return -1;
-  s->header.buckets = (uint64_t)buckets;
-  s->header.fingerprint_bits = (unsigned)f;
-  s->header.slots_per_bucket = SLOTS;
-  s->units = (uint64_t)buckets;
-  s->chunk_units = (uint32_t)chunk;
+  l->header.buckets = (uint64_t)buckets;
+  l->header.fingerprint_bits = (unsigned)f;
+  l->header.slots_per_bucket = SLOTS;
+  l->units = (uint64_t)buckets;
+  l->chunk_units = (uint32_t)chunk;
   return 0;
 }
 
-static uint64_t unit_bytes(const store *s, uint64_t buckets) {
-  return buckets ? cuckoo_body_bytes(buckets, s->header.fingerprint_bits) : 0;
+static uint64_t unit_bytes(const store_layer *l, uint64_t buckets) {
+  return buckets ? cuckoo_body_bytes(buckets, l->header.fingerprint_bits) : 0;
 }
 
-static uint64_t chunk_items(const store *s, int64_t id,
+static uint64_t chunk_items(const store_layer *l, int64_t local,
                             const unsigned char *bytes) {
-  uint64_t n = 0, slots = (uint64_t)store_units_in_chunk(s, id) * SLOTS;
+  if (bytes == NULL) return 0;
+  uint64_t n = 0, slots = (uint64_t)store_units_in_chunk(l, local) * SLOTS;
   for (uint64_t j = 0; j < slots; j++)
-    n += cuckoo_slot_get(bytes, j, s->header.fingerprint_bits) != 0;
+    n += cuckoo_slot_get(bytes, j, l->header.fingerprint_bits) != 0;
   return n;
 }
 
-/* The chunks as a cuckoo_table: each bucket located through the cache,
-** loaded for the change; a failure's code kept for the caller. */
+/* The chunks of one layer as a cuckoo_table: each bucket located through
+** the cache, loaded for the change; a failure's code kept for the
+** caller. */
 typedef struct chunk_table {
   store *s;
+  const store_layer *l;
   int rc;
 } chunk_table;
 
@@ -89,37 +92,38 @@ static unsigned char *locate(void *ctx, uint64_t bucket, int for_write,
   const unsigned char *bytes;
   cached_chunk *cached;
   sqlite3_stmt *held;
-  int64_t id = (int64_t)(bucket / s->chunk_units);
-  int rc = store_get_chunk(s, id, 1, &bytes, &cached, &held);
+  int64_t id = (int64_t)(bucket / t->l->chunk_units);
+  int rc = store_get_chunk(s, t->l, id, 1, &bytes, &cached, &held);
   if (rc != SQLITE_OK) {
     t->rc = rc;
     return NULL;
   }
   if (for_write) cache_mark_dirty(&s->cache, cached);
-  *first_slot = bucket % s->chunk_units * SLOTS;
+  *first_slot = bucket % t->l->chunk_units * SLOTS;
   return cached->bytes; /* loaded: the cache's own copy */
 }
 
 static cuckoo_table table_of(chunk_table *t) {
-  cuckoo_table table = {locate, t, t->s->header.buckets,
-                        t->s->header.fingerprint_bits};
+  cuckoo_table table = {locate, t, t->l->header.buckets,
+                        t->l->header.fingerprint_bits};
   return table;
 }
 
 /* A probe reads its one or two buckets without keeping their chunks. */
-static int contains(store *s, filter_hash h) {
-  unsigned f = s->header.fingerprint_bits;
-  cuckoo_key k = cuckoo_key_of(h, s->header.buckets, f);
+static int contains(store *s, const store_layer *l, filter_hash h) {
+  unsigned f = l->header.fingerprint_bits;
+  cuckoo_key k = cuckoo_key_of(h, l->header.buckets, f);
   uint64_t b[2] = {k.bucket,
-                   cuckoo_alt_bucket(k.bucket, k.fingerprint, s->header.buckets)};
+                   cuckoo_alt_bucket(k.bucket, k.fingerprint, l->header.buckets)};
   for (int i = 0; i < (b[1] != b[0] ? 2 : 1); i++) {
     const unsigned char *bytes;
     cached_chunk *cached;
     sqlite3_stmt *held;
-    int rc = store_get_chunk(s, (int64_t)(b[i] / s->chunk_units), 0, &bytes,
+    int rc = store_get_chunk(s, l, (int64_t)(b[i] / l->chunk_units), 0, &bytes,
                              &cached, &held);
     if (rc != SQLITE_OK) return -rc;
-    uint64_t first = b[i] % s->chunk_units * SLOTS;
+    if (bytes == NULL) continue; /* no row yet: empty */
+    uint64_t first = b[i] % l->chunk_units * SLOTS;
     int found = 0;
     for (uint64_t j = first; j < first + SLOTS && !found; j++)
       found = cuckoo_slot_get(bytes, j, f) == k.fingerprint;
@@ -129,31 +133,33 @@ static int contains(store *s, filter_hash h) {
   return 0;
 }
 
-static int add(store *s, filter_hash h) {
-  chunk_table t = {s, SQLITE_OK};
+static int add(store *s, const store_layer *l, filter_hash h) {
+  chunk_table t = {s, l, SQLITE_OK};
   cuckoo_table table = table_of(&t);
   cuckoo_status st = cuckoo_table_insert(&table, h);
   if (st == CUCKOO_OK) return SQLITE_OK;
   if (st == CUCKOO_UNREACHABLE) return t.rc;
+  if (st == CUCKOO_FULL && s->scalable) return STORE_LAYER_FULL;
   char why[200];
-  cuckoo_insert_failure(st, s->header.buckets, UINT64_MAX, why, sizeof why);
+  cuckoo_insert_failure(st, l->header.buckets, UINT64_MAX, why, sizeof why);
   if (st == CUCKOO_FULL)
     return store_error(s, "%s; recreate the store with a larger capacity",
                        why);
   return store_error(s, "%s", why);
 }
 
-static int remove_one(store *s, filter_hash h) {
-  chunk_table t = {s, SQLITE_OK};
+static int remove_one(store *s, const store_layer *l, filter_hash h) {
+  chunk_table t = {s, l, SQLITE_OK};
   cuckoo_table table = table_of(&t);
-  /* 0, nothing to remove: an earlier row of the same DELETE took it. */
-  return cuckoo_table_remove(&table, h) < 0 ? t.rc : SQLITE_OK;
+  int removed = cuckoo_table_remove(&table, h);
+  return removed < 0 ? -t.rc : removed > 0;
 }
 
-/* Copies a filter of the same shape into the empty store.  Every chunk is
-** read (and found empty) before any is changed. */
+/* Copies a filter of the same shape into the empty fixed store.  Every
+** chunk is read (and found empty) before any is changed. */
 static int load(store *s, const filter_view *f) {
-  const filter_header *a = &s->header, *b = &f->header;
+  const store_layer *l = &s->layers[0];
+  const filter_header *a = &l->header, *b = &f->header;
   if (a->buckets != b->buckets || a->fingerprint_bits != b->fingerprint_bits ||
       a->seed != b->seed)
     return store_error(s, "the filter has %llu buckets of %u-bit "
@@ -162,19 +168,19 @@ static int load(store *s, const filter_view *f) {
                        (unsigned long long)b->buckets, b->fingerprint_bits,
                        b->seed, (unsigned long long)a->buckets,
                        a->fingerprint_bits, a->seed);
-  int rc = store_load_all(s);
+  int rc = store_load_all(s, l);
   if (rc != SQLITE_OK) return rc;
   uint64_t items = 0;
-  for (int64_t id = 0; id < s->chunks; id++)
-    items += chunk_items(s, id, cache_find(&s->cache, id)->bytes);
+  for (int64_t id = 0; id < l->chunks; id++)
+    items += chunk_items(l, id, cache_find(&s->cache, l->first_chunk + id)->bytes);
   if (items > 0)
     return store_error(s, "the store holds %llu item%s: a filter loads only "
                        "into an empty store", (unsigned long long)items,
                        items == 1 ? "" : "s");
-  for (int64_t id = 0; id < s->chunks; id++) {
-    cached_chunk *c = cache_find(&s->cache, id);
-    memcpy(c->bytes, f->body + unit_bytes(s, (uint64_t)id * s->chunk_units),
-           (size_t)unit_bytes(s, store_units_in_chunk(s, id)));
+  for (int64_t id = 0; id < l->chunks; id++) {
+    cached_chunk *c = cache_find(&s->cache, l->first_chunk + id);
+    memcpy(c->bytes, f->body + unit_bytes(l, (uint64_t)id * l->chunk_units),
+           (size_t)unit_bytes(l, store_units_in_chunk(l, id)));
     cache_mark_dirty(&s->cache, c);
   }
   return SQLITE_OK;

@@ -10,6 +10,8 @@
 **
 ** A chunk row holds `chunk_units` units (Bloom blocks or cuckoo buckets),
 ** the last fewer, followed by `counter_bytes` bytes of the layout's own.
+** A scalable store is several such filters (layers.c), each a run of chunk
+** rows, so every operation names its layer.
 */
 #ifndef STORE_LAYOUT_H
 #define STORE_LAYOUT_H
@@ -17,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/format.h"
+#include "core/hash.h"
 #include "functions/registry.h"
 #include "store/chunk_cache.h"
 #include "store/options.h"
@@ -24,15 +27,37 @@
 
 typedef struct store_layout store_layout;
 
+/* One filter of a store: a fixed store has one, a scalable store one per
+** layer, each in its own run of chunk rows. */
+typedef struct store_layer {
+  filter_header header; /* kind, capacity, target_fpr, seed and the shape;
+                           count is computed at export */
+  uint64_t units;       /* Bloom blocks or cuckoo buckets */
+  uint32_t chunk_units; /* units per chunk row (the last may hold fewer) */
+  int64_t first_chunk;  /* the chunk id of its first chunk row */
+  int64_t chunks;
+} store_layer;
+
+/* A layered blob holds at most 64 layers (ext/FORMAT.md, kind 3). */
+#define STORE_MAX_LAYERS 64
+
 typedef struct store {
   sqlite3_vtab base;
   const sql_function *function; /* the registry row: name for errors */
   const store_layout *layout;
   shadow_tables tables;
-  filter_header header; /* the shape; count is computed at export */
-  uint64_t units;       /* Bloom blocks or cuckoo buckets */
-  uint32_t chunk_units; /* units per chunk row (the last may hold fewer) */
-  int64_t chunks;
+  /* The store's own figures: its kind and seed; capacity and target_fpr as
+  ** created (for a scalable store, the first layer's capacity and the
+  ** bound on the compound rate). */
+  filter_header header;
+  /* Scalable: layer i holds capacity * growth^i at a target rate of
+  ** fpr * (1 - tightening) * tightening^i (layers.c). */
+  int scalable;
+  uint32_t growth;
+  double tightening;
+  store_layer layers[STORE_MAX_LAYERS];
+  int layer_count;
+  int layers_stale; /* a rollback may have undone a layer: read again */
   /* Chunks read or changed.  Changed ones belong to this connection's
   ** write transaction; unchanged ones are kept across statements while
   ** the database's data version says nobody committed since. */
@@ -49,6 +74,9 @@ typedef struct store {
 /* The configuration values a layout reads, by its own keys' order. */
 #define LAYOUT_MAX_KEYS 4
 
+/* layout->add: the layer is full (a scalable store adds a layer). */
+#define STORE_LAYER_FULL (-1)
+
 struct store_layout {
   unsigned kind;
   const char *keys[LAYOUT_MAX_KEYS]; /* its config keys, NULL-terminated */
@@ -56,24 +84,31 @@ struct store_layout {
   const char *no_delete;   /* the refusal of DELETE, or NULL if it deletes */
   const char *no_update;   /* the refusal of UPDATE */
   const char *load_verb;   /* what INSERT INTO t(filter) does: merge, load */
-  /* Sizes the filter (the CREATE arguments, the database's page size) into
-  ** values[] of keys; SQLITE_OK, or an error set with store_error. */
-  int (*size)(store *s, const store_options *o, int page_size,
+  /* Sizes a filter of this capacity and rate (for the database's page
+  ** size) into values[] of keys; SQLITE_OK, or an error set with
+  ** store_error. */
+  int (*size)(store *s, uint64_t capacity, double fpr, int page_size,
               sqlite3_int64 values[]);
-  /* Checks values[] read back and sets header (beyond kind, capacity, fpr
-  ** and seed), units and chunk_units: 0, or -1 if they are damaged. */
-  int (*configure)(store *s, const sqlite3_int64 values[]);
+  /* Checks values[] read back and sets the layer's header (beyond kind,
+  ** capacity, fpr and seed), units and chunk_units: 0, or -1 if they are
+  ** damaged. */
+  int (*configure)(store_layer *l, const sqlite3_int64 values[]);
   /* Bytes of `units` units laid end to end. */
-  uint64_t (*unit_bytes)(const store *s, uint64_t units);
-  /* The value hashed to h, added / tested / removed.  contains: 1, 0, or a
-  ** negated error code; remove may be NULL (no_delete). */
-  int (*add)(store *s, filter_hash h);
-  int (*contains)(store *s, filter_hash h);
-  int (*remove)(store *s, filter_hash h);
-  /* INSERT INTO t(filter): a parsed filter of this kind. */
+  uint64_t (*unit_bytes)(const store_layer *l, uint64_t units);
+  /* The value hashed to h, added to / tested in / removed from layer l.
+  ** add: SQLITE_OK, STORE_LAYER_FULL (only in a scalable store: nothing
+  ** added) or an error code; contains: 1, 0, or a negated error code;
+  ** remove (NULL if no_delete): 1 removed, 0 not in this layer, or a
+  ** negated error code. */
+  int (*add)(store *s, const store_layer *l, filter_hash h);
+  int (*contains)(store *s, const store_layer *l, filter_hash h);
+  int (*remove)(store *s, const store_layer *l, filter_hash h);
+  /* INSERT INTO t(filter) into a fixed store: a parsed filter of this
+  ** kind. */
   int (*load)(store *s, const filter_view *f);
-  /* Items counted in one chunk row of the export. */
-  uint64_t (*chunk_items)(const store *s, int64_t id,
+  /* Items counted in one chunk row of the export (its layer's chunk
+  ** number `local`). */
+  uint64_t (*chunk_items)(const store_layer *l, int64_t local,
                           const unsigned char *bytes);
 };
 
@@ -87,19 +122,21 @@ int store_error(store *s, const char *fmt, ...)
 #endif
     ;
 
-/* Units in chunk id, and its row's size in bytes. */
-uint32_t store_units_in_chunk(const store *s, int64_t id);
-int store_chunk_bytes(const store *s, int64_t id);
+/* Units in the layer's chunk `local`, and its row's size in bytes. */
+uint32_t store_units_in_chunk(const store_layer *l, int64_t local);
+int store_chunk_bytes(const store *s, const store_layer *l, int64_t local);
 
-/* Chunk id, from the cache or the table.  With `load` (a change), or while
-** the cache is within its budget, it is read into the cache (*cached);
-** otherwise *bytes points into the table's row, valid until
-** shadow_done(*held). */
-int store_get_chunk(store *s, int64_t id, int load, const unsigned char **bytes,
-                    cached_chunk **cached, sqlite3_stmt **held);
+/* The layer's chunk `local`, from the cache or the table.  With `load` (a
+** change), or while the cache is within its budget, it is read into the
+** cache (*cached); otherwise *bytes points into the table's row, valid
+** until shadow_done(*held).  In a scalable store a chunk that has no row
+** yet is all zeros: loaded, a zeroed copy; otherwise *bytes is NULL. */
+int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
+                    const unsigned char **bytes, cached_chunk **cached,
+                    sqlite3_stmt **held);
 
-/* Reads every chunk into the cache (so that a change of all of them cannot
-** fail half way). */
-int store_load_all(store *s);
+/* Reads every chunk of layer l into the cache (so that a change of all of
+** them cannot fail half way). */
+int store_load_all(store *s, const store_layer *l);
 
 #endif

@@ -59,7 +59,7 @@ static int parse_fpr(const char *text, double *p) {
 
 int store_parse_options(int argc, const char *const *argv, store_options *o,
                         char *err, size_t err_size) {
-  int have_capacity = 0, have_fpr = 0;
+  int have_capacity = 0, have_fpr = 0, have_growth = 0, have_tightening = 0;
   o->capacity = 0;
   o->fpr = FILTER_DEFAULT_FPR;
   for (int i = 0; i < argc; i++) {
@@ -94,16 +94,39 @@ int store_parse_options(int argc, const char *const *argv, store_options *o,
                  FILTER_MIN_FPR, value);
         return -1;
       }
+    } else if (strcmp(name, "growth") == 0) {
+      if (have_growth++) {
+        snprintf(err, err_size, "growth is given twice");
+        return -1;
+      }
+      uint64_t g;
+      if (parse_capacity(value, &g) != 0 || g > STORE_MAX_GROWTH) {
+        snprintf(err, err_size, "growth must be an integer from 1 to %d, got %s",
+                 STORE_MAX_GROWTH, value);
+        return -1;
+      }
+      o->growth = (uint32_t)g;
+    } else if (strcmp(name, "tightening") == 0) {
+      if (have_tightening++) {
+        snprintf(err, err_size, "tightening is given twice");
+        return -1;
+      }
+      if (parse_fpr(value, &o->tightening) != 0) {
+        snprintf(err, err_size,
+                 "tightening must be a number with %g <= tightening < 1, got %s",
+                 FILTER_MIN_FPR, value);
+        return -1;
+      }
     } else {
-      snprintf(err, err_size, "unknown argument \"%s\" (known: capacity, fpr)",
-               name);
+      snprintf(err, err_size, "unknown argument \"%s\" (known: capacity, fpr, "
+               "growth, tightening)", name);
       return -1;
     }
   }
-  if (!have_capacity) {
-    snprintf(err, err_size,
-             "capacity is required, as in (capacity = 1000000, fpr = 0.01)");
-    return -1;
-  }
+  /* Without capacity, or with growth or tightening, the store grows. */
+  o->scalable = !have_capacity || have_growth || have_tightening;
+  if (!have_capacity) o->capacity = STORE_DEFAULT_FIRST_CAPACITY;
+  if (!have_growth) o->growth = STORE_DEFAULT_GROWTH;
+  if (!have_tightening) o->tightening = STORE_DEFAULT_TIGHTENING;
   return 0;
 }

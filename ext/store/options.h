@@ -2,8 +2,16 @@
 ** The arguments of CREATE VIRTUAL TABLE ... USING bloom_store(...): a list
 ** of `name = value`, each name at most once.
 **
-**   capacity = N     required: an integer >= 1 (as n of bloom_build)
-**   fpr = P          optional: FILTER_MIN_FPR <= P < 1, default 0.01
+**   capacity = N     an integer >= 1 (as n of bloom_build): a fixed store
+**                    of that capacity, or with growth or tightening the
+**                    first layer's capacity of a scalable one
+**   fpr = P          FILTER_MIN_FPR <= P < 1, default 0.01: the fixed
+**                    store's rate, or the bound on a scalable one's
+**   growth = G       1 <= G <= 65535, default 2: each layer of a scalable
+**                    store holds G times the capacity of the one before
+**   tightening = R   0 < R < 1, default 0.9: each layer's target rate is R
+**                    times the one before
+** Without capacity the store is scalable from STORE_DEFAULT_FIRST_CAPACITY.
 */
 #ifndef STORE_OPTIONS_H
 #define STORE_OPTIONS_H
@@ -11,9 +19,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define STORE_DEFAULT_FIRST_CAPACITY 10000
+#define STORE_DEFAULT_GROWTH 2
+#define STORE_DEFAULT_TIGHTENING 0.9
+#define STORE_MAX_GROWTH 65535
+
 typedef struct store_options {
   uint64_t capacity;
   double fpr;
+  int scalable;
+  uint32_t growth;
+  double tightening;
 } store_options;
 
 /* Parses argv[0..argc) (the module arguments, after the three SQLite puts

@@ -28,7 +28,9 @@ int shadow_init(shadow_tables *t, sqlite3 *db, const char *schema,
 static void finalize_statements(shadow_tables *t) {
   sqlite3_finalize(t->read_chunk);
   sqlite3_finalize(t->write_chunk);
-  t->read_chunk = t->write_chunk = NULL;
+  sqlite3_finalize(t->put_chunk);
+  sqlite3_finalize(t->get_config);
+  t->read_chunk = t->write_chunk = t->put_chunk = t->get_config = NULL;
 }
 
 void shadow_free(shadow_tables *t) {
@@ -104,7 +106,9 @@ int shadow_is_suffix(const char *suffix) {
 static int put_config(shadow_tables *t, const char *key, sqlite3_int64 i,
                       double r, int is_real) {
   sqlite3_stmt *stmt = NULL;
-  char *sql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_config\"(key, value) "
+  /* OR REPLACE: a scalable store rewrites its layer count, and a layer's
+  ** rows left by a failed growth are written again. */
+  char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) "
                               "VALUES (?1, ?2)", t->schema, t->name);
   if (sql == NULL) return SQLITE_NOMEM;
   int rc = sqlite3_prepare_v2(t->db, sql, -1, &stmt, NULL);
@@ -193,6 +197,41 @@ int shadow_write_chunk(shadow_tables *t, int64_t id, const void *bytes,
   sqlite3_clear_bindings(t->write_chunk);
   if (rc != SQLITE_DONE) return reset != SQLITE_OK ? reset : rc;
   return changed == 1 ? SQLITE_OK : SQLITE_CORRUPT_VTAB;
+}
+
+int shadow_put_chunk(shadow_tables *t, int64_t id, const void *bytes,
+                     int size) {
+  if (t->put_chunk == NULL) {
+    int rc = prepare(t->db,
+                     sqlite3_mprintf("INSERT INTO \"%w\".\"%w_chunks\"(id, data) "
+                                     "VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE "
+                                     "SET data = excluded.data", t->schema,
+                                     t->name),
+                     &t->put_chunk);
+    if (rc != SQLITE_OK) return rc;
+  }
+  sqlite3_bind_int64(t->put_chunk, 1, id);
+  sqlite3_bind_blob(t->put_chunk, 2, bytes, size, SQLITE_STATIC);
+  int rc = sqlite3_step(t->put_chunk);
+  int reset = sqlite3_reset(t->put_chunk);
+  sqlite3_clear_bindings(t->put_chunk);
+  return rc == SQLITE_DONE ? SQLITE_OK : reset != SQLITE_OK ? reset : rc;
+}
+
+int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value) {
+  if (t->get_config == NULL) {
+    int rc = prepare(t->db,
+                     sqlite3_mprintf("SELECT value FROM \"%w\".\"%w_config\" "
+                                     "WHERE key = ?1", t->schema, t->name),
+                     &t->get_config);
+    if (rc != SQLITE_OK) return rc;
+  }
+  sqlite3_bind_text(t->get_config, 1, key, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(t->get_config);
+  *value = rc == SQLITE_ROW ? sqlite3_column_int64(t->get_config, 0) : -1;
+  int reset = sqlite3_reset(t->get_config);
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) return SQLITE_OK;
+  return reset != SQLITE_OK ? reset : rc;
 }
 
 int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt) {

@@ -24,6 +24,8 @@ typedef struct shadow_tables {
   char *name;                /* the virtual table's name */
   sqlite3_stmt *read_chunk;  /* SELECT data ... WHERE id = ?1 */
   sqlite3_stmt *write_chunk; /* UPDATE ... SET data = ?2 WHERE id = ?1 */
+  sqlite3_stmt *put_chunk;   /* the same, creating the row if need be */
+  sqlite3_stmt *get_config;  /* SELECT value ... WHERE key = ?1 */
 } shadow_tables;
 
 /* Binds the names (copied); prepares nothing yet.  SQLITE_NOMEM or OK. */
@@ -42,7 +44,7 @@ int shadow_rename(shadow_tables *t, const char *new_name);
 /* 1 if name is one of a store's shadow-table suffixes. */
 int shadow_is_suffix(const char *suffix);
 
-/* Writes one configuration row. */
+/* Writes (or rewrites) one configuration row. */
 int shadow_put_config(shadow_tables *t, const char *key, sqlite3_int64 value);
 int shadow_put_config_real(shadow_tables *t, const char *key, double value);
 
@@ -64,6 +66,14 @@ void shadow_done(sqlite3_stmt *stmt);
 ** row does not exist. */
 int shadow_write_chunk(shadow_tables *t, int64_t id, const void *bytes,
                        int size);
+
+/* Writes chunk id, creating its row if it has none (the layers of a
+** scalable store are created without rows: a missing row reads as zeros). */
+int shadow_put_chunk(shadow_tables *t, int64_t id, const void *bytes,
+                     int size);
+
+/* The integer configuration value of key, -1 if there is no such row. */
+int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value);
 
 /* Prepares "SELECT id, data FROM chunks ORDER BY id" for a full read. */
 int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt);

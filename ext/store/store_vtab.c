@@ -36,8 +36,10 @@
 #include <string.h>
 
 #include "core/bloom.h"
+#include "core/bytes.h"
 #include "functions/aligned.h"
 #include "functions/value_hash.h"
+#include "store/layers.h"
 #include "store/layout.h"
 #include "store/store.h"
 
@@ -76,52 +78,82 @@ int store_error(store *s, const char *fmt, ...) {
   return s->base.zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
+/* Chunk ids in messages are the rows' ids in <name>_chunks. */
 static int chunk_missing(store *s, int64_t id) {
   return store_error(s, "chunk %lld of %s is missing: the store is damaged",
                      (long long)id, s->tables.name);
 }
 
-static int chunk_damaged(store *s, int64_t id, int len) {
+static int chunk_damaged(store *s, const store_layer *l, int64_t local,
+                         int len) {
   return store_error(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
-                     "%d: the store is damaged", (long long)id,
-                     s->tables.name, len, store_chunk_bytes(s, id));
+                     "%d: the store is damaged",
+                     (long long)(l->first_chunk + local), s->tables.name, len,
+                     store_chunk_bytes(s, l, local));
 }
 
 /* --- geometry ---------------------------------------------------------- */
 
-uint32_t store_units_in_chunk(const store *s, int64_t id) {
-  uint64_t first = (uint64_t)id * s->chunk_units;
-  uint64_t left = s->units - first;
-  return left < s->chunk_units ? (uint32_t)left : s->chunk_units;
+uint32_t store_units_in_chunk(const store_layer *l, int64_t local) {
+  uint64_t first = (uint64_t)local * l->chunk_units;
+  uint64_t left = l->units - first;
+  return left < l->chunk_units ? (uint32_t)left : l->chunk_units;
 }
 
-int store_chunk_bytes(const store *s, int64_t id) {
-  return (int)(s->layout->unit_bytes(s, store_units_in_chunk(s, id)) +
+int store_chunk_bytes(const store *s, const store_layer *l, int64_t local) {
+  return (int)(s->layout->unit_bytes(l, store_units_in_chunk(l, local)) +
                s->layout->counter_bytes);
 }
 
-/* Where chunk id's units begin in the filter's body. */
-static uint64_t body_offset(const store *s, int64_t id) {
-  return s->layout->unit_bytes(s, (uint64_t)id * s->chunk_units);
+/* Where the layer's chunk `local` begins in the layer's body. */
+static uint64_t body_offset(const store *s, const store_layer *l,
+                            int64_t local) {
+  return s->layout->unit_bytes(l, (uint64_t)local * l->chunk_units);
+}
+
+/* The layer holding chunk id (ids run through the layers in order), or
+** NULL if no layer does. */
+static const store_layer *layer_of(const store *s, int64_t id) {
+  for (int i = s->layer_count - 1; i >= 0; i--) {
+    const store_layer *l = &s->layers[i];
+    if (id >= l->first_chunk) return id < l->first_chunk + l->chunks ? l : NULL;
+  }
+  return NULL;
+}
+
+static const store_layer *newest(const store *s) {
+  return &s->layers[s->layer_count - 1];
 }
 
 /* --- chunk access ------------------------------------------------------ */
 
 /* Keeps the unchanged chunks of the cache only if no transaction, of this
 ** connection or another, committed since they were read. */
-static void revalidate_cache(store *s) {
-  if (s->cache.dirty) return; /* our own write transaction: current */
+static int revalidate_cache(store *s) {
+  if (s->layers_stale) {
+    cache_clear(&s->cache);
+    int rc = store_refresh_layers(s);
+    if (rc != SQLITE_OK) return rc;
+  }
+  if (s->cache.dirty) return SQLITE_OK; /* our own write transaction */
   unsigned version = 0;
   int rc = sqlite3_file_control(s->tables.db, s->tables.schema,
                                 SQLITE_FCNTL_DATA_VERSION, &version);
-  if (rc != SQLITE_OK || !s->data_version_known || version != s->data_version)
-    cache_clear(&s->cache);
+  int changed = rc != SQLITE_OK || !s->data_version_known ||
+                version != s->data_version;
   s->data_version = version;
   s->data_version_known = rc == SQLITE_OK;
+  if (!changed) return SQLITE_OK;
+  cache_clear(&s->cache);
+  /* A scalable store may have grown. */
+  return store_refresh_layers(s);
 }
 
-int store_get_chunk(store *s, int64_t id, int load, const unsigned char **bytes,
-                    cached_chunk **cached, sqlite3_stmt **held) {
+int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
+                    const unsigned char **bytes, cached_chunk **cached,
+                    sqlite3_stmt **held) {
+  int64_t id = l->first_chunk + local;
+  int size = store_chunk_bytes(s, l, local);
   *held = NULL;
   *cached = cache_find(&s->cache, id);
   if (*cached) {
@@ -129,41 +161,48 @@ int store_get_chunk(store *s, int64_t id, int load, const unsigned char **bytes,
     return SQLITE_OK;
   }
   sqlite3_stmt *stmt;
+  const void *data = NULL;
   int rc = shadow_find_chunk(&s->tables, id, &stmt);
-  if (rc == SQLITE_DONE) return chunk_missing(s, id);
-  if (rc != SQLITE_ROW) return rc;
-  const void *data = sqlite3_column_blob(stmt, 0);
-  int len = sqlite3_column_bytes(stmt, 0);
-  if (len != store_chunk_bytes(s, id) ||
-      sqlite3_column_type(stmt, 0) != SQLITE_BLOB) {
-    shadow_done(stmt);
-    return chunk_damaged(s, id, len);
-  }
-  if (data == NULL) {
-    shadow_done(stmt);
-    return SQLITE_NOMEM;
-  }
-  if (!load && s->cache.bytes >= CACHE_BUDGET_BYTES) {
-    *bytes = data;
-    *held = stmt;
+  if (rc == SQLITE_DONE && !s->scalable) return chunk_missing(s, id);
+  if (rc == SQLITE_ROW) {
+    data = sqlite3_column_blob(stmt, 0);
+    int len = sqlite3_column_bytes(stmt, 0);
+    if (len != size || sqlite3_column_type(stmt, 0) != SQLITE_BLOB) {
+      shadow_done(stmt);
+      return chunk_damaged(s, l, local, len);
+    }
+    if (data == NULL) {
+      shadow_done(stmt);
+      return SQLITE_NOMEM;
+    }
+    if (!load && s->cache.bytes >= CACHE_BUDGET_BYTES) {
+      *bytes = data;
+      *held = stmt;
+      return SQLITE_OK;
+    }
+  } else if (rc != SQLITE_DONE) {
+    return rc;
+  } else if (!load) {
+    *bytes = NULL; /* a scalable store's chunk not written yet: zeros */
     return SQLITE_OK;
   }
-  unsigned char *copy = sqlite3_malloc64((sqlite3_uint64)len);
-  if (copy) memcpy(copy, data, (size_t)len);
-  shadow_done(stmt);
+  unsigned char *copy = sqlite3_malloc64((sqlite3_uint64)size);
+  if (copy && data) memcpy(copy, data, (size_t)size);
+  if (copy && !data) memset(copy, 0, (size_t)size);
+  if (data) shadow_done(stmt);
   if (copy == NULL) return SQLITE_NOMEM;
-  *cached = cache_add(&s->cache, id, copy, (size_t)len);
+  *cached = cache_add(&s->cache, id, copy, (size_t)size);
   if (*cached == NULL) return SQLITE_NOMEM;
   *bytes = copy;
   return SQLITE_OK;
 }
 
-int store_load_all(store *s) {
-  for (int64_t id = 0; id < s->chunks; id++) {
+int store_load_all(store *s, const store_layer *l) {
+  for (int64_t local = 0; local < l->chunks; local++) {
     const unsigned char *bytes;
     cached_chunk *cached;
     sqlite3_stmt *held;
-    int rc = store_get_chunk(s, id, 1, &bytes, &cached, &held);
+    int rc = store_get_chunk(s, l, local, 1, &bytes, &cached, &held);
     if (rc != SQLITE_OK) return rc;
   }
   return SQLITE_OK;
@@ -174,8 +213,12 @@ static int flush(store *s, int drop) {
   for (size_t i = 0; i < s->cache.capacity && s->cache.dirty; i++) {
     cached_chunk *c = &s->cache.slots[i];
     if (c->id < 0 || !c->dirty) continue;
-    int rc = shadow_write_chunk(&s->tables, c->id, c->bytes,
-                                store_chunk_bytes(s, c->id));
+    const store_layer *l = layer_of(s, c->id);
+    if (l == NULL) return chunk_missing(s, c->id);
+    int size = store_chunk_bytes(s, l, c->id - l->first_chunk);
+    /* A layer's rows are created when first written. */
+    int rc = s->scalable ? shadow_put_chunk(&s->tables, c->id, c->bytes, size)
+                         : shadow_write_chunk(&s->tables, c->id, c->bytes, size);
     if (rc == SQLITE_CORRUPT_VTAB) return chunk_missing(s, c->id);
     if (rc != SQLITE_OK) return rc;
     cache_mark_clean(&s->cache, c);
@@ -200,11 +243,24 @@ static int add_value(store *s, sqlite3_value *value) {
     int rc = flush(s, 1);
     if (rc != SQLITE_OK) return rc;
   }
-  return s->layout->add(s, h);
+  int rc = s->layout->add(s, newest(s), h);
+  if (rc != STORE_LAYER_FULL) return rc;
+  /* Only the newest layer takes items: when it is full, the next one. */
+  rc = store_add_layer(s);
+  if (rc != SQLITE_OK) return rc;
+  rc = s->layout->add(s, newest(s), h);
+  return rc == STORE_LAYER_FULL
+             ? store_error(s, "a new layer of %s refused an item",
+                           s->tables.name)
+             : rc;
 }
 
 /* INSERT INTO t(filter): the layout merges or loads it. */
 static int load_filter(store *s, sqlite3_value *blob) {
+  if (s->scalable)
+    return store_error(s, "a scalable store takes values, not a filter: "
+                       "insert the values, or create a fixed store (capacity "
+                       "without growth) to %s a filter", s->layout->load_verb);
   if (sqlite3_value_type(blob) != SQLITE_BLOB)
     return store_error(s, "the filter to %s must be a BLOB",
                        s->layout->load_verb);
@@ -216,150 +272,174 @@ static int load_filter(store *s, sqlite3_value *blob) {
   return s->layout->load(s, &f);
 }
 
-/* The whole filter as a blob of FORMAT.md, the result of ctx. */
-static int export_filter(store *s, sqlite3_context *ctx) {
-  uint64_t bytes = FILTER_HEADER_BYTES + s->layout->unit_bytes(s, s->units);
-  int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
-  if (bytes > (uint64_t)limit) {
-    sqlite3_result_error_toobig(ctx);
-    return SQLITE_OK;
+/* PROVISIONAL: the layered header (FORMAT.md, kind 3), until the core has
+** its writer. */
+typedef struct layered_shape {
+  uint32_t seed;
+  unsigned layer_kind, layers;
+  uint32_t growth;
+  double tightening, target_fpr;
+} layered_shape;
+
+static uint64_t layered_header_bytes(unsigned layers) {
+  return FILTER_HEADER_BYTES + 8 * (uint64_t)layers;
+}
+
+static void layered_write_header(unsigned char *blob, const layered_shape *sh,
+                                 const uint64_t *layer_bytes) {
+  uint64_t capacity = 0, count = 0, at = layered_header_bytes(sh->layers);
+  for (unsigned i = 0; i < sh->layers; i++) {
+    uint64_t c = load_le64(blob + at + 24);
+    capacity = capacity > INT64_MAX - c ? INT64_MAX : capacity + c;
+    count = saturating_add(count, load_le64(blob + at + 40));
+    store_le64(blob + FILTER_HEADER_BYTES + 8 * i, layer_bytes[i]);
+    at += layer_bytes[i];
   }
-  unsigned char *blob = sql_aligned_alloc(bytes);
-  if (blob == NULL) return SQLITE_NOMEM;
+  memset(blob, 0, FILTER_HEADER_BYTES);
+  memcpy(blob, "BLMF", 4);
+  blob[4] = FILTER_VERSION;
+  blob[5] = 3;
+  blob[6] = FILTER_HASH_MURMUR3_X64_128;
+  store_le32(blob + 8, sh->seed);
+  blob[12] = (unsigned char)sh->layer_kind;
+  blob[13] = (unsigned char)sh->layers;
+  blob[14] = (unsigned char)(sh->growth & 0xff);
+  blob[15] = (unsigned char)(sh->growth >> 8);
+  uint64_t bits;
+  memcpy(&bits, &sh->tightening, 8);
+  store_le64(blob + 16, bits);
+  store_le64(blob + 24, capacity);
+  memcpy(&bits, &sh->target_fpr, 8);
+  store_le64(blob + 32, bits);
+  store_le64(blob + 40, count);
+}
+
+/* Where the layers go in an exported blob: a fixed store's one filter is
+** the blob; a scalable store's layers follow a layered header
+** (ext/FORMAT.md, kind 3). */
+typedef struct export_plan {
+  uint64_t bytes;                         /* of the blob */
+  uint64_t layer_at[STORE_MAX_LAYERS];    /* each layer's header */
+  uint64_t layer_bytes[STORE_MAX_LAYERS]; /* each layer's blob */
+  uint64_t count[STORE_MAX_LAYERS];       /* items counted so far */
+} export_plan;
+
+static void plan_export(const store *s, export_plan *p) {
+  uint64_t at = s->scalable ? layered_header_bytes((unsigned)s->layer_count) : 0;
+  for (int i = 0; i < s->layer_count; i++) {
+    const store_layer *l = &s->layers[i];
+    p->layer_at[i] = at;
+    p->layer_bytes[i] = FILTER_HEADER_BYTES + s->layout->unit_bytes(l, l->units);
+    p->count[i] = 0;
+    at += p->layer_bytes[i];
+  }
+  p->bytes = at;
+}
+
+/* Copies one chunk's units into its layer's body and counts its items. */
+static void export_chunk(const store *s, export_plan *p, unsigned char *blob,
+                         const store_layer *l, int64_t local,
+                         const unsigned char *data) {
+  int i = (int)(l - s->layers);
+  memcpy(blob + p->layer_at[i] + FILTER_HEADER_BYTES + body_offset(s, l, local),
+         data, (size_t)s->layout->unit_bytes(l, store_units_in_chunk(l, local)));
+  p->count[i] = saturating_add(p->count[i],
+                               s->layout->chunk_items(l, local, data));
+}
+
+/* Reads the chunk rows into the blob, but for those the cache holds (the
+** caller copies those).  A fixed store has every row; a scalable store's
+** rows not yet written are zeros. */
+static int export_rows(store *s, export_plan *p, unsigned char *blob) {
   sqlite3_stmt *scan = NULL;
   int rc = shadow_scan_chunks(&s->tables, &scan);
-  uint64_t count = 0;
   int64_t expect = 0;
   while (rc == SQLITE_OK && (rc = sqlite3_step(scan)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(scan, 0);
-    if (id < 0 || id >= s->chunks) {
+    const store_layer *l = layer_of(s, id);
+    if (l == NULL) {
       rc = store_error(s, "chunk %lld of %s is outside the layout: the store "
                        "is damaged", (long long)id, s->tables.name);
       break;
     }
-    if (id != expect) {
+    if (!s->scalable && id != expect) {
       rc = chunk_missing(s, expect);
       break;
     }
+    expect = id + 1;
+    rc = SQLITE_OK;
+    if (cache_find(&s->cache, id)) continue;
+    int64_t local = id - l->first_chunk;
     const unsigned char *data = sqlite3_column_blob(scan, 1);
     int len = sqlite3_column_bytes(scan, 1);
-    cached_chunk *c = cache_find(&s->cache, id);
-    if (c) {
-      data = c->bytes;
-    } else if (len != store_chunk_bytes(s, id) ||
-               sqlite3_column_type(scan, 1) != SQLITE_BLOB) {
-      rc = chunk_damaged(s, id, len);
+    if (len != store_chunk_bytes(s, l, local) ||
+        sqlite3_column_type(scan, 1) != SQLITE_BLOB) {
+      rc = chunk_damaged(s, l, local, len);
       break;
-    } else if (data == NULL) {
+    }
+    if (data == NULL) {
       rc = SQLITE_NOMEM;
       break;
     }
-    memcpy(blob + FILTER_HEADER_BYTES + body_offset(s, id), data,
-           (size_t)s->layout->unit_bytes(s, store_units_in_chunk(s, id)));
-    count = saturating_add(count, s->layout->chunk_items(s, id, data));
-    expect++;
-    rc = SQLITE_OK;
+    export_chunk(s, p, blob, l, local, data);
   }
   if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
-    if (expect != s->chunks) rc = chunk_missing(s, expect);
+    const store_layer *last = newest(s);
+    if (!s->scalable && expect != last->first_chunk + last->chunks)
+      rc = chunk_missing(s, expect);
   }
   sqlite3_finalize(scan);
+  return rc;
+}
+
+/* The whole filter as a blob of FORMAT.md, the result of ctx. */
+static int export_filter(store *s, sqlite3_context *ctx) {
+  export_plan *p = sqlite3_malloc(sizeof *p);
+  if (p == NULL) return SQLITE_NOMEM;
+  plan_export(s, p);
+  int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
+  if (p->bytes > (uint64_t)limit) {
+    sqlite3_free(p);
+    sqlite3_result_error_toobig(ctx);
+    return SQLITE_OK;
+  }
+  unsigned char *blob = sql_aligned_alloc(p->bytes);
+  if (blob == NULL) {
+    sqlite3_free(p);
+    return SQLITE_NOMEM;
+  }
+  if (s->scalable) memset(blob, 0, (size_t)p->bytes);
+  int rc = export_rows(s, p, blob);
+  for (size_t i = 0; rc == SQLITE_OK && i < s->cache.capacity; i++) {
+    const cached_chunk *c = &s->cache.slots[i];
+    if (c->id < 0) continue;
+    const store_layer *l = layer_of(s, c->id);
+    if (l) export_chunk(s, p, blob, l, c->id - l->first_chunk, c->bytes);
+  }
   if (rc != SQLITE_OK) {
+    sqlite3_free(p);
     sql_aligned_free(blob);
     return rc;
   }
-  filter_header h = s->header;
-  h.count = count;
-  filter_write_header(blob, &h);
+  for (int i = 0; i < s->layer_count; i++) {
+    filter_header h = s->layers[i].header;
+    h.count = p->count[i];
+    filter_write_header(blob + p->layer_at[i], &h);
+  }
+  if (s->scalable) {
+    layered_shape shape = {s->header.seed, s->layout->kind,
+                           (unsigned)s->layer_count, s->growth, s->tightening,
+                           s->header.target_fpr};
+    layered_write_header(blob, &shape, p->layer_bytes);
+  }
+  uint64_t bytes = p->bytes;
+  sqlite3_free(p);
   sqlite3_result_blob64(ctx, blob, bytes, sql_aligned_free);
   return SQLITE_OK;
 }
 
 /* --- create, connect, configuration ------------------------------------ */
-
-static int config_damaged(store *s) {
-  return store_error(s, "the configuration of %s is missing or damaged "
-                     "(%s_config)", s->tables.name, s->tables.name);
-}
-
-/* The keys every kind has, then the layout's own. */
-static const char *const common_keys[] = {"kind", "version", "capacity",
-                                          "seed", "fpr"};
-#define COMMON_KEYS 5
-
-static int read_config(store *s) {
-  const store_layout *l = s->layout;
-  sqlite3_stmt *stmt;
-  int rc = shadow_read_config(&s->tables, &stmt);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_int64 v[COMMON_KEYS + LAYOUT_MAX_KEYS] = {0};
-  double fpr = 0;
-  unsigned seen = 0, want = (1u << COMMON_KEYS) - 1;
-  for (int k = 0; k < LAYOUT_MAX_KEYS && l->keys[k]; k++)
-    want |= 1u << (COMMON_KEYS + k);
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    const char *key = (const char *)sqlite3_column_text(stmt, 0);
-    if (key == NULL) continue;
-    for (int k = 0; k < COMMON_KEYS + LAYOUT_MAX_KEYS; k++) {
-      const char *name = k < COMMON_KEYS ? common_keys[k]
-                                         : l->keys[k - COMMON_KEYS];
-      if (name == NULL || strcmp(key, name) != 0) continue;
-      v[k] = sqlite3_column_int64(stmt, 1);
-      if (k == 4) fpr = sqlite3_column_double(stmt, 1);
-      seen |= 1u << k;
-      break;
-    }
-  }
-  sqlite3_finalize(stmt);
-  if (rc != SQLITE_DONE) return rc;
-  if (seen != want || v[0] != (sqlite3_int64)l->kind ||
-      v[1] != FILTER_VERSION || v[2] < 1 || !(fpr > 0 && fpr < 1) ||
-      v[3] < 0 || v[3] > UINT32_MAX)
-    return config_damaged(s);
-  s->header = filter_header_new(l->kind, (uint64_t)v[2], fpr);
-  s->header.seed = (uint32_t)v[3];
-  if (l->configure(s, v + COMMON_KEYS) != 0) return config_damaged(s);
-  s->chunks = (int64_t)((s->units + s->chunk_units - 1) / s->chunk_units);
-  return SQLITE_OK;
-}
-
-static int page_size_of(sqlite3 *db, const char *schema, int *page_size) {
-  sqlite3_stmt *stmt;
-  char *sql = sqlite3_mprintf("PRAGMA \"%w\".page_size", schema);
-  if (sql == NULL) return SQLITE_NOMEM;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
-  sqlite3_free(sql);
-  if (rc != SQLITE_OK) return rc;
-  rc = sqlite3_step(stmt);
-  *page_size = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 4096;
-  sqlite3_finalize(stmt);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-static int write_config(store *s, const store_options *o) {
-  const store_layout *l = s->layout;
-  int page_size;
-  int rc = page_size_of(s->tables.db, s->tables.schema, &page_size);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_int64 v[LAYOUT_MAX_KEYS] = {0};
-  rc = l->size(s, o, page_size, v);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_int64 common[] = {l->kind, FILTER_VERSION,
-                            (sqlite3_int64)o->capacity, FILTER_DEFAULT_SEED};
-  for (int k = 0; rc == SQLITE_OK && k < 4; k++)
-    rc = shadow_put_config(&s->tables, common_keys[k], common[k]);
-  for (int k = 0; rc == SQLITE_OK && k < LAYOUT_MAX_KEYS && l->keys[k]; k++)
-    rc = shadow_put_config(&s->tables, l->keys[k], v[k]);
-  if (rc == SQLITE_OK) rc = shadow_put_config_real(&s->tables, "fpr", o->fpr);
-  if (rc == SQLITE_OK) rc = read_config(s);
-  if (rc == SQLITE_OK) {
-    int last = store_chunk_bytes(s, s->chunks - 1);
-    rc = shadow_add_chunks(&s->tables, s->chunks, store_chunk_bytes(s, 0),
-                           last);
-  }
-  return rc;
-}
 
 static void store_free(store *s) {
   if (s == NULL) return;
@@ -394,9 +474,9 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
   if (rc == SQLITE_OK) {
     if (create) {
       rc = shadow_create(&s->tables);
-      if (rc == SQLITE_OK) rc = write_config(s, &options);
+      if (rc == SQLITE_OK) rc = store_write_config(s, &options);
     } else {
-      rc = read_config(s);
+      rc = store_read_config(s);
     }
   }
   if (rc != SQLITE_OK) {
@@ -520,7 +600,12 @@ static int probe(store *s, sqlite3_value *value, filter_hash *h) {
   arg_status st = hash_of(s, value, h);
   if (st == ARG_NULL) return 0; /* NULL = x is never true */
   if (st == ARG_ERROR) return -SQLITE_NOMEM;
-  return s->layout->contains(s, *h);
+  /* The newest layer holds the most items: ask it first. */
+  for (int i = s->layer_count - 1; i >= 0; i--) {
+    int maybe = s->layout->contains(s, &s->layers[i], *h);
+    if (maybe != 0) return maybe;
+  }
+  return 0;
 }
 
 /* Adds value as a row of the cursor if the store may hold it. */
@@ -567,14 +652,14 @@ static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
   c->plan = plan;
   if (plan == PLAN_FILTER) {
     c->count = 1; /* the filter row; its column is read lazily */
-    return SQLITE_OK;
+    return revalidate_cache(s);
   }
   if (plan == PLAN_NONE) return SQLITE_OK;
-  revalidate_cache(s);
+  int rc = revalidate_cache(s);
+  if (rc != SQLITE_OK) return rc;
   if (plan == PLAN_EQ) return probe_equal(s, c, argv[0]);
   int room = 0;
   sqlite3_value *v;
-  int rc;
   for (rc = sqlite3_vtab_in_first(argv[0], &v); rc == SQLITE_OK && v;
        rc = sqlite3_vtab_in_next(argv[0], &v))
     room++;
@@ -656,12 +741,34 @@ static int delete_row(store *s, sqlite3_value *rowid) {
     int rc = flush(s, 1);
     if (rc != SQLITE_OK) return rc;
   }
-  return s->layout->remove(s, s->marked[r - 1]);
+  /* One copy, from the one layer whose buckets hold its fingerprint.  When
+  ** several layers do, one of them may hold another value's colliding
+  ** fingerprint (as often as the store's rate): taking that one would make
+  ** the other value a false negative, so nothing is removed and the value
+  ** stays "maybe present", which a filter may say of anything.  None: an
+  ** earlier row of the same DELETE took it. */
+  filter_hash h = s->marked[r - 1];
+  int holder = -1, holders = 0;
+  for (int i = s->layer_count - 1; i >= 0; i--) {
+    int maybe = s->layout->contains(s, &s->layers[i], h);
+    if (maybe < 0) return -maybe;
+    if (maybe) {
+      holder = i;
+      holders++;
+    }
+  }
+  if (holders != 1) return SQLITE_OK;
+  int removed = s->layout->remove(s, &s->layers[holder], h);
+  return removed < 0 ? -removed : SQLITE_OK;
 }
 
 static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
                         sqlite3_int64 *rowid) {
   store *s = (store *)vtab;
+  if (s->layers_stale) {
+    int rc = revalidate_cache(s);
+    if (rc != SQLITE_OK) return rc;
+  }
   if (argc == 1) return delete_row(s, argv[0]);
   if (sqlite3_value_type(argv[0]) != SQLITE_NULL)
     return store_error(s, "%s", s->layout->no_update);
@@ -676,10 +783,9 @@ static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
 
 static int store_begin(sqlite3_vtab *vtab) {
   store *s = (store *)vtab;
-  revalidate_cache(s);
   s->in_write = 1;
   s->marked_count = 0;
-  return SQLITE_OK;
+  return revalidate_cache(s);
 }
 
 static int store_sync(sqlite3_vtab *vtab) {
@@ -700,8 +806,15 @@ static int store_commit(sqlite3_vtab *vtab) {
   return SQLITE_OK;
 }
 
+/* A rollback may undo a layer the transaction added: read the
+** configuration again before the store is next used. */
+static void changes_undone(store *s) {
+  cache_clear(&s->cache);
+  if (s->scalable) s->layers_stale = 1;
+}
+
 static int store_rollback(sqlite3_vtab *vtab) {
-  cache_clear(&((store *)vtab)->cache);
+  changes_undone((store *)vtab);
   transaction_over((store *)vtab);
   return SQLITE_OK;
 }
@@ -719,7 +832,7 @@ static int store_release(sqlite3_vtab *vtab, int savepoint) {
 
 static int store_rollback_to(sqlite3_vtab *vtab, int savepoint) {
   (void)savepoint;
-  cache_clear(&((store *)vtab)->cache);
+  changes_undone((store *)vtab);
   return SQLITE_OK;
 }
 

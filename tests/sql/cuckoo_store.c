@@ -84,8 +84,15 @@ static void delete_both(sqlite3 *db, arg v) {
 static void test_arguments(void) {
   sqlite3 *db = open_db(NULL);
   const char *bad[][2] = {
-      {"cuckoo_store", "capacity is required"},
       {"cuckoo_store(capacity = 0)", "capacity must be an integer >= 1"},
+      {"cuckoo_store(growth = 0)", "growth must be an integer from 1 to 65535"},
+      {"cuckoo_store(growth = 65536)", "growth must be an integer from 1 to 65535"},
+      {"cuckoo_store(growth = 1.5)", "growth must be an integer from 1 to 65535"},
+      {"cuckoo_store(growth = 2, growth = 2)", "growth is given twice"},
+      {"cuckoo_store(tightening = 1)", "tightening must be a number"},
+      {"cuckoo_store(tightening = 0)", "tightening must be a number"},
+      {"cuckoo_store(tightening = x)", "tightening must be a number"},
+      {"cuckoo_store(tightening = 0.5, tightening = 0.5)", "tightening is given twice"},
       {"cuckoo_store(capacity = 10, fpr = 1)", "fpr must be a number"},
       {"cuckoo_store(capacity = 10, fpr = 1e-13)", "fpr must be a number"},
       {"cuckoo_store(capacity = 10, colour = 1)", "unknown argument \"colour\""},

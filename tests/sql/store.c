@@ -58,9 +58,15 @@ static int same_as_build(sqlite3 *db, const char *store, const char *src,
 static void test_arguments(void) {
   sqlite3 *db = open_db(NULL);
   const char *bad[][2] = {
-      {"bloom_store", "capacity is required"},
-      {"bloom_store(fpr = 0.1)", "capacity is required"},
       {"bloom_store(capacity = 0)", "capacity must be an integer >= 1"},
+      {"bloom_store(growth = 0)", "growth must be an integer from 1 to 65535"},
+      {"bloom_store(growth = 65536)", "growth must be an integer from 1 to 65535"},
+      {"bloom_store(growth = 1.5)", "growth must be an integer from 1 to 65535"},
+      {"bloom_store(growth = 2, growth = 2)", "growth is given twice"},
+      {"bloom_store(tightening = 1)", "tightening must be a number"},
+      {"bloom_store(tightening = 0)", "tightening must be a number"},
+      {"bloom_store(tightening = x)", "tightening must be a number"},
+      {"bloom_store(tightening = 0.5, tightening = 0.5)", "tightening is given twice"},
       {"bloom_store(capacity = -5)", "capacity must be an integer >= 1"},
       {"bloom_store(capacity = 1.5)", "capacity must be an integer >= 1"},
       {"bloom_store(capacity = ten)", "capacity must be an integer >= 1"},
