@@ -7,6 +7,7 @@
 ** the same values in any order, its `inserted` counter (the counters' sum)
 ** included.  INSERT INTO t(filter) merges a filter of the same shape.
 */
+#include <math.h>
 #include <string.h>
 
 #include "core/bloom.h"
@@ -103,16 +104,49 @@ static int contains(store *s, const store_layer *l, filter_hash h) {
   return maybe;
 }
 
-/* A layer of a scalable store is full when the chunk an add lands in holds
-** its share of the layer's capacity: the chunks fill evenly (an item's
-** block is uniform), so the first to reach its share says the layer is
-** close to capacity, a little early rather than late, and the layer's rate
-** stays within its target.  Deciding from the chunk in hand keeps an add
-** to one chunk row, with no store-wide counter to rewrite. */
-static int chunk_full(const store_layer *l, int64_t local, uint64_t count) {
+/* Chunks read to estimate how full a layer is. */
+#define FILL_SAMPLE 16
+
+/* Items in the layer, estimated from FILL_SAMPLE chunks spread over it (all
+** of them in a small layer): a chunk's counter is the items whose block it
+** holds, and a block is uniform in the hash.  *rel_error is the estimate's
+** relative standard error.  SQLITE_OK or an error code. */
+static int estimate_items(store *s, const store_layer *l, double *items,
+                          double *rel_error) {
+  int64_t sample = l->chunks < FILL_SAMPLE ? l->chunks : FILL_SAMPLE;
+  double counted = 0, units = 0;
+  for (int64_t j = 0; j < sample; j++) {
+    int64_t local = j * l->chunks / sample;
+    const unsigned char *bytes;
+    cached_chunk *cached;
+    sqlite3_stmt *held;
+    int rc = store_get_chunk(s, l, local, 0, &bytes, &cached, &held);
+    if (rc != SQLITE_OK) return rc;
+    counted += (double)chunk_counter(l, local, bytes);
+    units += store_units_in_chunk(l, local);
+    if (held) shadow_done(held);
+  }
+  *items = counted * (double)l->units / units;
+  *rel_error = sample == l->chunks || counted < 1 ? 0 : 1 / sqrt(counted);
+  return SQLITE_OK;
+}
+
+/* A layer of a scalable store is full when it holds its capacity.  No row
+** counts a layer's items (a counter changed by every insert would double
+** the pages an insert writes), so: while the chunk an add lands in holds
+** less than its share of the capacity the layer is not full (its chunks
+** fill evenly); past that, an estimate from a sample of chunks decides,
+** three standard errors on the safe side.  1 full, 0 not, or a negated
+** error code. */
+static int layer_full(store *s, const store_layer *l, int64_t local,
+                      uint64_t count) {
   double share = (double)l->header.capacity *
                  (double)store_units_in_chunk(l, local) / (double)l->units;
-  return (double)count + 1 > share;
+  if ((double)count + 1 <= share) return 0;
+  double items, rel_error;
+  int rc = estimate_items(s, l, &items, &rel_error);
+  if (rc != SQLITE_OK) return -rc;
+  return items * (1 + 3 * rel_error) + 1 > (double)l->header.capacity;
 }
 
 static int add(store *s, const store_layer *l, filter_hash h) {
@@ -121,7 +155,15 @@ static int add(store *s, const store_layer *l, filter_hash h) {
   if (rc != SQLITE_OK) return rc;
   unsigned char *chunk = p.cached->bytes; /* loaded: the cache's copy */
   uint64_t count = chunk_counter(l, p.chunk, chunk);
-  if (s->scalable && chunk_full(l, p.chunk, count)) return STORE_LAYER_FULL;
+  if (s->scalable) {
+    int full = layer_full(s, l, p.chunk, count);
+    if (full < 0) return -full;
+    if (full) return STORE_LAYER_FULL;
+    /* Reading the sample may have moved the cache's slots. */
+    p.cached = cache_find(&s->cache, l->first_chunk + p.chunk);
+    if (p.cached == NULL) return SQLITE_INTERNAL;
+    chunk = p.cached->bytes;
+  }
   bloom_insert(chunk + p.offset, 1, l->header.hashes, h);
   set_chunk_counter(l, p.chunk, chunk, saturating_add(count, 1));
   cache_mark_dirty(&s->cache, p.cached);

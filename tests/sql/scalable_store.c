@@ -1,0 +1,392 @@
+/*
+** Scalable stores: bloom_store and cuckoo_store that grow in layers.
+**
+** Checked here: which arguments make a store scalable and the layer
+** schedule they write (capacity * growth^i at fpr * (1 - r) * r^i); the
+** layers hold no more than their capacities and are not many more than
+** needed; no false negative and a measured false-positive rate within fpr
+** at 1x, 10x, 100x and 1,000x the first capacity; the exported layered blob
+** (its header, directory and layers, each layer answering bloom_test as
+** the store does); ROLLBACK and ROLLBACK TO of a transaction that grew the
+** store; a second connection following another's growth; cuckoo stores
+** growing and deleting without a false negative; and damaged layer rows.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/sqldb.h"
+#include "lib/tap.h"
+
+static const char *temp_db(const char *tag) {
+  static char path[256];
+  snprintf(path, sizeof path, "/tmp/bloom-scalable-%ld-%s.db", (long)getpid(),
+           tag);
+  char extra[300];
+  remove(path);
+  snprintf(extra, sizeof extra, "%s-wal", path);
+  remove(extra);
+  snprintf(extra, sizeof extra, "%s-shm", path);
+  remove(extra);
+  return path;
+}
+
+static sqlite3_int64 config_int(sqlite3 *db, const char *store,
+                                const char *key) {
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT value FROM %s_config WHERE key = ?1", store);
+  return q_int(db, sql, ARGS(a_text(key)));
+}
+
+static double config_real(sqlite3 *db, const char *store, const char *key) {
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT value FROM %s_config WHERE key = ?1", store);
+  return q_real(db, sql, ARGS(a_text(key)));
+}
+
+static sqlite3_int64 layer_int(sqlite3 *db, const char *store, int layer,
+                               const char *name) {
+  char key[64];
+  snprintf(key, sizeof key, "layer.%d.%s", layer, name);
+  return config_int(db, store, key);
+}
+
+static double layer_real(sqlite3 *db, const char *store, int layer,
+                         const char *name) {
+  char key[64];
+  snprintf(key, sizeof key, "layer.%d.%s", layer, name);
+  return config_real(db, store, key);
+}
+
+static int close_to(double a, double b) {
+  return fabs(a - b) <= 1e-12 * fabs(b);
+}
+
+static void test_arguments(void) {
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE a USING bloom_store;"
+                "CREATE VIRTUAL TABLE b USING bloom_store(capacity = 500, "
+                "  growth = 3, tightening = 0.5, fpr = 0.02);"
+                "CREATE VIRTUAL TABLE c USING bloom_store(capacity = 500);"
+                "CREATE VIRTUAL TABLE d USING cuckoo_store(fpr = 0.001);");
+  tap_ok(config_int(db, "a", "layers") == 1 &&
+             layer_int(db, "a", 0, "capacity") == 10000 &&
+             config_int(db, "a", "growth") == 2 &&
+             close_to(config_real(db, "a", "tightening"), 0.9) &&
+             close_to(layer_real(db, "a", 0, "fpr"), 0.01 * (1 - 0.9)),
+         "no arguments: scalable from 10000 items, growth 2, tightening 0.9, "
+         "first layer at fpr * (1 - 0.9)");
+  tap_ok(layer_int(db, "b", 0, "capacity") == 500 &&
+             config_int(db, "b", "growth") == 3 &&
+             close_to(layer_real(db, "b", 0, "fpr"), 0.02 * 0.5),
+         "capacity, growth, tightening and fpr are the first layer's "
+         "capacity and the schedule");
+  tap_ok(q_int(db, "SELECT count(*) FROM c_config WHERE key = 'layers'",
+               NOARGS) == 0 &&
+             config_int(db, "c", "bits") > 0,
+         "capacity alone is a fixed store, as before");
+  tap_ok(config_int(db, "d", "layers") == 1 &&
+             layer_int(db, "d", 0, "buckets") > 0 &&
+             close_to(layer_real(db, "d", 0, "fpr"), 0.001 * 0.1),
+         "cuckoo_store without capacity is scalable too");
+  tap_ok(q_int(db, "SELECT count(*) FROM a_chunks", NOARGS) == 0,
+         "a new layer has no chunk rows until they are written");
+  expect_error(db, "a scalable store takes no filter",
+               "INSERT INTO a(filter) SELECT bloom_empty(10000, 0.001)", NOARGS,
+               "bloom_store: a scalable store takes values", 0);
+  sqlite3_close(db);
+}
+
+/* Inserts values first..last (as 'v' || x) into store s. */
+static void insert_range(sqlite3 *db, const char *store, long first,
+                         long last) {
+  char sql[400], lo[32], hi[32];
+  snprintf(lo, sizeof lo, "%ld", first);
+  snprintf(hi, sizeof hi, "%ld", last);
+  snprintf(sql, sizeof sql,
+           "INSERT INTO %s(value) WITH RECURSIVE n(x) AS (SELECT %s UNION ALL "
+           "SELECT x + 1 FROM n WHERE x < %s) SELECT 'v' || x FROM n",
+           store, lo, hi);
+  must_exec(db, sql);
+}
+
+/* Values first..last the store says are maybe present. */
+static long count_present(sqlite3 *db, const char *store, long first,
+                          long last) {
+  char sql[400];
+  snprintf(sql, sizeof sql,
+           "WITH RECURSIVE n(x) AS (SELECT %ld UNION ALL SELECT x + 1 FROM n "
+           "WHERE x < %ld) SELECT count(*) FROM n WHERE EXISTS (SELECT 1 FROM "
+           "%s WHERE value = 'v' || n.x)", first, last, store);
+  return (long)q_int(db, sql, NOARGS);
+}
+
+/* The layers hold at most their capacities (sum >= items), and not many
+** more layers than needed: if every layer but the newest were half full,
+** the items would need no fewer. */
+static void check_layer_count(sqlite3 *db, const char *store, long items) {
+  int layers = (int)config_int(db, store, "layers");
+  double sum = 0, half_full = 0;
+  int needed = 0;
+  for (int i = 0; i < layers; i++) {
+    double capacity = (double)layer_int(db, store, i, "capacity");
+    sum += capacity;
+    if (half_full < (double)items) needed = i + 1;
+    half_full += capacity / 2;
+  }
+  tap_ok(layers >= 1 && sum >= (double)items && layers <= needed + 1,
+         "%s at %ld items: %d layers holding %.0f", store, items, layers, sum);
+}
+
+/* Growth from a first capacity of 100 to 1,000x: no false negative, and
+** the measured rate over 100,000 absent values within fpr at each
+** checkpoint. */
+static void test_growth(const char *module, double fpr) {
+  sqlite3 *db = open_db(NULL);
+  char sql[200];
+  snprintf(sql, sizeof sql,
+           "CREATE VIRTUAL TABLE s USING %s(capacity = 100, growth = 2, "
+           "fpr = %g)", module, fpr);
+  must_exec(db, sql);
+  const long points[] = {100, 1000, 10000, 100000};
+  long done = 0;
+  for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
+    insert_range(db, "s", done + 1, points[i]);
+    done = points[i];
+    long present = count_present(db, "s", 1, done);
+    tap_ok(present == done, "%s at %ldx: every inserted value is present "
+           "(%ld of %ld)", module, done / 100, present, done);
+    long false_positives = count_present(db, "s", 1000001, 1100000);
+    double rate = (double)false_positives / 100000;
+    tap_ok(rate <= fpr, "%s at %ldx: measured false-positive rate %.5f <= %g",
+           module, done / 100, rate, fpr);
+    if (strcmp(module, "bloom_store") == 0) check_layer_count(db, "s", done);
+  }
+  sqlite3_close(db);
+}
+
+/* The exported blob: a layered header (kind 3) whose layers are the
+** store's, each a kind-1 blob answering bloom_test as the store does. */
+static void test_export(void) {
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 100, "
+                "growth = 2, tightening = 0.8, fpr = 0.05)");
+  insert_range(db, "s", 1, 5000);
+  int layers = (int)config_int(db, "s", "layers");
+  int size = 0;
+  unsigned char *blob = q_blob(db, "SELECT filter FROM s", NOARGS, &size);
+  int ok = blob != NULL && size >= 64 + 8 * layers &&
+           memcmp(blob, "BLMF", 4) == 0 && blob[4] == 1 && blob[5] == 3 &&
+           blob[6] == 1 && blob[7] == 0 && blob[12] == 1 && blob[13] == layers &&
+           blob[14] == 2 && blob[15] == 0;
+  tap_ok(ok, "layered header: magic, version 1, kind 3, layer kind 1, %d "
+         "layers, growth 2", layers);
+  must_exec(db, "CREATE TEMP TABLE layer(i, f)");
+  uint64_t at = 64 + 8 * (uint64_t)layers, capacity_sum = 0, count_sum = 0;
+  int layers_ok = ok;
+  for (int i = 0; ok && i < layers; i++) {
+    uint64_t len = 0, capacity = 0, count = 0, bits = 0;
+    for (int b = 7; b >= 0; b--) {
+      len = len << 8 | blob[64 + 8 * i + b];
+    }
+    if (at + len > (uint64_t)size) {
+      layers_ok = 0;
+      break;
+    }
+    for (uint64_t b = 8; b-- > 0;) {
+      bits = bits << 8 | blob[at + 16 + b];
+      capacity = capacity << 8 | blob[at + 24 + b];
+      count = count << 8 | blob[at + 40 + b];
+    }
+    capacity_sum += capacity;
+    count_sum += count;
+    layers_ok &= blob[at + 5] == 1 && len == 64 + bits / 8 &&
+                 (sqlite3_int64)capacity == layer_int(db, "s", i, "capacity") &&
+                 (sqlite3_int64)bits == layer_int(db, "s", i, "bits");
+    /* The layer alone, as a blob: bloom_test reads it. */
+    sqlite3_stmt *st = prep(db, "INSERT INTO layer VALUES (?1, ?2)",
+              ARGS(a_int(i), a_blob(blob + at, (int)len)));
+    if (st) {
+      sqlite3_step(st);
+      sqlite3_finalize(st);
+    }
+    at += len;
+  }
+  uint64_t outer_capacity = 0, outer_count = 0;
+  for (int b = 7; ok && b >= 0; b--) {
+    outer_capacity = outer_capacity << 8 | blob[24 + b];
+    outer_count = outer_count << 8 | blob[40 + b];
+  }
+  tap_ok(layers_ok && at == (uint64_t)size && capacity_sum == outer_capacity &&
+             count_sum == outer_count && count_sum == 5000,
+         "the directory's lengths tile the blob; each layer is a Bloom blob of "
+         "its configured shape; capacity and count are the sums (%llu items)",
+         (unsigned long long)count_sum);
+  /* Every value, inserted or not, answers as the OR of the layers. */
+  long disagree = (long)q_int(
+      db, "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s "
+          "WHERE x < 10000) SELECT count(*) FROM s WHERE "
+          "EXISTS (SELECT 1 FROM main.s AS st WHERE st.value = 'v' || s.x) != "
+          "(SELECT max(bloom_test(f, 'v' || s.x)) FROM layer)", NOARGS);
+  tap_ok(disagree == 0, "the store answers as the OR of its exported layers "
+         "(%ld of 10000 values disagree)", disagree);
+  free(blob);
+  sqlite3_close(db);
+}
+
+/* The same values inserted in the same order give the same layers and
+** bytes: a reference store, built without rollbacks, for comparison. */
+static int same_store(sqlite3 *db, const char *a, const char *b) {
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT (SELECT filter FROM %s) = (SELECT filter "
+           "FROM %s)", a, b);
+  return q_int(db, sql, NOARGS) == 1;
+}
+
+static void test_transactions(void) {
+  const char *path = temp_db("tx");
+  sqlite3 *db = open_db_at(path);
+  const char *create = "CREATE VIRTUAL TABLE %s USING bloom_store(capacity = "
+                       "100, growth = 2)";
+  char sql[200];
+  snprintf(sql, sizeof sql, create, "s");
+  must_exec(db, sql);
+  snprintf(sql, sizeof sql, create, "ref");
+  must_exec(db, sql);
+  must_exec(db, "PRAGMA journal_mode = WAL");
+  insert_range(db, "s", 1, 150);
+  insert_range(db, "ref", 1, 150);
+  sqlite3_int64 before = config_int(db, "s", "layers");
+  must_exec(db, "BEGIN");
+  insert_range(db, "s", 151, 3000);
+  sqlite3_int64 grown = config_int(db, "s", "layers");
+  must_exec(db, "ROLLBACK");
+  tap_ok(grown > before && config_int(db, "s", "layers") == before &&
+             same_store(db, "s", "ref"),
+         "ROLLBACK undoes the layers a transaction added (%lld, %lld, back to "
+         "%lld)", (long long)before, (long long)grown, (long long)before);
+  insert_range(db, "s", 151, 400);
+  insert_range(db, "ref", 151, 400);
+  tap_ok(same_store(db, "s", "ref"),
+         "after the rollback the store grows again exactly as one that never "
+         "rolled back");
+  must_exec(db, "BEGIN; SAVEPOINT a;");
+  insert_range(db, "s", 401, 5000);
+  must_exec(db, "ROLLBACK TO a;");
+  insert_range(db, "s", 401, 450);
+  must_exec(db, "RELEASE a; COMMIT");
+  insert_range(db, "ref", 401, 450);
+  tap_ok(same_store(db, "s", "ref"),
+         "ROLLBACK TO a savepoint undoes the layers added after it");
+
+  /* Another connection follows growth it did not make. */
+  sqlite3 *other = open_db_at(path);
+  long seen = count_present(other, "s", 1, 450);
+  insert_range(db, "s", 451, 20000);
+  long after = count_present(other, "s", 1, 20000);
+  insert_range(other, "s", 20001, 20100);
+  insert_range(db, "ref", 451, 20100);
+  tap_ok(seen == 450 && after == 20000 && same_store(db, "s", "ref"),
+         "a second connection sees layers another added, and adds to the "
+         "newest");
+  sqlite3_close(other);
+  sqlite3_close(db);
+  db = open_db_at(path);
+  tap_ok(count_present(db, "s", 1, 20100) == 20100 &&
+             same_store(db, "s", "ref"),
+         "the layers survive closing and reopening");
+  sqlite3_close(db);
+  remove(path);
+}
+
+/* A cuckoo store grows when its newest layer is full, and a delete never
+** makes another value a false negative. */
+static void test_cuckoo(void) {
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE c USING cuckoo_store(capacity = 1000, "
+                "growth = 2, fpr = 0.01)");
+  insert_range(db, "c", 1, 60000);
+  sqlite3_int64 layers = config_int(db, "c", "layers");
+  tap_ok(layers >= 5 && count_present(db, "c", 1, 60000) == 60000,
+         "cuckoo_store grew to %lld layers for 60000 items, none lost",
+         (long long)layers);
+  must_exec(db, "DELETE FROM c WHERE value IN (WITH RECURSIVE s(x) AS "
+                "(SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < 30000) "
+                "SELECT 'v' || x FROM s)");
+  long kept = count_present(db, "c", 30001, 60000);
+  long left = count_present(db, "c", 1, 30000);
+  tap_ok(kept == 30000, "deleting half the values leaves every other one "
+         "present (%ld of 30000)", kept);
+  tap_ok(left < 30000 / 20, "the deleted values are gone but for %ld (a "
+         "fingerprint found in two layers is kept)", left);
+  sqlite3_close(db);
+}
+
+static void test_damage(void) {
+  static const char *const damage[][2] = {
+      {"UPDATE s_config SET value = 0 WHERE key = 'layers'",
+       "the configuration of s is missing or damaged"},
+      {"UPDATE s_config SET value = 65 WHERE key = 'layers'",
+       "the configuration of s is missing or damaged"},
+      {"DELETE FROM s_config WHERE key = 'layer.1.bits'",
+       "the configuration of s is missing or damaged"},
+      {"UPDATE s_config SET value = 0 WHERE key = 'layer.0.capacity'",
+       "the configuration of s is missing or damaged"},
+      {"UPDATE s_config SET value = 1 WHERE key = 'layer.1.fpr'",
+       "the configuration of s is missing or damaged"},
+      {"UPDATE s_config SET value = 0 WHERE key = 'growth'",
+       "the configuration of s is missing or damaged"},
+      {"UPDATE s_config SET value = 1 WHERE key = 'tightening'",
+       "the configuration of s is missing or damaged"},
+      {"DELETE FROM s_config WHERE key = 'growth'",
+       "the configuration of s is missing or damaged"},
+  };
+  const char *path = temp_db("damage");
+  for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
+    remove(path);
+    sqlite3 *db = open_db_at(path);
+    must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 100, "
+                  "growth = 2)");
+    insert_range(db, "s", 1, 300);
+    must_exec(db, damage[i][0]);
+    sqlite3_close(db);
+    db = open_db_at(path);
+    char name[200], want[200];
+    snprintf(name, sizeof name, "after %s", damage[i][0]);
+    snprintf(want, sizeof want, "bloom_store: %s", damage[i][1]);
+    expect_error(db, name, "SELECT count(*) FROM s WHERE value = 'v1'", NOARGS,
+                 want, 0);
+    sqlite3_close(db);
+  }
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 100, "
+                "growth = 2)");
+  insert_range(db, "s", 1, 300);
+  must_exec(db, "INSERT INTO s_chunks VALUES (9999, zeroblob(10))");
+  expect_error(db, "a chunk row beyond the last layer", "SELECT filter FROM s",
+               NOARGS, "bloom_store: chunk 9999 of s is outside the layout", 0);
+  must_exec(db, "DELETE FROM s_chunks WHERE id = 9999;"
+                "UPDATE s_chunks SET data = substr(data, 1, 10) WHERE id = "
+                "(SELECT max(id) FROM s_chunks)");
+  expect_error(db, "a chunk row cut short, in the newest layer",
+               "SELECT filter FROM s", NOARGS, "bloom_store: chunk ", 0);
+  sqlite3_close(db);
+  remove(path);
+}
+
+int main(void) {
+  test_arguments();
+  test_growth("bloom_store", 0.01);
+  test_growth("cuckoo_store", 0.01);
+  test_export();
+  test_transactions();
+  test_cuckoo();
+  test_damage();
+  return tap_done();
+}
