@@ -13,14 +13,15 @@
 **   1  overwrite chunk <id> with a slice of the input
 **   2  delete chunk <id>
 **   3  insert a chunk row <id> with a slice of the input
-**   4  set a configuration key to an INTEGER, REAL, TEXT or BLOB
+**   4  set a configuration key (of a fixed or a scalable store) to an
+**      INTEGER, REAL, TEXT or BLOB
 **   5  delete a configuration key
 **
 ** Invariants (abort on failure): a statement succeeds, or fails with an
 ** error that starts with the module's name (SQLite's own syntax errors in the
 ** CREATE text, out of memory, a full database and SQLITE_TOOBIG aside);
 ** an exported filter is a valid filter of the store's kind by FORMAT.md
-** (bloom_spec.h);
+** (bloom_spec.h), layered for a scalable store;
 ** while the shadow tables are undamaged the export holds every value
 ** added.  Each input gets its own in-memory database, shared between the
 ** two connections, and a page limit that keeps a huge capacity quick (it
@@ -30,12 +31,17 @@
 
 #define FZ_STORE_PAGES 256
 
-static const char *const bloom_keys[] = {
+/* A fixed store's keys, then a scalable store's (FORMAT.md, "Stores"). */
+#define FZ_KEYS 16
+static const char *const bloom_keys[FZ_KEYS] = {
     "kind", "version", "capacity", "fpr", "bits", "hashes", "seed",
-    "chunk_blocks"};
-static const char *const cuckoo_keys[] = {
+    "chunk_blocks", "layers", "growth", "tightening", "layer.0.bits",
+    "layer.1.hashes", "layer.1.capacity", "layer.0.fpr", "layer.2.chunk_blocks"};
+static const char *const cuckoo_keys[FZ_KEYS] = {
     "kind", "version", "capacity", "fpr", "buckets", "fingerprint_bits",
-    "seed", "chunk_buckets"};
+    "seed", "chunk_buckets", "layers", "growth", "tightening",
+    "layer.0.buckets", "layer.1.fingerprint_bits", "layer.1.capacity",
+    "layer.0.fpr", "layer.2.chunk_buckets"};
 
 /* The store of this input: its module and configuration keys. */
 static int is_cuckoo;
@@ -140,19 +146,19 @@ static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
         damaged |= run(db, sql, slice, take, NULL, NULL) == SQLITE_DONE;
         break;
       case 4: {
-        const char *key = config_keys[arg % 8];
+        const char *key = config_keys[arg % FZ_KEYS];
         static const char *const forms[] = {
             "CAST(hex(?1) AS INTEGER)", "0x7fffffffffffffff - length(?1)",
             "length(?1) / 7.0", "hex(?1)", "?1", "-length(?1)"};
         snprintf(sql, sizeof sql,
                  "UPDATE s_config SET value = %s WHERE key = '%s'",
-                 forms[(arg / 8) % 6], key);
+                 forms[(arg / FZ_KEYS) % 6], key);
         damaged |= run(db, sql, slice, take, NULL, NULL) == SQLITE_DONE;
         break;
       }
       default:
         snprintf(sql, sizeof sql, "DELETE FROM s_config WHERE key = '%s'",
-                 config_keys[arg % 8]);
+                 config_keys[arg % FZ_KEYS]);
         damaged |= run(db, sql, NULL, 0, NULL, NULL) == SQLITE_DONE;
         break;
     }
@@ -205,7 +211,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len = 0;
   int exported = run(reader, "SELECT filter FROM s", NULL, 0, &blob, &len);
   if (exported == SQLITE_DONE && blob) {
-    if (!(is_cuckoo ? spec_cuckoo_valid(blob, len) : spec_bloom_valid(blob, len)))
+    /* A scalable store exports a layered filter. */
+    int valid = len > 5 && blob[5] == 3
+                    ? spec_layered_valid(blob, len, is_cuckoo ? 2 : 1)
+                : is_cuckoo ? spec_cuckoo_valid(blob, len)
+                            : spec_bloom_valid(blob, len);
+    if (!valid)
       fz_die("the export is not a valid %s filter (%zu bytes)",
              is_cuckoo ? "cuckoo" : "Bloom", len);
   }

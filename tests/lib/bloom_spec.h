@@ -100,6 +100,43 @@ static inline int spec_cuckoo_valid(const unsigned char *b, size_t len) {
   return (u128)spec_le64(b + SPEC_OFF_INSERTED) <= (u128)buckets * 4;
 }
 
+/* 1 if FORMAT.md's kind-3 rules accept b[0..len) as a layered filter of
+** layer_kind (1 or 2) layers: checks 1-3 for kind 3, 1 <= L <= 64, growth
+** >= 1, 0 < tightening <= 1, a directory whose lengths tile the rest, every
+** layer a valid filter of layer_kind with the outer seed, and capacity and
+** count the layers' sums (saturating). */
+static inline int spec_layered_valid(const unsigned char *b, size_t len,
+                                     unsigned layer_kind) {
+  if (!spec_common_valid(b, len, 3) || b[12] != layer_kind) return 0;
+  unsigned layers = b[13];
+  unsigned growth = (unsigned)b[14] | (unsigned)b[15] << 8;
+  double tightening = spec_le_double(b + 16);
+  if (layers < 1 || layers > 64 || growth < 1 ||
+      !(tightening > 0 && tightening <= 1))
+    return 0;
+  if (len < SPEC_HEADER + 8 * (size_t)layers) return 0;
+  size_t at = SPEC_HEADER + 8 * (size_t)layers;
+  uint64_t capacity = 0, count = 0;
+  for (unsigned i = 0; i < layers; i++) {
+    uint64_t n = spec_le64(b + SPEC_HEADER + 8 * i);
+    if (n > len - at) return 0;
+    const unsigned char *layer = b + at;
+    if (!(layer_kind == 1 ? spec_bloom_valid(layer, (size_t)n)
+                          : spec_cuckoo_valid(layer, (size_t)n)))
+      return 0;
+    if (spec_le32(layer + SPEC_OFF_SEED) != spec_le32(b + SPEC_OFF_SEED))
+      return 0;
+    uint64_t c = spec_le64(layer + SPEC_OFF_CAPACITY);
+    capacity = capacity > (uint64_t)INT64_MAX - c ? (uint64_t)INT64_MAX
+                                                  : capacity + c;
+    uint64_t items = spec_le64(layer + SPEC_OFF_INSERTED);
+    count = count > UINT64_MAX - items ? UINT64_MAX : count + items;
+    at += (size_t)n;
+  }
+  return at == len && capacity == spec_le64(b + SPEC_OFF_CAPACITY) &&
+         count == spec_le64(b + SPEC_OFF_INSERTED);
+}
+
 /* Two valid Bloom filters combine bit for bit when version, kind, hash,
 ** seed, bits and hashes agree: header bytes 4..23 (flags, also in that
 ** range, are 0 in both). */
