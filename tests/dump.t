@@ -1,6 +1,6 @@
 #!/bin/sh
-# A database holding a bloom_store and a cuckoo_store, written out with the
-# sqlite3 shell's .dump and read back into a new database: the stores
+# A database holding a bloom_store, a cuckoo_store and a scalable bloom_store,
+# written out with the sqlite3 shell's .dump and read back into a new database: the stores
 # answer as before (the export byte for byte), integrity_check is ok, and
 # the restored stores take new inserts.  BLOOM_SO names the extension;
 # BLOOM_PRELOAD is preloaded (the ASan runtime for a sanitizer build).
@@ -36,10 +36,12 @@ shell "$dir/a.db" \
   "INSERT INTO b(value) SELECT v FROM items;" \
   "CREATE VIRTUAL TABLE c USING cuckoo_store(capacity = 5000, fpr = 0.01);" \
   "INSERT INTO c(value) SELECT v FROM items;" \
-  "CREATE TABLE saved AS SELECT (SELECT filter FROM b) AS bf, (SELECT filter FROM c) AS cf;" \
+  "CREATE VIRTUAL TABLE g USING bloom_store(capacity = 200, growth = 2);" \
+  "INSERT INTO g(value) SELECT v FROM items;" \
+  "CREATE TABLE saved AS SELECT (SELECT filter FROM b) AS bf, (SELECT filter FROM c) AS cf, (SELECT filter FROM g) AS gf;" \
   >/dev/null
 shell "$dir/a.db" ".dump" >"$dir/dump.sql"
-rows=$(grep -c 'INSERT INTO \(b\|c\)_chunks' "$dir/dump.sql")
+rows=$(grep -c 'INSERT INTO \(b\|c\|g\)_chunks' "$dir/dump.sql")
 check ".dump writes the stores' chunk rows ($rows)" "$([ "$rows" -gt 0 ] && echo yes)" "yes"
 shell "$dir/b.db" ".read $dir/dump.sql" >/dev/null 2>"$dir/err"
 check "the dump reads back into a new database" "$(cat "$dir/err")" ""
@@ -47,11 +49,13 @@ check "the restored bloom_store exports the same filter" \
   "$(shell "$dir/b.db" "SELECT (SELECT filter FROM b) = (SELECT bf FROM saved);")" "1"
 check "the restored cuckoo_store exports the same filter" \
   "$(shell "$dir/b.db" "SELECT (SELECT filter FROM c) = (SELECT cf FROM saved);")" "1"
-check "every item is in both restored stores" \
-  "$(shell "$dir/b.db" "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1 FROM b WHERE value = items.v) OR NOT EXISTS (SELECT 1 FROM c WHERE value = items.v);")" "0"
+check "the restored scalable bloom_store exports the same layered filter" \
+  "$(shell "$dir/b.db" "SELECT (SELECT filter FROM g) = (SELECT gf FROM saved) AND (SELECT value FROM g_config WHERE key = 'layers') > 1;")" "1"
+check "every item is in the three restored stores" \
+  "$(shell "$dir/b.db" "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1 FROM b WHERE value = items.v) OR NOT EXISTS (SELECT 1 FROM c WHERE value = items.v) OR NOT EXISTS (SELECT 1 FROM g WHERE value = items.v);")" "0"
 check "integrity_check is ok after the restore" \
   "$(shell "$dir/b.db" "PRAGMA integrity_check;")" "ok"
 check "the restored stores take new inserts" \
-  "$(shell "$dir/b.db" "INSERT INTO b(value) VALUES ('new'); INSERT INTO c(value) VALUES ('new'); SELECT EXISTS (SELECT 1 FROM b WHERE value = 'new') AND EXISTS (SELECT 1 FROM c WHERE value = 'new');")" "1"
+  "$(shell "$dir/b.db" "INSERT INTO b(value) VALUES ('new'); INSERT INTO c(value) VALUES ('new'); INSERT INTO g(value) VALUES ('new'); SELECT EXISTS (SELECT 1 FROM b WHERE value = 'new') AND EXISTS (SELECT 1 FROM c WHERE value = 'new') AND EXISTS (SELECT 1 FROM g WHERE value = 'new');")" "1"
 echo "1..$n"
 exit $fail

@@ -109,6 +109,12 @@ static const char SETUP_TRIGGER[] =
   "NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN " #lo " AND " #hi " AND"    \
   " NOT cuckoo_test((SELECT filter FROM cs), x))"
 
+/* Scalable stores that grow within a few hundred inserts. */
+#define SETUP_SSTORE \
+  "CREATE VIRTUAL TABLE ss USING bloom_store(capacity = 20, growth = 2);"
+#define SETUP_SCSTORE \
+  "CREATE VIRTUAL TABLE scs USING cuckoo_store(capacity = 20, growth = 2);"
+
 typedef struct scenario {
   const char *name;
   const char *encoding; /* NULL (UTF-8) or a PRAGMA encoding value */
@@ -281,6 +287,33 @@ static const scenario SCENARIOS[] = {
     {"cuckoo_store: a ninth copy (an error)", NULL, {SETUP_T, SETUP_CSTORE},
      "INSERT INTO cs(value) SELECT 'dup' FROM t WHERE x <= 9",
      "SELECT " CSTORE_ITEMS " = 0", "cuckoo_store: the value does not fit"},
+    {"bloom_store, scalable: 300 inserts growing 4 layers", NULL,
+     {SETUP_T, SETUP_SSTORE},
+     "INSERT INTO ss(value) SELECT x FROM t WHERE x <= 300",
+     "SELECT CASE (SELECT count(*) FROM t WHERE x <= 300 AND EXISTS (SELECT 1"
+     " FROM ss WHERE value = t.x)) WHEN 0 THEN (SELECT value FROM ss_config"
+     " WHERE key = 'layers') = 1 WHEN 300 THEN (SELECT value FROM ss_config"
+     " WHERE key = 'layers') > 3 ELSE 0 END", NULL},
+    {"bloom_store, scalable: probes and the layered export", "UTF-16le",
+     {SETUP_T, SETUP_VALS, SETUP_SSTORE
+      "INSERT INTO ss(value) SELECT v FROM vals;"
+      "INSERT INTO ss(value) SELECT x FROM t WHERE x % 2 = 0 AND x <= 200;"},
+     "SELECT (SELECT count(*) FROM t WHERE x <= 100 AND EXISTS (SELECT 1 FROM"
+     " ss WHERE value = t.x)), (SELECT count(*) FROM ss WHERE value IN (SELECT"
+     " v FROM vals)), (SELECT hex(filter) FROM ss)", NULL, NULL},
+    {"cuckoo_store, scalable: 300 inserts growing layers", NULL,
+     {SETUP_T, SETUP_SCSTORE},
+     "INSERT INTO scs(value) SELECT x FROM t WHERE x <= 300",
+     "SELECT CASE (SELECT count(*) FROM t WHERE x <= 300 AND EXISTS (SELECT 1"
+     " FROM scs WHERE value = t.x)) WHEN 0 THEN (SELECT value FROM scs_config"
+     " WHERE key = 'layers') = 1 WHEN 300 THEN (SELECT value FROM scs_config"
+     " WHERE key = 'layers') > 1 ELSE 0 END", NULL},
+    {"cuckoo_store, scalable: 150 deletes over the layers", NULL,
+     {SETUP_T, SETUP_SCSTORE,
+      "INSERT INTO scs(value) SELECT x FROM t WHERE x <= 300;"},
+     "DELETE FROM scs WHERE value IN (SELECT x FROM t WHERE x <= 150)",
+     "SELECT NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN 151 AND 300 AND NOT"
+     " EXISTS (SELECT 1 FROM scs WHERE value = t.x))", NULL},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 
