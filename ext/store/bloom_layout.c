@@ -8,6 +8,7 @@
 ** included.  INSERT INTO t(filter) merges a filter of the same shape.
 */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/bloom.h"
@@ -149,7 +150,125 @@ static int layer_full(store *s, const store_layer *l, int64_t local,
   return items * (1 + 3 * rel_error) + 1 > (double)l->header.capacity;
 }
 
+/* --- adds deferred past the cache's budget ------------------------------
+** A bulk insert of random values into a fixed store larger than the chunk
+** cache's budget would read and write a chunk per value once the cache is
+** full.  Instead an add to a chunk the cache does not hold keeps only its
+** hash; a batch is applied sorted by chunk, so each chunk it touches is
+** read and written once.  Applied before any read of the store, at every
+** flush (xSync, a savepoint), and when the batch is full; dropped, like the
+** cache, by a rollback. */
+
+/* Adds held: as much memory as the cache's budget. */
+#define DEFERRED_MAX ((size_t)(64u << 20) / sizeof(deferred_add))
+
+static int by_block(const void *a, const void *b) {
+  uint64_t x = ((const deferred_add *)a)->block,
+           y = ((const deferred_add *)b)->block;
+  return (x > y) - (x < y);
+}
+
+/* Applies the deferred adds of chunk `local` (the run adds[0..n)) and
+** writes the chunk back: into the cache's copy if it holds one, else read,
+** changed in scratch, written. */
+static int apply_run(store *s, const store_layer *l, int64_t local,
+                     const deferred_add *adds, size_t n,
+                     unsigned char *scratch) {
+  int size = store_chunk_bytes(s, l, local);
+  cached_chunk *cached = cache_find(&s->cache, l->first_chunk + local);
+  unsigned char *chunk = cached ? cached->bytes : scratch;
+  if (!cached) {
+    sqlite3_stmt *stmt;
+    int rc = shadow_find_chunk(&s->tables, l->first_chunk + local, &stmt);
+    if (rc == SQLITE_DONE)
+      return store_error(s, "chunk %lld of %s is missing: the store is "
+                         "damaged", (long long)(l->first_chunk + local),
+                         s->tables.name);
+    if (rc != SQLITE_ROW) return rc;
+    const void *data = sqlite3_column_blob(stmt, 0);
+    int len = sqlite3_column_bytes(stmt, 0);
+    if (len != size || sqlite3_column_type(stmt, 0) != SQLITE_BLOB ||
+        data == NULL) {
+      shadow_done(stmt);
+      return data == NULL && len == size
+                 ? SQLITE_NOMEM
+                 : store_error(s, "chunk %lld of %s has %d bytes, expected a "
+                               "BLOB of %d: the store is damaged",
+                               (long long)(l->first_chunk + local),
+                               s->tables.name, len, size);
+    }
+    memcpy(scratch, data, (size_t)size);
+    shadow_done(stmt);
+  }
+  for (size_t i = 0; i < n; i++)
+    bloom_insert(chunk + (size_t)(adds[i].block % l->chunk_units) *
+                             BLOOM_BLOCK_BYTES,
+                 1, l->header.hashes, adds[i].hash);
+  set_chunk_counter(l, local, chunk,
+                    saturating_add(chunk_counter(l, local, chunk), n));
+  if (cached) {
+    cache_mark_dirty(&s->cache, cached);
+    return SQLITE_OK;
+  }
+  int rc = shadow_write_chunk(&s->tables, l->first_chunk + local, chunk, size);
+  return rc == SQLITE_CORRUPT_VTAB
+             ? store_error(s, "chunk %lld of %s is missing: the store is "
+                           "damaged", (long long)(l->first_chunk + local),
+                           s->tables.name)
+             : rc;
+}
+
+/* Applies every deferred add; on a failure, the adds not applied stay. */
+static int settle(store *s) {
+  const store_layer *l = &s->layers[0];
+  deferred_add *d = s->deferred;
+  size_t n = s->deferred_count, done = 0;
+  qsort(d, n, sizeof *d, by_block);
+  unsigned char *scratch =
+      sqlite3_malloc64((sqlite3_uint64)store_chunk_bytes(s, l, 0));
+  int rc = scratch ? SQLITE_OK : SQLITE_NOMEM;
+  while (rc == SQLITE_OK && done < n) {
+    int64_t local = (int64_t)(d[done].block / l->chunk_units);
+    size_t end = done + 1;
+    while (end < n && (int64_t)(d[end].block / l->chunk_units) == local) end++;
+    rc = apply_run(s, l, local, d + done, end - done, scratch);
+    if (rc == SQLITE_OK) done = end;
+  }
+  sqlite3_free(scratch);
+  memmove(d, d + done, (n - done) * sizeof *d);
+  s->deferred_count = n - done;
+  return rc;
+}
+
+static int defer(store *s, const store_layer *l, filter_hash h) {
+  if (s->deferred_count == DEFERRED_MAX) {
+    int rc = settle(s);
+    if (rc != SQLITE_OK) return rc;
+  }
+  if (s->deferred_count == s->deferred_room) {
+    size_t room = s->deferred_room ? 2 * s->deferred_room : 1024;
+    if (room > DEFERRED_MAX) room = DEFERRED_MAX;
+    deferred_add *d = sqlite3_realloc64(s->deferred,
+                                        (sqlite3_uint64)room * sizeof *d);
+    if (d == NULL) return SQLITE_NOMEM;
+    s->deferred = d;
+    s->deferred_room = room;
+  }
+  deferred_add *add = &s->deferred[s->deferred_count++];
+  add->block = bloom_block_of(h, l->units);
+  add->hash = h;
+  return SQLITE_OK;
+}
+
 static int add(store *s, const store_layer *l, filter_hash h) {
+  /* A fixed store past the cache's budget: the chunk is not read now. */
+  if (!s->scalable &&
+      (s->deferred_count ||
+       store_cache_full(s, (size_t)store_chunk_bytes(s, l, 0))) &&
+      !cache_find(&s->cache,
+                  l->first_chunk + (int64_t)(bloom_block_of(h, l->units) /
+                                             l->chunk_units)))
+    return defer(s, l, h);
   block_place p;
   int rc = find_block(s, l, h, 1, &p);
   if (rc != SQLITE_OK) return rc;
@@ -206,5 +325,6 @@ const store_layout store_bloom_layout = {
     .size = size_filter, .configure = configure, .unit_bytes = unit_bytes,
     .chunk_items = chunk_counter,
     /* the items */
-    .add = add, .contains = contains, .remove = NULL, .load = merge,
+    .add = add, .contains = contains, .remove = NULL, .settle = settle,
+    .load = merge,
 };

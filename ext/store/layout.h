@@ -41,6 +41,12 @@ typedef struct store_layer {
 /* A layered blob holds at most 64 layers (ext/FORMAT.md, kind 3). */
 #define STORE_MAX_LAYERS 64
 
+/* An add a fixed Bloom store has not applied yet: its block and hash. */
+typedef struct deferred_add {
+  uint64_t block;
+  filter_hash hash;
+} deferred_add;
+
 typedef struct store {
   sqlite3_vtab base;
   const sql_function *function; /* the registry row: name for errors */
@@ -62,6 +68,12 @@ typedef struct store {
   ** write transaction; unchanged ones are kept across statements while
   ** the database's data version says nobody committed since. */
   chunk_cache cache;
+  /* Adds not yet applied (bloom_layout.c): past the cache's budget, a
+  ** fixed Bloom store keeps the hashes of adds to chunks it does not hold
+  ** and applies them in chunk order, each chunk read and written once per
+  ** batch.  Applied before any read and at every flush. */
+  deferred_add *deferred;
+  size_t deferred_count, deferred_room;
   unsigned data_version;
   int data_version_known;
   int in_write; /* between xBegin and the transaction's end */
@@ -103,6 +115,8 @@ struct store_layout {
   int (*add)(store *s, const store_layer *l, filter_hash h);
   int (*contains)(store *s, const store_layer *l, filter_hash h);
   int (*remove)(store *s, const store_layer *l, filter_hash h);
+  /* Applies the adds the layout deferred (NULL: it defers none). */
+  int (*settle)(store *s);
   /* INSERT INTO t(filter) into a fixed store: a parsed filter of this
   ** kind. */
   int (*load)(store *s, const filter_view *f);
@@ -134,6 +148,10 @@ int store_chunk_bytes(const store *s, const store_layer *l, int64_t local);
 int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
                     const unsigned char **bytes, cached_chunk **cached,
                     sqlite3_stmt **held);
+
+/* 1 if the cache holds its budget of chunk bytes: reads stop adding to
+** it, and changes are written back. */
+int store_cache_full(const store *s, size_t more);
 
 /* Reads every chunk of layer l into the cache (so that a change of all of
 ** them cannot fail half way). */

@@ -175,7 +175,7 @@ int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
       shadow_done(stmt);
       return SQLITE_NOMEM;
     }
-    if (!load && s->cache.bytes >= CACHE_BUDGET_BYTES) {
+    if (!load && store_cache_full(s, 0)) {
       *bytes = data;
       *held = stmt;
       return SQLITE_OK;
@@ -197,6 +197,10 @@ int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
   return SQLITE_OK;
 }
 
+int store_cache_full(const store *s, size_t more) {
+  return s->cache.bytes + more > CACHE_BUDGET_BYTES;
+}
+
 int store_load_all(store *s, const store_layer *l) {
   for (int64_t local = 0; local < l->chunks; local++) {
     const unsigned char *bytes;
@@ -208,8 +212,15 @@ int store_load_all(store *s, const store_layer *l) {
   return SQLITE_OK;
 }
 
-/* Writes every changed chunk back; keeps them cached unless `drop`. */
+/* Applies the adds the layout deferred, if any. */
+static int settle(store *s) {
+  return s->deferred_count ? s->layout->settle(s) : SQLITE_OK;
+}
+
+/* Writes every change back; keeps the chunks cached unless `drop`. */
 static int flush(store *s, int drop) {
+  int settled = settle(s);
+  if (settled != SQLITE_OK) return settled;
   for (size_t i = 0; i < s->cache.capacity && s->cache.dirty; i++) {
     cached_chunk *c = &s->cache.slots[i];
     if (c->id < 0 || !c->dirty) continue;
@@ -257,6 +268,8 @@ static int add_value(store *s, sqlite3_value *value) {
 
 /* INSERT INTO t(filter): the layout merges or loads it. */
 static int load_filter(store *s, sqlite3_value *blob) {
+  int rc = settle(s);
+  if (rc != SQLITE_OK) return rc;
   if (s->scalable)
     return store_error(s, "a scalable store takes values, not a filter: "
                        "insert the values, or create a fixed store (capacity "
@@ -395,6 +408,8 @@ static int export_rows(store *s, export_plan *p, unsigned char *blob) {
 
 /* The whole filter as a blob of FORMAT.md, the result of ctx. */
 static int export_filter(store *s, sqlite3_context *ctx) {
+  int settled = settle(s);
+  if (settled != SQLITE_OK) return settled;
   export_plan *p = sqlite3_malloc(sizeof *p);
   if (p == NULL) return SQLITE_NOMEM;
   plan_export(s, p);
@@ -444,6 +459,7 @@ static int export_filter(store *s, sqlite3_context *ctx) {
 static void store_free(store *s) {
   if (s == NULL) return;
   cache_clear(&s->cache);
+  sqlite3_free(s->deferred);
   shadow_free(&s->tables);
   sqlite3_free(s->marked);
   sqlite3_free(s->base.zErrMsg);
@@ -600,6 +616,8 @@ static int probe(store *s, sqlite3_value *value, filter_hash *h) {
   arg_status st = hash_of(s, value, h);
   if (st == ARG_NULL) return 0; /* NULL = x is never true */
   if (st == ARG_ERROR) return -SQLITE_NOMEM;
+  int rc = settle(s);
+  if (rc != SQLITE_OK) return -rc;
   /* The newest layer holds the most items: ask it first. */
   for (int i = s->layer_count - 1; i >= 0; i--) {
     int maybe = s->layout->contains(s, &s->layers[i], *h);
@@ -810,6 +828,7 @@ static int store_commit(sqlite3_vtab *vtab) {
 ** configuration again before the store is next used. */
 static void changes_undone(store *s) {
   cache_clear(&s->cache);
+  s->deferred_count = 0;
   if (s->scalable) s->layers_stale = 1;
 }
 

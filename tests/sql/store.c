@@ -464,6 +464,41 @@ static void test_damage(void) {
   check_config_damage("bloom_store", config, sizeof config / sizeof config[0]);
 }
 
+/* A store larger than the 64 MB of chunks a transaction keeps in memory
+** (60 million items at 1%: 72 MB): once the cache is full, adds to chunks it
+** does not hold are kept as hashes and applied in chunk order.  The result
+** must be the same bytes, a read in the same transaction must see them, and
+** ROLLBACK TO must drop them. */
+static void test_past_the_budget(void) {
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE big USING bloom_store(capacity = "
+                "60000000, fpr = 0.01);"
+                "CREATE TABLE vals(v INTEGER PRIMARY KEY);"
+                "INSERT INTO vals " SERIES("1", "200000")
+                "SELECT x * 2654435761 % 1000000007 FROM s;"
+                "BEGIN; INSERT INTO big(value) SELECT v FROM vals;");
+  long seen = (long)q_int(db, "SELECT count(*) FROM vals WHERE EXISTS "
+                              "(SELECT 1 FROM big WHERE value = vals.v)",
+                          NOARGS);
+  must_exec(db, "SAVEPOINT a;"
+                "INSERT INTO big(value) " SERIES("1", "100000")
+                "SELECT 'dropped' || x FROM s;"
+                "ROLLBACK TO a; RELEASE a; COMMIT;");
+  tap_ok(seen == 200000, "inside the transaction every value added past the "
+         "budget is seen (%ld of 200000)", seen);
+  tap_ok(same_as_build(db, "big", "vals", "60000000", "0.01"),
+         "past the chunk cache's budget the store is still bloom_build over "
+         "its values, and ROLLBACK TO dropped the adds after the savepoint");
+  must_exec(db, "CREATE TABLE more(v); INSERT INTO more "
+                SERIES("200001", "300000")
+                "SELECT x * 2654435761 % 1000000007 FROM s;"
+                "BEGIN; INSERT INTO big(value) SELECT v FROM more; COMMIT;"
+                "INSERT INTO vals SELECT v FROM more;");
+  tap_ok(same_as_build(db, "big", "vals", "60000000", "0.01"),
+         "adds kept as hashes until COMMIT are written by it");
+  sqlite3_close(db);
+}
+
 int main(void) {
   test_arguments();
   test_equals_build(NULL);
@@ -474,5 +509,6 @@ int main(void) {
   test_transactions();
   test_schema_operations();
   test_damage();
+  test_past_the_budget();
   return tap_done();
 }
