@@ -119,10 +119,20 @@ static int configure_layer(store *s, int i, uint64_t capacity, double fpr,
   return 0;
 }
 
+/* The rows read into s, which the caller throws away on a failure. */
+static int configure_from_rows(store *s, config_rows *c);
+
 int store_read_config(store *s) {
   const store_layout *l = s->layout;
   config_rows *c = sqlite3_malloc(sizeof *c);
-  if (c == NULL) return SQLITE_NOMEM;
+  /* Configured into a copy: a damaged configuration leaves the store as it
+  ** was, marked to be read again (and refused again) at its next use. */
+  store *next = sqlite3_malloc(sizeof *next);
+  if (c == NULL || next == NULL) {
+    sqlite3_free(c);
+    sqlite3_free(next);
+    return SQLITE_NOMEM;
+  }
   memset(c, 0, sizeof *c);
   sqlite3_stmt *stmt;
   int rc = shadow_read_config(&s->tables, &stmt);
@@ -135,11 +145,33 @@ int store_read_config(store *s) {
     if (key) take_row(l, c, key, stmt);
   }
   sqlite3_finalize(stmt);
-  if (rc != SQLITE_DONE) {
-    sqlite3_free(c);
-    return rc;
+  if (rc == SQLITE_DONE) {
+    *next = *s;
+    next->base.zErrMsg = NULL;
+    rc = configure_from_rows(next, c);
+    if (rc == SQLITE_OK) {
+      s->header = next->header;
+      s->scalable = next->scalable;
+      s->growth = next->growth;
+      s->tightening = next->tightening;
+      s->layer_count = next->layer_count;
+      memcpy(s->layers, next->layers, sizeof s->layers);
+      s->layers_stale = 0;
+    } else {
+      /* The message was set on the copy's vtab. */
+      sqlite3_free(s->base.zErrMsg);
+      s->base.zErrMsg = next->base.zErrMsg;
+      s->layers_stale = 1;
+    }
   }
-  rc = SQLITE_OK;
+  sqlite3_free(next);
+  sqlite3_free(c);
+  return rc;
+}
+
+static int configure_from_rows(store *s, config_rows *c) {
+  const store_layout *l = s->layout;
+  int rc = SQLITE_OK;
   const sqlite3_int64 *v = c->common;
   unsigned all_layer_rows = layout_key_bits(l) | 3u << LAYOUT_MAX_KEYS;
   if (c->seen_common != (1u << COMMON_KEYS) - 1 ||
@@ -178,8 +210,6 @@ int store_read_config(store *s) {
       }
     }
   }
-  sqlite3_free(c);
-  if (rc == SQLITE_OK) s->layers_stale = 0;
   return rc;
 }
 
