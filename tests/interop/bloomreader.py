@@ -685,64 +685,132 @@ STORE_KEYS = {
 }
 
 
-def read_store(conn, name):
-    """The blob a bloom_store or cuckoo_store named `name` holds, reassembled
-    from its shadow tables alone (conn needs no extension).  Raises
-    FormatError for a store FORMAT.md says to refuse."""
-    q = lambda s: '"' + s.replace('"', '""') + '"'
-    config = dict(conn.execute("SELECT key, value FROM %s" % q(name + "_config")))
-    kind = config.get("kind")
-    if kind not in STORE_KEYS:
-        raise FormatError("configuration lacks a known kind: %r" % (kind,))
-    missing = [k for k in STORE_KEYS[kind] if k not in config]
-    if missing:
-        raise FormatError("configuration lacks %s" % ", ".join(missing))
-    if any(not isinstance(config[k], int) for k in STORE_KEYS[kind] if k != "fpr") \
-            or not isinstance(config["fpr"], (int, float)):
-        raise FormatError("configuration values of the wrong type")
-    if (config["version"] != 1 or not 1 <= config["capacity"] <= (1 << 63) - 1
-            or not 0.0 < config["fpr"] < 1.0
-            or not 0 <= config["seed"] < (1 << 32)):
-        raise FormatError("configuration out of range: %r" % (config,))
+LAYOUT_KEYS = {1: ("bits", "hashes", "chunk_blocks"),
+               2: ("buckets", "fingerprint_bits", "chunk_buckets")}
+SCHEDULE_KEYS = ("growth", "tightening", "layers")
+
+
+def _store_filter(rows, kind, seed, shape_keys, capacity, fpr, first, lazy):
+    """One filter of a store: the kind-1 or kind-2 blob of the chunk rows
+    `first` .. `first + C - 1` (rows: {id: data}), its shape read from
+    shape_keys (a dict of the layout's keys).  A missing row is damage,
+    unless `lazy` (a layer of a scalable store), where it is zeros.
+    Returns (blob, C)."""
+    if any(not isinstance(shape_keys.get(k), int) for k in LAYOUT_KEYS[kind]):
+        raise FormatError("configuration lacks or mistypes %s" % (LAYOUT_KEYS[kind],))
     if kind == 1:
-        bits, hashes, per = config["bits"], config["hashes"], config["chunk_blocks"]
+        bits, hashes, per = (shape_keys["bits"], shape_keys["hashes"],
+                             shape_keys["chunk_blocks"])
         if bits <= 0 or bits % 512 or not 1 <= hashes <= 64 or per < 1:
-            raise FormatError("configuration out of range: %r" % (config,))
+            raise FormatError("configuration out of range: %r" % (shape_keys,))
         units, tail = bits // 512, 8               # blocks; a counter per row
         unit_bytes = lambda n: 64 * n
         shape = (hashes, bits)
     else:
-        buckets, f, per = (config["buckets"], config["fingerprint_bits"],
-                           config["chunk_buckets"])
+        buckets, f, per = (shape_keys["buckets"], shape_keys["fingerprint_bits"],
+                           shape_keys["chunk_buckets"])
         if (buckets < 1 or buckets & (buckets - 1) or buckets > (1 << 56)
                 or not 4 <= f <= 64 or per < 2 or per % 2):
-            raise FormatError("configuration out of range: %r" % (config,))
+            raise FormatError("configuration out of range: %r" % (shape_keys,))
         units, tail = buckets, 0                   # buckets; no counter
         unit_bytes = lambda n: (n * 4 * f + 7) // 8
         shape = (f | 4 << 8, buckets)
     chunks = -(-units // per)
     body = bytearray()
     count = 0
-    expect = 0
-    for cid, data in conn.execute("SELECT id, data FROM %s ORDER BY id"
-                                  % q(name + "_chunks")):
-        if cid != expect or cid >= chunks:
-            raise FormatError("chunk %d where chunk %d was due" % (cid, expect))
-        held = unit_bytes(min(per, units - cid * per))
+    for j in range(chunks):
+        held = unit_bytes(min(per, units - j * per))
+        data = rows.get(first + j)
+        if data is None:
+            if not lazy:
+                raise FormatError("chunk %d is missing" % (first + j))
+            data = bytes(held + tail)
         if not isinstance(data, bytes) or len(data) != held + tail:
-            raise FormatError("chunk %d is not %d bytes" % (cid, held + tail))
+            raise FormatError("chunk %d is not %d bytes" % (first + j, held + tail))
         body += data[:held]
         if kind == 1:
             count = min(count + struct.unpack_from("<Q", data, held)[0],
                         (1 << 64) - 1)
-        expect += 1
-    if expect != chunks:
-        raise FormatError("chunk %d is missing" % expect)
     if kind == 2:   # items: the occupied slots
         bits_all = int.from_bytes(bytes(body), "little")
         mask = (1 << f) - 1
         count = sum(1 for j in range(units * 4) if (bits_all >> (j * f)) & mask)
-    header = HEADER.pack(MAGIC, 1, kind, 1, 0, config["seed"], shape[0],
-                         shape[1], config["capacity"], float(config["fpr"]),
-                         count, bytes(16))
-    return header + bytes(body)
+    header = HEADER.pack(MAGIC, 1, kind, 1, 0, seed, shape[0], shape[1],
+                         capacity, float(fpr), count, bytes(16))
+    return header + bytes(body), chunks
+
+
+def read_store(conn, name):
+    """The blob a bloom_store or cuckoo_store named `name` holds, reassembled
+    from its shadow tables alone (conn needs no extension): for a scalable
+    store, the layered (kind 3) blob of its layers.  Raises FormatError for a
+    store FORMAT.md says to refuse."""
+    q = lambda s: '"' + s.replace('"', '""') + '"'
+    config = dict(conn.execute("SELECT key, value FROM %s" % q(name + "_config")))
+    kind = config.get("kind")
+    if kind not in STORE_KEYS:
+        raise FormatError("configuration lacks a known kind: %r" % (kind,))
+    common = ("kind", "version", "capacity", "fpr", "seed")
+    missing = [k for k in common if k not in config]
+    if missing:
+        raise FormatError("configuration lacks %s" % ", ".join(missing))
+    if any(not isinstance(config[k], int) for k in common if k != "fpr") \
+            or not isinstance(config["fpr"], (int, float)):
+        raise FormatError("configuration values of the wrong type")
+    if (config["version"] != 1 or not 1 <= config["capacity"] <= (1 << 63) - 1
+            or not 0.0 < config["fpr"] < 1.0
+            or not 0 <= config["seed"] < (1 << 32)):
+        raise FormatError("configuration out of range: %r" % (config,))
+    rows = {}
+    for cid, data in conn.execute("SELECT id, data FROM %s ORDER BY id"
+                                  % q(name + "_chunks")):
+        rows[cid] = data
+    scalable = [k for k in SCHEDULE_KEYS if k in config]
+    if not scalable:
+        blob, chunks = _store_filter(rows, kind, config["seed"], config,
+                                     config["capacity"], config["fpr"], 0, False)
+        outside = [cid for cid in rows if not 0 <= cid < chunks]
+        if outside:
+            raise FormatError("chunk %d is outside the layout" % outside[0])
+        return blob
+    if len(scalable) != 3:
+        raise FormatError("configuration has %s but not all of %s"
+                          % (scalable, SCHEDULE_KEYS))
+    growth, tightening, layers = (config["growth"], config["tightening"],
+                                  config["layers"])
+    if (not isinstance(growth, int) or not 1 <= growth <= 65535
+            or not isinstance(tightening, (int, float)) or not 0 < tightening < 1
+            or not isinstance(layers, int) or not 1 <= layers <= 64):
+        raise FormatError("schedule out of range: %r" % (config,))
+    blobs, first = [], 0
+    for i in range(layers):
+        keys = {k[len("layer.%d." % i):]: v for k, v in config.items()
+                if k.startswith("layer.%d." % i)}
+        cap, rate = keys.get("capacity"), keys.get("fpr")
+        if (not isinstance(cap, int) or not 1 <= cap <= (1 << 63) - 1
+                or not isinstance(rate, (int, float)) or not 0 < rate < 1):
+            raise FormatError("layer %d: capacity or fpr missing or out of "
+                              "range" % i)
+        blob, chunks = _store_filter(rows, kind, config["seed"], keys, cap,
+                                     rate, first, True)
+        blobs.append(blob)
+        first += chunks
+    outside = [cid for cid in rows if not 0 <= cid < first]
+    if outside:
+        raise FormatError("chunk %d is outside the layout" % outside[0])
+    return _layered(kind, config["seed"], growth, tightening,
+                    float(config["fpr"]), blobs)
+
+
+def _layered(layer_kind, seed, growth, tightening, fpr, blobs):
+    """The kind-3 blob of FORMAT.md over complete layer blobs."""
+    capacity = count = 0
+    for b in blobs:
+        h = HEADER.unpack_from(b)
+        capacity = min(capacity + h[8], (1 << 63) - 1)
+        count = min(count + h[10], (1 << 64) - 1)
+    header = struct.pack("<4sBBBBIBBHdQdQ16s", MAGIC, 1, 3, 1, 0, seed,
+                         layer_kind, len(blobs), growth, tightening, capacity,
+                         fpr, count, bytes(16))
+    directory = b"".join(struct.pack("<Q", len(b)) for b in blobs)
+    return header + directory + b"".join(blobs)

@@ -943,6 +943,27 @@ def check_stores(tap, conn, values):
                "cuckoo store: the reader reassembles from the shadow tables "
                "alone the blob SELECT filter exports, items = adds - deletes, "
                "every value kept is present")
+        # Scalable stores of both kinds: layers, rows created as written.
+        ext.execute("CREATE VIRTUAL TABLE g USING bloom_store(capacity = 500,"
+                    " growth = 2, fpr = 0.01)")
+        ext.execute("CREATE VIRTUAL TABLE gc USING cuckoo_store(capacity = "
+                    "500, growth = 3, fpr = 0.01)")
+        ext.execute("INSERT INTO g(value) SELECT v FROM m")
+        ext.execute("INSERT INTO gc(value) SELECT v FROM md")
+        ext.execute("DELETE FROM gc WHERE value IN (SELECT v FROM md "
+                    "WHERE rowid % 5 = 0)")
+        ext.commit()
+        plain3 = sqlite3.connect(path)
+        same = []
+        for store in ("g", "gc"):
+            exported = ext.execute("SELECT filter FROM %s" % store).fetchone()[0]
+            layers = ext.execute("SELECT value FROM %s_config WHERE key = "
+                                 "'layers'" % store).fetchone()[0]
+            same.append(br.read_store(plain3, store) == exported and layers > 2)
+        tap.ok(all(same), "scalable stores: the reader reassembles from the "
+               "shadow tables alone the layered blob SELECT filter exports "
+               "(bloom_store, cuckoo_store)", repr(same))
+        plain3.close()
         plain2.close()
         plain.close()
         ext.close()
