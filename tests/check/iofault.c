@@ -3,7 +3,8 @@
 **
 ** A table `items` whose filter in `filters` is kept by an AFTER INSERT
 ** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), a bloom_store
-** `seen` and a cuckoo_store `live` by two more triggers, written in
+** `seen`, a cuckoo_store `live` and a scalable bloom_store `grow` (from 100
+** items, so that it adds layers) by three more triggers, written in
 ** transactions of 5 rows (every 7th also rebuilds the filter with
 ** bloom_build).  After every disaster the database is reopened cleanly
 ** (default VFS) and must satisfy:
@@ -14,8 +15,9 @@
 **   - every transaction is there whole or not at all (5 rows or none);
 **   - every transaction whose COMMIT returned SQLITE_OK is there;
 **   - every row is in the bloom_store, whose export is exactly bloom_build
-**     over the table, and in the cuckoo_store, which holds as many
-**     fingerprints as the table rows.
+**     over the table, in the cuckoo_store, which holds as many
+**     fingerprints as the table rows, and in the scalable store, whose
+**     layers together counted each row once.
 **
 ** 1. A VFS shim ("faulty") registered here delegates to the default VFS
 **    and fails the Nth xWrite/xSync/xTruncate call (one-shot: only that
@@ -178,6 +180,11 @@ static const char SCHEMA[] =
     "  capacity = 400000, fpr = 0.01);"
     "CREATE TRIGGER IF NOT EXISTS items_live AFTER INSERT ON items BEGIN"
     "  INSERT INTO live(value) VALUES (NEW.id);"
+    " END;"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS grow USING bloom_store("
+    "  capacity = 100, growth = 2, fpr = 0.01);"
+    "CREATE TRIGGER IF NOT EXISTS items_grow AFTER INSERT ON items BEGIN"
+    "  INSERT INTO grow(value) VALUES (NEW.id);"
     " END;";
 
 /* Transaction k inserts ids 5k .. 5k+4; every 7th rebuilds the filter. */
@@ -283,8 +290,24 @@ static int check_db(const char *path, const unsigned char *committed,
       !store_checks_out(db, "live",
                         "SELECT (SELECT i.items FROM live, cuckoo_info("
                         "live.filter) AS i) IS (SELECT count(*) FROM items)",
-                        what))
+                        what) ||
+      !store_checks_out(db, "grow", "SELECT 1", what))
     ok = 0;
+  /* The scalable store: its layered export counts every row once (the
+  ** header's count, at offset 40, is the sum of its layers'). */
+  int len = 0;
+  unsigned char *grown = q_blob(db, "SELECT filter FROM grow", NOARGS, &len);
+  long long rows = q_int(db, "SELECT count(*) FROM items", NOARGS);
+  uint64_t counted = 0;
+  for (int b = 7; grown && len >= 64 && b >= 0; b--)
+    counted = counted << 8 | grown[40 + b];
+  if (!grown || len < 64 || grown[5] != 3 || counted != (uint64_t)rows) {
+    tap_diag("  %s: scalable store grow: %s, %llu counted for %lld rows", what,
+             grown ? "exported" : "no export", (unsigned long long)counted,
+             rows);
+    ok = 0;
+  }
+  free(grown);
   long long lost = 0;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2(db,
