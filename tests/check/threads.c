@@ -16,7 +16,9 @@
 **          the sum of theirs (bloom_info), in one read transaction;
 **   reload now and then, a second connection that loads the extension
 **          again while the other threads call its functions.
-** At the end the store must be exactly bloom_build over the items.
+** At the end the store must be exactly bloom_build over the items, and a
+** scalable store kept the same way (growing while every connection holds
+** its layers) must hold every item, counted once.
 ** Any wrong answer or unexpected error fails; under TSan any report makes
 ** the process exit non-zero.  BLOOM_THREADS_SECONDS sets the duration
 ** (default 3).
@@ -235,7 +237,11 @@ int main(void) {
         !exec_ok(db,
                  "CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 20000);"
                  "CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN"
-                 "  INSERT INTO seen(value) VALUES (NEW.id); END;")) {
+                 "  INSERT INTO seen(value) VALUES (NEW.id); END;"
+                 "CREATE VIRTUAL TABLE grow USING bloom_store(capacity = 50,"
+                 "  growth = 2);"
+                 "CREATE TRIGGER items_grow AFTER INSERT ON items BEGIN"
+                 "  INSERT INTO grow(value) VALUES (NEW.id); END;")) {
       printf("Bail out! cannot create the store in %s\n", path);
       return 2;
     }
@@ -287,6 +293,22 @@ int main(void) {
                        "bloom_empty(20000, 0.01))", NOARGS),
              1, "the store kept by every thread's trigger is exactly "
                 "bloom_build over the items");
+  /* The scalable store grew while other connections held its layers: each
+  ** must have followed, adding to the newest layer only. */
+  TAP_EQ_U64(q_int(db, "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1"
+                       " FROM grow WHERE value = items.id)", NOARGS),
+             0, "every item is in the scalable store (%lld layers)",
+             q_int(db, "SELECT value FROM grow_config WHERE key = 'layers'",
+                   NOARGS));
+  int grown_len = 0;
+  unsigned char *grown = q_blob(db, "SELECT filter FROM grow", NOARGS,
+                                &grown_len);
+  uint64_t counted = 0;
+  for (int b = 7; grown && grown_len >= 64 && b >= 0; b--)
+    counted = counted << 8 | grown[40 + b];
+  TAP_EQ_U64(counted, (uint64_t)q_int(db, "SELECT count(*) FROM items", NOARGS),
+             "its layers counted every item once");
+  free(grown);
   sqlite3_close(db);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
