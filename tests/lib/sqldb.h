@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "blob.h"
@@ -330,6 +331,21 @@ static inline sqlite3 *open_db(const char *encoding) {
 /* A database file (NULL: in memory). */
 static inline sqlite3 *open_db_at(const char *path) {
   return open_db_with(path, NULL);
+}
+
+/* A temporary database file name, /tmp/bloom-<prefix>-<pid>-<tag>.db,
+** removed (with its -wal and -shm) first; valid until the next call. */
+static inline const char *temp_db_file(const char *prefix, const char *tag) {
+  static char path[256];
+  char extra[300];
+  snprintf(path, sizeof path, "/tmp/bloom-%s-%ld-%s.db", prefix,
+           (long)getpid(), tag);
+  remove(path);
+  snprintf(extra, sizeof extra, "%s-wal", path);
+  remove(extra);
+  snprintf(extra, sizeof extra, "%s-shm", path);
+  remove(extra);
+  return path;
 }
 
 /* A recursive CTE of integers lo..hi as s(x) (libsqlite3 has no

@@ -25,16 +25,7 @@
 #include "lib/tap.h"
 
 static const char *temp_db(const char *tag) {
-  static char path[256];
-  snprintf(path, sizeof path, "/tmp/bloom-scalable-%ld-%s.db", (long)getpid(),
-           tag);
-  char extra[300];
-  remove(path);
-  snprintf(extra, sizeof extra, "%s-wal", path);
-  remove(extra);
-  snprintf(extra, sizeof extra, "%s-shm", path);
-  remove(extra);
-  return path;
+  return temp_db_file("scalable", tag);
 }
 
 static sqlite3_int64 config_int(sqlite3 *db, const char *store,

@@ -30,18 +30,8 @@
 
 #define SEED 0x5eed5707e5ull
 
-/* A temporary database file name, removed (with -wal and -shm) first. */
 static const char *temp_db(const char *tag) {
-  static char path[256];
-  snprintf(path, sizeof path, "/tmp/bloom-store-%ld-%s.db", (long)getpid(),
-           tag);
-  char extra[300];
-  remove(path);
-  snprintf(extra, sizeof extra, "%s-wal", path);
-  remove(extra);
-  snprintf(extra, sizeof extra, "%s-shm", path);
-  remove(extra);
-  return path;
+  return temp_db_file("store", tag);
 }
 
 /* 1 if the store's exported filter equals bloom_build over the values of
