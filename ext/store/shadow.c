@@ -201,18 +201,20 @@ int shadow_write_chunk(shadow_tables *t, int64_t id, const void *bytes,
 
 int shadow_put_chunk(shadow_tables *t, int64_t id, const void *bytes,
                      int size) {
+  /* Most writes change a row that exists: UPDATE first, as a fixed store
+  ** does, and INSERT only when there was none. */
+  int rc = shadow_write_chunk(t, id, bytes, size);
+  if (rc != SQLITE_CORRUPT_VTAB) return rc;
   if (t->put_chunk == NULL) {
-    int rc = prepare(t->db,
-                     sqlite3_mprintf("INSERT INTO \"%w\".\"%w_chunks\"(id, data) "
-                                     "VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE "
-                                     "SET data = excluded.data", t->schema,
-                                     t->name),
-                     &t->put_chunk);
+    rc = prepare(t->db,
+                 sqlite3_mprintf("INSERT INTO \"%w\".\"%w_chunks\"(id, data) "
+                                 "VALUES (?1, ?2)", t->schema, t->name),
+                 &t->put_chunk);
     if (rc != SQLITE_OK) return rc;
   }
   sqlite3_bind_int64(t->put_chunk, 1, id);
   sqlite3_bind_blob(t->put_chunk, 2, bytes, size, SQLITE_STATIC);
-  int rc = sqlite3_step(t->put_chunk);
+  rc = sqlite3_step(t->put_chunk);
   int reset = sqlite3_reset(t->put_chunk);
   sqlite3_clear_bindings(t->put_chunk);
   return rc == SQLITE_DONE ? SQLITE_OK : reset != SQLITE_OK ? reset : rc;
