@@ -137,6 +137,7 @@ int store_read_config(store *s) {
   sqlite3_stmt *stmt;
   int rc = shadow_read_config(&s->tables, &stmt);
   if (rc != SQLITE_OK) {
+    sqlite3_free(next);
     sqlite3_free(c);
     return rc;
   }
