@@ -26,7 +26,15 @@ cached_chunk *cache_find(const chunk_cache *c, int64_t id) {
 static int grow(chunk_cache *c) {
   size_t capacity = c->capacity ? c->capacity * 2 : 64;
   cached_chunk *slots = sqlite3_malloc64(capacity * sizeof *slots);
-  if (slots == NULL) return -1;
+  /* Room for every chunk's id in the dirty list, so that marking one
+  ** dirty cannot fail. */
+  int64_t *dirty_ids =
+      sqlite3_realloc64(c->dirty_ids, capacity * sizeof *dirty_ids);
+  if (dirty_ids) c->dirty_ids = dirty_ids;
+  if (slots == NULL || dirty_ids == NULL) {
+    sqlite3_free(slots);
+    return -1;
+  }
   for (size_t i = 0; i < capacity; i++) {
     slots[i].id = -1;
     slots[i].dirty = 0;
@@ -62,17 +70,23 @@ cached_chunk *cache_add(chunk_cache *c, int64_t id, unsigned char *bytes,
 }
 
 void cache_mark_dirty(chunk_cache *c, cached_chunk *chunk) {
-  if (!chunk->dirty) c->dirty++;
+  if (chunk->dirty) return;
   chunk->dirty = 1;
+  c->dirty_ids[c->dirty++] = chunk->id;
 }
 
-void cache_mark_clean(chunk_cache *c, cached_chunk *chunk) {
-  if (chunk->dirty) c->dirty--;
-  chunk->dirty = 0;
+void cache_mark_clean_first(chunk_cache *c, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    cached_chunk *chunk = cache_find(c, c->dirty_ids[i]);
+    if (chunk) chunk->dirty = 0;
+  }
+  memmove(c->dirty_ids, c->dirty_ids + n, (c->dirty - n) * sizeof *c->dirty_ids);
+  c->dirty -= n;
 }
 
 void cache_clear(chunk_cache *c) {
   for (size_t i = 0; i < c->capacity; i++) sqlite3_free(c->slots[i].bytes);
   sqlite3_free(c->slots);
+  sqlite3_free(c->dirty_ids);
   memset(c, 0, sizeof *c);
 }

@@ -24,6 +24,9 @@ typedef struct chunk_cache {
   size_t capacity;     /* slots */
   size_t count;        /* occupied slots */
   size_t dirty;        /* dirty chunks */
+  int64_t *dirty_ids;  /* their ids, in the order they became dirty (room
+                          for `capacity`: written back without a scan of
+                          the clean chunks a connection keeps) */
   size_t bytes;        /* chunk bytes held */
 } chunk_cache;
 
@@ -38,8 +41,8 @@ cached_chunk *cache_add(chunk_cache *c, int64_t id, unsigned char *bytes,
 /* Marks a chunk changed. */
 void cache_mark_dirty(chunk_cache *c, cached_chunk *chunk);
 
-/* Marks a chunk written back. */
-void cache_mark_clean(chunk_cache *c, cached_chunk *chunk);
+/* Marks the first n chunks of dirty_ids written back. */
+void cache_mark_clean_first(chunk_cache *c, size_t n);
 
 /* Drops every chunk (dirty ones too) and frees the memory. */
 void cache_clear(chunk_cache *c);

@@ -221,19 +221,25 @@ static int settle(store *s) {
 static int flush(store *s, int drop) {
   int settled = settle(s);
   if (settled != SQLITE_OK) return settled;
-  for (size_t i = 0; i < s->cache.capacity && s->cache.dirty; i++) {
-    cached_chunk *c = &s->cache.slots[i];
-    if (c->id < 0 || !c->dirty) continue;
-    const store_layer *l = layer_of(s, c->id);
-    if (l == NULL) return chunk_missing(s, c->id);
-    int size = store_chunk_bytes(s, l, c->id - l->first_chunk);
+  size_t done = 0;
+  int rc = SQLITE_OK;
+  for (; rc == SQLITE_OK && done < s->cache.dirty; done++) {
+    int64_t id = s->cache.dirty_ids[done];
+    const cached_chunk *c = cache_find(&s->cache, id);
+    const store_layer *l = layer_of(s, id);
+    if (c == NULL || l == NULL) {
+      rc = chunk_missing(s, id);
+      break;
+    }
+    int size = store_chunk_bytes(s, l, id - l->first_chunk);
     /* A layer's rows are created when first written. */
-    int rc = s->scalable ? shadow_put_chunk(&s->tables, c->id, c->bytes, size)
-                         : shadow_write_chunk(&s->tables, c->id, c->bytes, size);
-    if (rc == SQLITE_CORRUPT_VTAB) return chunk_missing(s, c->id);
-    if (rc != SQLITE_OK) return rc;
-    cache_mark_clean(&s->cache, c);
+    rc = s->scalable ? shadow_put_chunk(&s->tables, id, c->bytes, size)
+                     : shadow_write_chunk(&s->tables, id, c->bytes, size);
+    if (rc == SQLITE_CORRUPT_VTAB) rc = chunk_missing(s, id);
+    if (rc != SQLITE_OK) break;
   }
+  cache_mark_clean_first(&s->cache, done);
+  if (rc != SQLITE_OK) return rc;
   if (drop) cache_clear(&s->cache);
   return SQLITE_OK;
 }
@@ -818,9 +824,20 @@ static void transaction_over(store *s) {
 
 /* After COMMIT the cached chunks are what the database holds, and stay
 ** (the data version tells the next statement whether they still are);
-** after ROLLBACK they are dropped. */
+** after ROLLBACK they are dropped.  The commit itself changed the data
+** version: read it now, before this connection can see another's commit
+** (its pager looks again only when the next transaction starts), so that
+** our own commit does not empty the cache. */
 static int store_commit(sqlite3_vtab *vtab) {
-  transaction_over((store *)vtab);
+  store *s = (store *)vtab;
+  unsigned version = 0;
+  if (s->data_version_known &&
+      sqlite3_file_control(s->tables.db, s->tables.schema,
+                           SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK)
+    s->data_version = version;
+  else
+    s->data_version_known = 0;
+  transaction_over(s);
   return SQLITE_OK;
 }
 
