@@ -46,7 +46,8 @@
 ** timed inserts go to stores of their own.  Ids are random 63-bit
 ** integers from a SQL function of the driver (SplitMix64 of a stream
 ** number and a counter), so every build holds the same ids.
-** SCALABLE_BENCH_ROUNDS=n sets the interleaved rounds (default 5).
+** SCALABLE_BENCH_ROUNDS=n sets the interleaved rounds (default 7); the
+** figures are their medians.
 ** Usage: scalable BLOOM_SO DIR
 */
 #define _DEFAULT_SOURCE
@@ -223,7 +224,8 @@ static sqlite3 *prepare_db(const char *dir) {
   snprintf(path, sizeof path, "%s/scalable.db", dir);
   so_digest(digest);
   sqlite3 *db = open_db(path);
-  if (q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ready'") == 1 &&
+  if (q_int(db, "SELECT count(*) FROM pragma_table_info('ready') WHERE name = "
+               "'so_digest'") == 1 &&
       q_intf(db, "SELECT count(*) FROM ready WHERE so_digest = %Q", digest) == 1)
     return db;
   /* How full a layer may get decides the stores' shape: stores made by
@@ -376,6 +378,24 @@ static double run_once(sqlite3 *db, const char *sql, char *why, size_t size) {
   return now() - t0;
 }
 
+/* Room for one figure a round. */
+static double *rounds_of(int rounds) {
+  double *v = calloc((size_t)rounds, sizeof *v);
+  if (v == NULL) die(NULL, "out of memory");
+  return v;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of n figures (sorts them). */
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, by_value);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* Reads every chunk row of a store into SQLite's cache. */
 static void warm(sqlite3 *db, const char *name) {
   q_intf(db, "SELECT sum(length(data)) FROM \"%w_chunks\"", name);
@@ -465,7 +485,7 @@ int main(int argc, char **argv) {
   so_path = argv[1];
   const char *dir = argv[2];
   const char *rounds_env = getenv("SCALABLE_BENCH_ROUNDS");
-  int rounds = rounds_env ? atoi(rounds_env) : 5;
+  int rounds = rounds_env ? atoi(rounds_env) : 7;
   if (rounds < 1) rounds = 1;
   double t_start = now();
 
@@ -482,7 +502,12 @@ int main(int argc, char **argv) {
   uint64_t next = 1;
   enum { SINGLE = 1000, BATCH = 10000, STORES = 3 };
   const char *ins[STORES] = {"t1", "t1000", "tf1000"};
-  double one[STORES] = {0}, bulk[STORES] = {0}, nockpt[STORES] = {0};
+  double *one[STORES], *bulk[STORES], *nockpt[STORES];
+  for (int k = 0; k < STORES; k++) {
+    one[k] = rounds_of(rounds);
+    bulk[k] = rounds_of(rounds);
+    nockpt[k] = rounds_of(rounds);
+  }
   warm(db, "t1000");
   warm(db, "tf1000");
   for (int r = 0; r < rounds; r++) {
@@ -490,11 +515,11 @@ int main(int argc, char **argv) {
     warm(db, "t1");
     for (int j = 0; j < STORES; j++) {
       int k = (j + r) % STORES;
-      one[k] += insert_cost(db, ins[k], SINGLE, stream, &next);
+      one[k][r] = insert_cost(db, ins[k], SINGLE, stream, &next);
     }
     for (int j = 0; j < STORES; j++) {
       int k = (j + r) % STORES;
-      bulk[k] += bulk_cost(db, ins[k], BATCH, stream, &next);
+      bulk[k][r] = bulk_cost(db, ins[k], BATCH, stream, &next);
     }
   }
   /* The same autocommit inserts without automatic checkpoints: what the
@@ -505,65 +530,78 @@ int main(int argc, char **argv) {
     warm(db, "t1");
     for (int j = 0; j < STORES; j++) {
       int k = (j + r) % STORES;
-      nockpt[k] += insert_cost(db, ins[k], SINGLE, stream, &next);
+      nockpt[k][r] = insert_cost(db, ins[k], SINGLE, stream, &next);
     }
   }
   exec(db, "PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(TRUNCATE)");
-  printf("  INFO per autocommit insert (%d a round, %d rounds): %.1f us at 1x,"
-         " %.1f us at 1000x, %.1f us fixed store of 1000x's items\n", SINGLE,
-         rounds, one[0] / rounds * 1e6, one[1] / rounds * 1e6,
-         one[2] / rounds * 1e6);
+  double m1[STORES], mb[STORES], mn[STORES];
+  for (int k = 0; k < STORES; k++) {
+    m1[k] = median(one[k], rounds) * 1e6;
+    mb[k] = median(bulk[k], rounds) * 1e6;
+    mn[k] = median(nockpt[k], rounds) * 1e6;
+  }
+  printf("  INFO per autocommit insert (%d a round, median of %d rounds): %.1f us"
+         " at 1x, %.1f us at 1000x, %.1f us fixed store of 1000x's items\n",
+         SINGLE, rounds, m1[0], m1[1], m1[2]);
   printf("  INFO   the same, wal_autocheckpoint = 0: %.1f us, %.1f us, %.1f us\n",
-         nockpt[0] / rounds * 1e6, nockpt[1] / rounds * 1e6,
-         nockpt[2] / rounds * 1e6);
+         mn[0], mn[1], mn[2]);
   printf("  INFO per id of a bulk INSERT ... SELECT of %d in one transaction:"
-         " %.2f us at 1x, %.2f us at 1000x, %.2f us fixed\n", BATCH,
-         bulk[0] / rounds * 1e6, bulk[1] / rounds * 1e6, bulk[2] / rounds * 1e6);
-  target("autocommit insert at 1000x vs at 1x", one[1] / one[0], 1.3);
-  target("bulk insert at 1000x vs at 1x", bulk[1] / bulk[0], 1.3);
+         " %.2f us at 1x, %.2f us at 1000x, %.2f us fixed\n", BATCH, mb[0],
+         mb[1], mb[2]);
+  target("autocommit insert at 1000x vs at 1x", m1[1] / m1[0], 1.3);
+  target("bulk insert at 1000x vs at 1x", mb[1] / mb[0], 1.3);
 
   /* Point probes of absent ids: every layer of the scalable store is
   ** asked. */
   warm(db, "s1000");
   warm(db, "fsum");
-  double ps = 0, pf = 0;
+  double *ps = rounds_of(rounds), *pf = rounds_of(rounds);
   long long hits;
   enum { PROBES = 100000 };
   for (int r = 0; r < rounds; r++) {
     uint64_t first = (uint64_t)r * PROBES + 1;
-    ps += probe_cost(db, "s1000", PROBES, stream + 1000000, first, &hits);
-    pf += probe_cost(db, "fsum", PROBES, stream + 1000000, first, &hits);
+    int f = r % 2; /* which goes first */
+    for (int j = 0; j < 2; j++) {
+      if ((j ^ f) == 0)
+        ps[r] = probe_cost(db, "s1000", PROBES, stream + 1000000, first, &hits);
+      else
+        pf[r] = probe_cost(db, "fsum", PROBES, stream + 1000000, first, &hits);
+    }
   }
-  long long sum_capacity = layers_capacity(db, "s1000");
+  double mps = median(ps, rounds), mpf = median(pf, rounds);
   printf("  INFO prepared EXISTS, absent ids: %.2f us scalable (%lld layers),"
-         " %.2f us fixed (capacity %lld)\n", ps / rounds * 1e6,
+         " %.2f us fixed (capacity %lld)\n", mps * 1e6,
          q_int(db, "SELECT value FROM s1000_config WHERE key = 'layers'"),
-         pf / rounds * 1e6, sum_capacity);
-  target("point probe at 1000x vs a fixed store of its size", ps / pf, 2.0);
+         mpf * 1e6, layers_capacity(db, "s1000"));
+  target("point probe at 1000x vs a fixed store of its size", mps / mpf, 2.0);
 
   /* Bulk probes over the exported filters. */
-  double bs = 0, bf = 0;
-  int skipped = 0;
-  for (int r = 0; r < rounds && !skipped; r++) {
-    double t = run_once(db, "SELECT count(*) FROM probes WHERE bloom_probe("
-                            "'SELECT filter FROM s1000', v)", why, sizeof why);
-    if (t < 0) {
-      printf("  SKIP: bloom_probe over a layered filter: %s\n", why);
-      skipped = 1;
-      break;
+  double *bs = rounds_of(rounds), *bf = rounds_of(rounds);
+  const char *layered_q = "SELECT count(*) FROM probes WHERE bloom_probe("
+                          "'SELECT filter FROM s1000', v)";
+  const char *fixed_q = "SELECT count(*) FROM probes WHERE bloom_probe("
+                        "'SELECT filter FROM fsum', v)";
+  if (run_once(db, layered_q, why, sizeof why) < 0) {
+    printf("  SKIP: bloom_probe over a layered filter: %s\n", why);
+  } else {
+    if (run_once(db, fixed_q, why, sizeof why) < 0) die(db, why); /* warm both */
+    for (int r = 0; r < rounds; r++) {
+      int f = r % 2;
+      for (int j = 0; j < 2; j++) {
+        double t = run_once(db, (j ^ f) == 0 ? layered_q : fixed_q, why, sizeof why);
+        if (t < 0) die(db, why);
+        if ((j ^ f) == 0)
+          bs[r] = t;
+        else
+          bf[r] = t;
+      }
     }
-    bs += t;
-    t = run_once(db, "SELECT count(*) FROM probes WHERE bloom_probe("
-                     "'SELECT filter FROM fsum', v)", why, sizeof why);
-    if (t < 0) die(db, why);
-    bf += t;
-  }
-  if (!skipped) {
     long long rows = q_int(db, "SELECT count(*) FROM probes");
+    double mbs = median(bs, rounds), mbf = median(bf, rounds);
     printf("  INFO bloom_probe per row over %lld rows: %.1f ns layered,"
-           " %.1f ns fixed\n", rows, bs / rounds / (double)rows * 1e9,
-           bf / rounds / (double)rows * 1e9);
-    target("bloom_probe over the layered filter vs the fixed one", bs / bf, 2.0);
+           " %.1f ns fixed\n", rows, mbs / (double)rows * 1e9,
+           mbf / (double)rows * 1e9);
+    target("bloom_probe over the layered filter vs the fixed one", mbs / mbf, 2.0);
   }
 
   /* Space and rate. */
