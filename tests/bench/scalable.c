@@ -181,12 +181,10 @@ static void add_ids(sqlite3 *db, const char *name, int stream, long long from,
         from, to, name, stream);
 }
 
-/* Store `name` holding the first n items, made in one transaction unless
-** an earlier run made it. */
-static void ensure_store(sqlite3 *db, const char *name, const char *module,
-                         const char *args, long long n) {
-  if (q_intf(db, "SELECT count(*) FROM sqlite_master WHERE name = %Q", name) == 1)
-    return;
+/* Makes store `name` holding the first n items, in one transaction (the
+** one open, if any). */
+static void make_store(sqlite3 *db, const char *name, const char *module,
+                       const char *args, long long n) {
   int own = sqlite3_get_autocommit(db);
   if (own) exec(db, "BEGIN");
   execf(db, "CREATE VIRTUAL TABLE \"%w\" USING %s(%s)", name, module, args);
@@ -217,8 +215,8 @@ static void so_digest(char out[32]) {
   snprintf(out, 32, "%016llx", (unsigned long long)h);
 }
 
-/* Opens scalable.db and makes what an earlier run did not: the figures'
-** stores, the timed inserts' stores, the probe tables. */
+/* Opens scalable.db, made by an earlier run with the same bloom.so or
+** now: the figures' stores, the timed inserts' stores, the probe tables. */
 static sqlite3 *prepare_db(const char *dir) {
   char path[512], digest[32];
   snprintf(path, sizeof path, "%s/scalable.db", dir);
@@ -248,43 +246,40 @@ static sqlite3 *prepare_db(const char *dir) {
     long long n = FIRST * multiples[k];
     snprintf(fixed, sizeof fixed, "capacity = %lld, fpr = 0.01", n);
     snprintf(name, sizeof name, "s%lld", multiples[k]);
-    ensure_store(db, name, "bloom_store", scalable, n);
+    make_store(db, name, "bloom_store", scalable, n);
     snprintf(name, sizeof name, "f%lld", multiples[k]);
-    ensure_store(db, name, "bloom_store", fixed, n);
+    make_store(db, name, "bloom_store", fixed, n);
     snprintf(name, sizeof name, "c%lld", multiples[k]);
-    ensure_store(db, name, "cuckoo_store", scalable, n);
+    make_store(db, name, "cuckoo_store", scalable, n);
     snprintf(name, sizeof name, "cf%lld", multiples[k]);
-    ensure_store(db, name, "cuckoo_store", fixed, n);
+    make_store(db, name, "cuckoo_store", fixed, n);
   }
   long long big = FIRST * 1000LL;
   snprintf(fixed, sizeof fixed, "capacity = %lld, fpr = 0.01",
            layers_capacity(db, "s1000"));
-  ensure_store(db, "fsum", "bloom_store", fixed, big);
-  if (q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 't1000'") == 0) {
-    /* The big timing store: 1000x, then on until the layer that opens
-    ** has its chunk rows (see the header). */
-    exec(db, "BEGIN");
-    ensure_store(db, "t1000", "bloom_store", scalable, big);
-    long long layers = q_int(db, "SELECT value FROM t1000_config WHERE key = 'layers'");
-    long long n = big;
-    while (n < 2 * big &&
-           q_int(db, "SELECT value FROM t1000_config WHERE key = 'layers'") == layers) {
-      add_ids(db, "t1000", STREAM_AGEING, n + 1, n + 10000);
-      n += 10000;
-    }
-    add_ids(db, "t1000", STREAM_AGEING, n + 1, n + AGEING_AFTER);
-    exec(db, "COMMIT");
+  make_store(db, "fsum", "bloom_store", fixed, big);
+  /* The big timing store: 1000x, then on until the next layer opens and
+  ** has its chunk rows (see the header). */
+  exec(db, "BEGIN");
+  make_store(db, "t1000", "bloom_store", scalable, big);
+  long long layers = q_int(db, "SELECT value FROM t1000_config WHERE key = 'layers'");
+  long long n = big;
+  while (n < 2 * big &&
+         q_int(db, "SELECT value FROM t1000_config WHERE key = 'layers'") == layers) {
+    add_ids(db, "t1000", STREAM_AGEING, n + 1, n + 10000);
+    n += 10000;
   }
+  add_ids(db, "t1000", STREAM_AGEING, n + 1, n + AGEING_AFTER);
+  exec(db, "COMMIT");
   snprintf(fixed, sizeof fixed, "capacity = %lld, fpr = 0.01", big);
-  ensure_store(db, "tf1000", "bloom_store", fixed, big);
+  make_store(db, "tf1000", "bloom_store", fixed, big);
   snprintf(scalable, sizeof scalable, "capacity = %d, growth = %d, fpr = 0.001",
            FIRST, GROWTH);
-  ensure_store(db, "p1000", "bloom_store", scalable, big);
+  make_store(db, "p1000", "bloom_store", scalable, big);
   snprintf(fixed, sizeof fixed, "capacity = %lld, fpr = 0.001", big);
-  ensure_store(db, "pf1000", "bloom_store", fixed, big);
+  make_store(db, "pf1000", "bloom_store", fixed, big);
   execf(db,
-        "BEGIN; DROP TABLE IF EXISTS absent; DROP TABLE IF EXISTS probes;"
-        "CREATE TABLE absent(v INTEGER); CREATE TABLE probes(v INTEGER);"
+        "BEGIN; CREATE TABLE absent(v INTEGER); CREATE TABLE probes(v INTEGER);"
         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE "
         "i < 200000) INSERT INTO absent SELECT bench_id(%d, i) FROM c;"
         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE "
@@ -332,7 +327,7 @@ static void make_small(sqlite3 *db) {
   snprintf(args, sizeof args, "capacity = %d, growth = %d, fpr = 0.01", FIRST,
            GROWTH);
   exec(db, "DROP TABLE IF EXISTS t1");
-  ensure_store(db, "t1", "bloom_store", args, FIRST);
+  make_store(db, "t1", "bloom_store", args, FIRST);
 }
 
 /* Seconds per run of a prepared EXISTS over `count` ids of a stream, and
