@@ -13,12 +13,17 @@
 # make bench-store: only the bloom_store figures (tests/bench/store.c; its
 # databases, store-*.db, take about 1.5 GB and a few minutes to build once;
 # STORE_BENCH_BIG=n sets the large size, default 10000000).
+# make bench-scalable: only the scalable stores' figures
+# (tests/bench/scalable.c; its database, scalable.db, takes about 250 MB and
+# a minute or two to build, again whenever bloom.so changes; a run takes
+# about half a minute more; SCALABLE_BENCH_ROUNDS=n sets its rounds).
 
 BENCH_CC     ?= $(CC)
 BENCH_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Wshadow
 BENCH_BIN     = build/bench/bench
 COUNTING_BIN  = build/bench/counting
 STORE_BIN     = build/bench/store
+SCALABLE_BIN  = build/bench/scalable
 
 $(BENCH_BIN): tests/bench/bench.c $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
@@ -32,15 +37,23 @@ $(STORE_BIN): tests/bench/store.c
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-.PHONY: bench-counting bench-store
+$(SCALABLE_BIN): tests/bench/scalable.c
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN)
+.PHONY: bench-counting bench-store bench-scalable
+
+bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN)
 	$(BENCH_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(COUNTING_BIN)
 	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
+	$(SCALABLE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 
 bench-store: bloom.so $(STORE_BIN)
 	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
+
+bench-scalable: bloom.so $(SCALABLE_BIN)
+	$(SCALABLE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 
 bench-counting: $(COUNTING_BIN)
 	$(COUNTING_BIN)
