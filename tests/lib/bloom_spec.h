@@ -100,6 +100,40 @@ static inline int spec_cuckoo_valid(const unsigned char *b, size_t len) {
   return (u128)spec_le64(b + SPEC_OFF_INSERTED) <= (u128)buckets * 4;
 }
 
+/* 1 if FORMAT.md's "Kind 3" accepts b[0..len) as a layered filter whose
+** layers are of kind layer_kind (0: either).  Sums in 128 bits. */
+static inline int spec_layered_valid(const unsigned char *b, size_t len,
+                                     unsigned layer_kind) {
+  if (!spec_common_valid(b, len, 3)) return 0;
+  unsigned lk = b[12], layers = b[13];
+  if (lk != 1 && lk != 2) return 0;
+  if (layer_kind && lk != layer_kind) return 0;
+  if (layers < 1 || layers > 64) return 0;
+  if ((unsigned)b[14] + 256u * b[15] < 1) return 0;
+  double t = spec_le_double(b + 16);
+  if (!(t > 0.0 && t <= 1.0)) return 0;
+  if ((len - SPEC_HEADER) / 8 < layers) return 0;
+  __extension__ typedef unsigned __int128 u128;
+  u128 sum = 0, capacity = 0, count = 0;
+  size_t at = SPEC_HEADER + 8 * (size_t)layers;
+  for (unsigned i = 0; i < layers; i++) sum += spec_le64(b + SPEC_HEADER + 8 * i);
+  if (sum != (u128)(len - at)) return 0;
+  for (unsigned i = 0; i < layers; i++) {
+    size_t n = (size_t)spec_le64(b + SPEC_HEADER + 8 * i);
+    const unsigned char *l = b + at;
+    if (!(lk == 1 ? spec_bloom_valid(l, n) : spec_cuckoo_valid(l, n)))
+      return 0;
+    if (spec_le32(l + SPEC_OFF_SEED) != spec_le32(b + SPEC_OFF_SEED)) return 0;
+    capacity += spec_le64(l + SPEC_OFF_CAPACITY);
+    count += spec_le64(l + SPEC_OFF_INSERTED);
+    at += n;
+  }
+  if (capacity > (u128)INT64_MAX) capacity = (u128)INT64_MAX;
+  if (count > (u128)UINT64_MAX) count = (u128)UINT64_MAX;
+  return capacity == spec_le64(b + SPEC_OFF_CAPACITY) &&
+         count == spec_le64(b + SPEC_OFF_INSERTED);
+}
+
 /* Two valid Bloom filters combine bit for bit when version, kind, hash,
 ** seed, bits and hashes agree: header bytes 4..23 (flags, also in that
 ** range, are 0 in both). */
