@@ -135,8 +135,8 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
     if (h->layer_kind != FILTER_KIND_BLOOM &&
         h->layer_kind != FILTER_KIND_CUCKOO)
       return fail(err, err_size,
-                  "layer kind %u is not 1 (bloom) or 2 (cuckoo)",
-                  h->layer_kind);
+                  "a layered filter (kind 3) needs layer kind 1 (bloom) or "
+                  "2 (cuckoo), not %u", h->layer_kind);
   }
   if (filter_kind_check(h, want_kind, err, err_size) != 0) return -1;
   h->hash = b[OFF_HASH];

@@ -3,7 +3,9 @@
 ** ext/FORMAT.md alone (it shares no code with ext/), so the tests and the
 ** fuzz targets can compare the extension's verdict on a blob with the
 ** document's: spec_bloom_valid() applies checks 1-4 (kind 1),
-** spec_cuckoo_valid() checks 1-3 and 5 (kind 2).  A cuckoo body's size is
+** spec_cuckoo_valid() checks 1-3 and 5 (kind 2), spec_layered_valid() the
+** rules of kind 3, and spec_layered_build() assembles a kind-3 blob from
+** its layers.  A cuckoo body's size is
 ** compared in 128-bit arithmetic here (buckets * 4 * f cannot wrap), a
 ** different way from the extension's divisions; a Bloom body's as
 ** bits / 8 == length - 64, the way FORMAT.md prescribes.
@@ -13,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SPEC_HEADER 64
@@ -132,6 +135,48 @@ static inline int spec_layered_valid(const unsigned char *b, size_t len,
   if (count > (u128)UINT64_MAX) count = (u128)UINT64_MAX;
   return capacity == spec_le64(b + SPEC_OFF_CAPACITY) &&
          count == spec_le64(b + SPEC_OFF_INSERTED);
+}
+
+/* A layered blob assembled from complete layers by FORMAT.md ("Kind 3")
+** alone: header (layer kind and seed from layer 0; capacity and count the
+** layers' sums, saturating), directory, layers.  Exactly sized, from
+** malloc; *out_len gets its length. */
+static inline unsigned char *spec_layered_build(
+    const unsigned char *const *layers, const size_t *lens, unsigned n,
+    unsigned growth, double tightening, double fpr, size_t *out_len) {
+  size_t len = SPEC_HEADER + 8 * (size_t)n;
+  __extension__ typedef unsigned __int128 u128;
+  u128 capacity = 0, count = 0;
+  for (unsigned i = 0; i < n; i++) {
+    len += lens[i];
+    capacity += spec_le64(layers[i] + SPEC_OFF_CAPACITY);
+    count += spec_le64(layers[i] + SPEC_OFF_INSERTED);
+  }
+  if (capacity > (u128)INT64_MAX) capacity = (u128)INT64_MAX;
+  if (count > (u128)UINT64_MAX) count = (u128)UINT64_MAX;
+  unsigned char *b = calloc(1, len);
+  if (b == NULL) return NULL;
+  memcpy(b, "BLMF", 4);
+  b[4] = 1;
+  b[5] = 3;
+  b[6] = 1;
+  memcpy(b + 8, layers[0] + 8, 4);
+  b[12] = layers[0][5];
+  b[13] = (unsigned char)n;
+  b[14] = (unsigned char)(growth & 255);
+  b[15] = (unsigned char)(growth >> 8);
+  spec_put_double(b + 16, tightening);
+  spec_put64(b + 24, (uint64_t)capacity);
+  spec_put_double(b + 32, fpr);
+  spec_put64(b + 40, (uint64_t)count);
+  size_t at = SPEC_HEADER + 8 * (size_t)n;
+  for (unsigned i = 0; i < n; i++) {
+    spec_put64(b + SPEC_HEADER + 8 * i, lens[i]);
+    memcpy(b + at, layers[i], lens[i]);
+    at += lens[i];
+  }
+  *out_len = len;
+  return b;
 }
 
 /* Two valid Bloom filters combine bit for bit when version, kind, hash,

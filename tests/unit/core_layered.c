@@ -326,8 +326,9 @@ static void check_malformed(const blob *good, unsigned kind) {
   expect_refused(good, kind, "0 layers", d_layers0, "layer count 0");
   expect_refused(good, kind, "65 layers", d_layers65, "layer count 65");
   expect_refused(good, kind, "layer_kind 3 (nesting)", d_layer_kind3,
-                 "layer kind 3");
-  expect_refused(good, kind, "layer_kind 0", d_layer_kind0, "layer kind 0");
+                 "layer kind 1 (bloom) or 2 (cuckoo), not 3");
+  expect_refused(good, kind, "layer_kind 0", d_layer_kind0,
+                 "layer kind 1 (bloom) or 2 (cuckoo), not 0");
   expect_refused(good, kind, "growth 0", d_growth0, "growth");
   expect_refused(good, kind, "tightening 0", d_tightening0, "tightening");
   expect_refused(good, kind, "tightening 1.5", d_tightening_big, "tightening");
