@@ -25,7 +25,8 @@
 ** estimated_items are sums over the layers (capacity, target_fpr and the
 ** count as the outer header says), fill_ratio and load_factor are over all
 ** the layers' bits or slots, estimated_fpr is 1 - prod(1 - the layer's
-** estimated_fpr), and hashes / fingerprint_bits are NULL (no one value).
+** estimated_fpr) (as -expm1(sum of log1p(-rate))), and hashes /
+** fingerprint_bits are NULL (no one value).
 **
 ** bloom_layers(filter): one row per layer of any filter, layered or not (a
 ** filter that is not layered is its own layer 0), with the union of both
@@ -172,7 +173,9 @@ static void row_of_filter(const filter_view *f, info_row *r) {
   }
   info_row sum;
   memset(&sum, 0, sizeof sum);
-  double clear = 1.0; /* the chance that no layer says maybe */
+  /* ln of the chance that no layer says maybe, summed with log1p so that
+  ** rates far below a double's epsilon keep their precision */
+  double log_clear = 0.0;
   for (unsigned i = 0; i < f->header.layers; i++) {
     filter_view layer;
     info_row one;
@@ -182,7 +185,7 @@ static void row_of_filter(const filter_view *f, info_row *r) {
     sum.buckets += one.buckets;
     sum.stats.bits_set += one.stats.bits_set;
     sum.stats.estimated_items += one.stats.estimated_items;
-    clear *= 1.0 - one.estimated_fpr;
+    log_clear += log1p(-one.estimated_fpr);
   }
   sum.header = f->header;
   sum.kind = f->header.layer_kind;
@@ -193,7 +196,7 @@ static void row_of_filter(const filter_view *f, info_row *r) {
   else
     sum.load = (double)f->header.count /
                ((double)sum.buckets * CUCKOO_SLOTS_PER_BUCKET);
-  sum.estimated_fpr = 1.0 - clear;
+  sum.estimated_fpr = -expm1(log_clear);
   *r = sum;
 }
 

@@ -197,7 +197,8 @@ static char *row_text(const char *sql, const arg *a, int n, int row) {
 
 static void check_bloom_info(const blob *whole, const blob *layers,
                              double fpr) {
-  double e_items = 0.0, clear = 1.0;
+  double e_items = 0.0;
+  long double clear = 1.0L; /* no layer says maybe: the product */
   sqlite3_int64 bits = 0, capacity = 0, inserted = 0, bits_set = 0;
   for (int i = 0; i < L; i++) {
     sqlite3_stmt *st = first_row(
@@ -209,7 +210,7 @@ static void check_bloom_info(const blob *whole, const blob *layers,
     capacity += sqlite3_column_int64(st, 1);
     inserted += sqlite3_column_int64(st, 2);
     e_items += sqlite3_column_double(st, 3);
-    clear *= 1.0 - sqlite3_column_double(st, 4);
+    clear *= 1.0L - (long double)sqlite3_column_double(st, 4);
     sqlite3_finalize(st);
     bits_set += (sqlite3_int64)popcount_bytes(layers[i].p + 64,
                                               (size_t)layers[i].n - 64);
@@ -242,9 +243,9 @@ static void check_bloom_info(const blob *whole, const blob *layers,
   tap_ok(rel_close(sqlite3_column_double(st, 11), e_items, 1e-12),
          "bloom_info(layered): estimated_items is the layers' sum (%.6f)",
          e_items);
-  tap_ok(rel_close(sqlite3_column_double(st, 12), 1.0 - clear, 1e-12),
+  tap_ok(rel_close(sqlite3_column_double(st, 12), (double)(1.0L - clear), 1e-12),
          "bloom_info(layered): estimated_fpr is 1 - prod(1 - layer's) "
-         "(%.6g)", 1.0 - clear);
+         "(%.6g)", (double)(1.0L - clear));
   sqlite3_finalize(st);
   sqlite3_int64 count =
       q_int(db, "SELECT bloom_count(?1)", ARGS(a_blob(whole->p, whole->n)));
@@ -319,7 +320,7 @@ static void check_bloom_info(const blob *whole, const blob *layers,
 static void check_cuckoo_info(const blob *whole, const blob *layers,
                               double fpr) {
   sqlite3_int64 buckets = 0, capacity = 0, items = 0;
-  double clear = 1.0;
+  long double clear = 1.0L;
   for (int i = 0; i < L; i++) {
     sqlite3_stmt *st = first_row(
         db, "SELECT buckets, capacity, items, estimated_fpr "
@@ -329,7 +330,7 @@ static void check_cuckoo_info(const blob *whole, const blob *layers,
     buckets += sqlite3_column_int64(st, 0);
     capacity += sqlite3_column_int64(st, 1);
     items += sqlite3_column_int64(st, 2);
-    clear *= 1.0 - sqlite3_column_double(st, 3);
+    clear *= 1.0L - (long double)sqlite3_column_double(st, 3);
     sqlite3_finalize(st);
   }
   sqlite3_stmt *st = first_row(
@@ -357,7 +358,7 @@ static void check_cuckoo_info(const blob *whole, const blob *layers,
   tap_ok(sqlite3_column_double(st, 10) ==
              (double)items / ((double)buckets * 4.0),
          "cuckoo_info(layered): load_factor is items over all slots");
-  tap_ok(rel_close(sqlite3_column_double(st, 11), 1.0 - clear, 1e-12),
+  tap_ok(rel_close(sqlite3_column_double(st, 11), (double)(1.0L - clear), 1e-12),
          "cuckoo_info(layered): estimated_fpr is 1 - prod(1 - layer's)");
   sqlite3_finalize(st);
   int all = 1;
