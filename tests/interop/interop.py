@@ -286,16 +286,19 @@ def layered_filters(conn):
     out = []
     for fn in ("bloom_build", "cuckoo_build"):
         layers, members = [], []
-        # growth 2, tightening 0.5: n, p per layer as a scalable store does
-        for i, (n, p, cond) in enumerate(((500, 0.01, "id % 97 = 11"),
-                                          (1000, 0.005, "id % 53 = 12"),
-                                          (2000, 0.0025, "id % 29 = 13"))):
+        # about 2x the members of the one before, each layer sized for twice
+        # its members (whatever the number of probes) at half the rate
+        for i, (p, cond) in enumerate(((0.01, "id % 397 = 11"),
+                                       (0.005, "id % 199 = 12"),
+                                       (0.0025, "id % 97 = 13"))):
+            (count,) = conn.execute("SELECT count(DISTINCT val) FROM pv WHERE %s"
+                                    % cond).fetchone()
             (blob,) = conn.execute("SELECT %s(val, %d, %r) FROM pv WHERE %s"
-                                   % (fn, n, p, cond)).fetchone()
+                                   % (fn, 2 * count + 10, p, cond)).fetchone()
             layers.append(blob)
             members += [r[0] for r in conn.execute(
                 "SELECT id FROM pv WHERE (%s) AND val IS NOT NULL" % cond)]
-        out.append(("layered of 3 %s layers (n 500/1000/2000, p "
+        out.append(("layered of 3 %s layers (each n twice its members, p "
                     "0.01/0.005/0.0025)" % fn,
                     br.layered_blob(layers, 2, 0.5, 0.02), members))
     return out

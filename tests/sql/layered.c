@@ -659,7 +659,8 @@ static void check_malformed(const blob *lb, const blob *lc) {
     int ncalls = k ? 5 : 8;
     for (int d = 0; d < NDAMAGES; d++) {
       blob b = damaged(good, &damages[d]);
-      int spec = spec_layered_valid(b.p, (size_t)b.n, 0);
+      int spec = spec_layered_valid(b.p, (size_t)b.n, 1) ||
+                 spec_layered_valid(b.p, (size_t)b.n, 2);
       int all = !spec;
       char why[600] = "";
       for (int c = 0; c < ncalls; c++) {

@@ -234,7 +234,7 @@ static void expect_refused(const blob *good, unsigned kind, const char *rule,
   char why[200] = "";
   /* Any kind, so that each rule is met by its own check. */
   int rc = filter_parse(b, n, FILTER_WANT_LAYERED, &f, why, sizeof why);
-  int spec = spec_layered_valid(b, n, 0);
+  int spec = spec_layered_valid(b, n, 1) || spec_layered_valid(b, n, 2);
   tap_ok(rc != 0 && !spec && strstr(why, reason) != NULL,
          "%s: %s is refused (%s)", filter_kind_name(kind), rule, why);
   free(b);
