@@ -224,7 +224,8 @@ static void expect_refused(const blob *good, unsigned kind, const char *rule,
                            void (*damage)(unsigned char *, size_t *),
                            const char *reason) {
   size_t n = good->n;
-  unsigned char *tmp = malloc(n);
+  /* a damage may lengthen the blob by a byte, which is then 0 */
+  unsigned char *tmp = calloc(1, n + 1);
   memcpy(tmp, good->p, n);
   damage(tmp, &n);
   unsigned char *b = malloc(n ? n : 1);
