@@ -70,6 +70,7 @@ static const sql_function functions[] = {
     {"bloom_probe", 2, 2, SQL_QUERYING, BLOOM, sql_filter_probe, NULL, NULL,
      NULL, NULL, sql_probe_connection},
     TABLE("bloom_info", BLOOM, sql_info_module, sql_bloom_info_spec),
+    TABLE("bloom_layers", 0, sql_layers_module, sql_layers_spec),
     TABLE("bloom_ref", 0, sql_ref_module, sql_ref_spec),
     SCALAR("bloom_empty", 1, 2, SQL_PURE, BLOOM, sql_bloom_empty),
     SCALAR("bloom_add", -1, -1, SQL_PURE, BLOOM, sql_bloom_add),

@@ -3,7 +3,8 @@
 # (tests/interop/bloomreader.py, written from ext/FORMAT.md alone): for
 # filters of every construction, the answer to each of 100,000 probes of
 # every storage class and every bloom_info / cuckoo_info field (bit for
-# bit) must agree, for Bloom (kind 1) and cuckoo (kind 2) filters; so must
+# bit) must agree, for Bloom (kind 1), cuckoo (kind 2) and layered (kind 3,
+# both layer kinds, with bloom_layers) filters; so must
 # the counters and headers of results, NULL, NaN and non-BLOB arguments,
 # a bloom_store reassembled from its shadow tables,
 # text that is not valid UTF-8 in UTF-8 and UTF-16 databases, and the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Golden vectors (tests/vectors/, see README.txt there): the extension must
-# read each stored blob (Bloom and cuckoo) and answer bloom_test/cuckoo_test
+# read each stored blob (Bloom, cuckoo and layered) and answer bloom_test/cuckoo_test
 # and bloom_info/cuckoo_info exactly as
 # recorded, and refuse the malformed ones.  See tests/vectors/vectors.py.
 # BLOOM_SO names the extension; BLOOM_PRELOAD is preloaded into Python (the

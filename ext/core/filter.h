@@ -10,13 +10,15 @@
 #include "core/cuckoo.h"
 #include "core/format.h"
 #include "core/hash.h"
+#include "core/layered.h"
 
-/* 1 if a validated filter (filter_parse said yes) may hold h, 0 if it
+/* 1 if a validated filter (filter_parse said yes, layered or not) may hold h, 0 if it
 ** certainly does not.  Inline: it runs once per probed row. */
 static inline int filter_contains(const filter_view *f, filter_hash h) {
   if (f->header.kind == FILTER_KIND_CUCKOO)
     return cuckoo_contains(f->body, f->header.buckets,
                            f->header.fingerprint_bits, h);
+  if (f->header.kind == FILTER_KIND_LAYERED) return layered_contains(f, h);
   return bloom_contains(f->body, f->header.bits / BLOOM_BLOCK_BITS,
                         f->header.hashes, h);
 }

@@ -31,13 +31,21 @@ enum {
   OFF_CAPACITY = 24,
   OFF_TARGET_FPR = 32,
   OFF_COUNT = 40,
-  OFF_RESERVED = 48
+  OFF_RESERVED = 48,
+  /* layered: the layers' kind and number, growth, tightening; after the
+  ** header a directory of one u64 length per layer */
+  OFF_LAYER_KIND = 12,
+  OFF_LAYERS = 13,
+  OFF_GROWTH = 14,
+  OFF_TIGHTENING = 16,
+  OFF_DIRECTORY = 64
 };
 
 const char *filter_kind_name(unsigned kind) {
   switch (kind) {
     case FILTER_KIND_BLOOM: return "bloom";
     case FILTER_KIND_CUCKOO: return "cuckoo";
+    case FILTER_KIND_LAYERED: return "layered";
     default: return "unknown";
   }
 }
@@ -69,6 +77,30 @@ static int check_bloom(const unsigned char *b, size_t body, filter_header *h,
                        char *err, size_t err_size);
 static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
                         char *err, size_t err_size);
+static int check_layered(const unsigned char *b, size_t len, filter_header *h,
+                         char *err, size_t err_size);
+
+int filter_kind_check(const filter_header *h, unsigned want_kind, char *err,
+                      size_t err_size) {
+  unsigned want = want_kind & 0xffu;
+  if (h->kind == FILTER_KIND_LAYERED) {
+    if (!(want_kind & FILTER_WANT_LAYERED))
+      return want ? fail(err, err_size,
+                         "a layered filter is not accepted here: expected a "
+                         "plain %s filter", filter_kind_name(want))
+                  : fail(err, err_size,
+                         "a layered filter is not accepted here");
+    if (want && h->layer_kind != want)
+      return fail(err, err_size, "got a layered %s filter, expected a %s "
+                  "filter", filter_kind_name(h->layer_kind),
+                  filter_kind_name(want));
+    return 0;
+  }
+  if (want && h->kind != want)
+    return fail(err, err_size, "got a %s filter, expected a %s filter",
+                filter_kind_name(h->kind), filter_kind_name(want));
+  return 0;
+}
 
 int filter_parse(const void *blob, size_t len, unsigned want_kind,
                  filter_view *view, char *err, size_t err_size) {
@@ -87,11 +119,26 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
                 "unsupported format version %u (this build reads version %d)",
                 h->version, FILTER_VERSION);
   h->kind = b[OFF_KIND];
-  if (h->kind != FILTER_KIND_BLOOM && h->kind != FILTER_KIND_CUCKOO)
+  if (h->kind != FILTER_KIND_BLOOM && h->kind != FILTER_KIND_CUCKOO &&
+      h->kind != FILTER_KIND_LAYERED)
     return fail(err, err_size, "unknown filter kind %u", h->kind);
-  if (want_kind && h->kind != want_kind)
-    return fail(err, err_size, "got a %s filter, expected a %s filter",
-                filter_kind_name(h->kind), filter_kind_name(want_kind));
+  h->layer_kind = 0;
+  h->layers = 0;
+  h->growth = 0;
+  h->tightening = 0.0;
+  if (h->kind == FILTER_KIND_LAYERED) {
+    /* Refused before its fields are read, when a layered filter is not
+    ** wanted (a layer of a layered filter, for one). */
+    if (!(want_kind & FILTER_WANT_LAYERED))
+      return filter_kind_check(h, want_kind, err, err_size);
+    h->layer_kind = b[OFF_LAYER_KIND];
+    if (h->layer_kind != FILTER_KIND_BLOOM &&
+        h->layer_kind != FILTER_KIND_CUCKOO)
+      return fail(err, err_size,
+                  "a layered filter (kind 3) needs layer kind 1 (bloom) or "
+                  "2 (cuckoo), not %u", h->layer_kind);
+  }
+  if (filter_kind_check(h, want_kind, err, err_size) != 0) return -1;
   h->hash = b[OFF_HASH];
   if (h->hash != FILTER_HASH_MURMUR3_X64_128)
     return fail(err, err_size, "unknown hash function id %u", h->hash);
@@ -121,7 +168,9 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
     return fail(err, err_size, "target false-positive rate out of (0,1)");
 
   size_t body = len - FILTER_HEADER_BYTES;
-  if (h->kind == FILTER_KIND_CUCKOO) {
+  if (h->kind == FILTER_KIND_LAYERED) {
+    if (check_layered(b, len, h, err, err_size) != 0) return -1;
+  } else if (h->kind == FILTER_KIND_CUCKOO) {
     if (check_cuckoo(b, body, h, err, err_size) != 0) return -1;
   } else if (check_bloom(b, body, h, err, err_size) != 0) {
     return -1;
@@ -193,6 +242,64 @@ static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
   return 0;
 }
 
+/* O(layers) header reads, at most 64: the layers' bodies are never read.
+** Lengths are subtracted from what is left of the blob, never added, so a
+** hostile directory cannot wrap a sum. */
+static int check_layered(const unsigned char *b, size_t len, filter_header *h,
+                         char *err, size_t err_size) {
+  h->layers = b[OFF_LAYERS];
+  h->growth = (unsigned)b[OFF_GROWTH] | (unsigned)b[OFF_GROWTH + 1] << 8;
+  h->tightening = load_le_double(b + OFF_TIGHTENING);
+  if (h->layers < 1 || h->layers > FILTER_MAX_LAYERS)
+    return fail(err, err_size, "layer count %u out of range 1..%d",
+                h->layers, FILTER_MAX_LAYERS);
+  if (h->growth < 1)
+    return fail(err, err_size, "growth is 0, not at least 1");
+  if (!(h->tightening > 0.0 && h->tightening <= 1.0))
+    return fail(err, err_size, "tightening ratio out of (0,1]");
+  size_t directory = (size_t)8 * h->layers;
+  if (len - FILTER_HEADER_BYTES < directory)
+    return fail(err, err_size,
+                "%llu bytes cannot hold the directory of %u layers",
+                (unsigned long long)len, h->layers);
+  size_t left = len - FILTER_HEADER_BYTES - directory;
+  const unsigned char *layer = b + FILTER_HEADER_BYTES + directory;
+  uint64_t capacity = 0, count = 0;
+  for (unsigned i = 0; i < h->layers; i++) {
+    uint64_t n = load_le64(b + OFF_DIRECTORY + 8 * i);
+    if (n > (uint64_t)left)
+      return fail(err, err_size,
+                  "layer %u is %llu bytes, past the end of the blob", i,
+                  (unsigned long long)n);
+    filter_view lv;
+    char why[128];
+    if (filter_parse(layer, (size_t)n, h->layer_kind, &lv, why, sizeof why))
+      return fail(err, err_size, "layer %u: %s", i, why);
+    if (lv.header.seed != h->seed)
+      return fail(err, err_size, "layer %u has seed %lu, the filter %lu", i,
+                  (unsigned long)lv.header.seed, (unsigned long)h->seed);
+    capacity += lv.header.capacity; /* two values below 2^63: no wrap */
+    if (capacity > (uint64_t)INT64_MAX) capacity = (uint64_t)INT64_MAX;
+    count = count > UINT64_MAX - lv.header.count ? UINT64_MAX
+                                                 : count + lv.header.count;
+    layer += n;
+    left -= (size_t)n;
+  }
+  if (left != 0)
+    return fail(err, err_size,
+                "the layers' lengths leave %llu bytes at the end of the blob",
+                (unsigned long long)left);
+  if (capacity != h->capacity)
+    return fail(err, err_size,
+                "capacity %llu is not the layers' sum %llu",
+                (unsigned long long)h->capacity,
+                (unsigned long long)capacity);
+  if (count != h->count)
+    return fail(err, err_size, "count %llu is not the layers' sum %llu",
+                (unsigned long long)h->count, (unsigned long long)count);
+  return 0;
+}
+
 static void store_le_double(unsigned char *p, double d) {
   uint64_t u;
   memcpy(&u, &d, sizeof u);
@@ -220,7 +327,13 @@ void filter_write_header(unsigned char *dst, const filter_header *h) {
   dst[OFF_HASH] = (unsigned char)h->hash;
   dst[OFF_FLAGS] = 0;
   store_le32(dst + OFF_SEED, h->seed);
-  if (h->kind == FILTER_KIND_CUCKOO) {
+  if (h->kind == FILTER_KIND_LAYERED) {
+    dst[OFF_LAYER_KIND] = (unsigned char)h->layer_kind;
+    dst[OFF_LAYERS] = (unsigned char)h->layers;
+    dst[OFF_GROWTH] = (unsigned char)(h->growth & 0xffu);
+    dst[OFF_GROWTH + 1] = (unsigned char)(h->growth >> 8 & 0xffu);
+    store_le_double(dst + OFF_TIGHTENING, h->tightening);
+  } else if (h->kind == FILTER_KIND_CUCKOO) {
     dst[OFF_FINGERPRINT_BITS] = (unsigned char)h->fingerprint_bits;
     dst[OFF_SLOTS] = (unsigned char)h->slots_per_bucket;
     store_le64(dst + OFF_BUCKETS, h->buckets);

@@ -20,6 +20,16 @@
 /* kinds */
 #define FILTER_KIND_BLOOM 1
 #define FILTER_KIND_CUCKOO 2
+/* A scalable filter: layers of one kind 1 or 2, oldest first (FORMAT.md,
+** "Kind 3").  Never nested. */
+#define FILTER_KIND_LAYERED 3
+#define FILTER_MAX_LAYERS 64
+
+/* Or'ed into filter_parse's want_kind: also accept a layered filter whose
+** layers are of the wanted kind (any kind when want_kind is 0).  Without
+** it a layered filter is refused, so that code which reads one body as a
+** Bloom or cuckoo array never sees a directory of layers instead. */
+#define FILTER_WANT_LAYERED 0x100u
 
 /* The target false-positive rates every kind's sizing accepts: p in
 ** [FILTER_MIN_FPR, 1).  Below 1e-12 a 512-bit blocked Bloom filter needs
@@ -64,6 +74,11 @@ typedef struct filter_header {
   unsigned fingerprint_bits; /* cuckoo: f, bits per slot */
   unsigned slots_per_bucket; /* cuckoo: CUCKOO_SLOTS_PER_BUCKET */
   uint64_t buckets;          /* cuckoo: a power of two */
+  /* layered (kind 3); capacity and count are then the layers' sums */
+  unsigned layer_kind;       /* FILTER_KIND_BLOOM or FILTER_KIND_CUCKOO */
+  unsigned layers;           /* 1..FILTER_MAX_LAYERS */
+  unsigned growth;           /* >= 1, informational */
+  double tightening;         /* in (0, 1], informational */
 } filter_header;
 
 /* A validated view of a blob: header fields plus a pointer to the body,
@@ -72,15 +87,30 @@ typedef struct filter_view {
   filter_header header;
   const unsigned char *blob; /* the whole blob, header first */
   size_t blob_bytes;
-  const unsigned char *body; /* blob + FILTER_HEADER_BYTES */
+  const unsigned char *body; /* blob + FILTER_HEADER_BYTES (layered: the
+                                directory of layer lengths) */
   size_t body_bytes;
 } filter_view;
 
 /* Validates blob[0..len) in O(1) and fills *view.  Returns 0 on success;
 ** otherwise writes a one-line reason (no function name) into err and
-** returns -1.  want_kind is a FILTER_KIND_* or 0 for any kind. */
+** returns -1.  want_kind is a FILTER_KIND_* or 0 for any kind, plus
+** FILTER_WANT_LAYERED to accept a layered filter of that kind as well.
+** A layered filter costs one header check per layer (at most 64). */
 int filter_parse(const void *blob, size_t len, unsigned want_kind,
                  filter_view *view, char *err, size_t err_size);
+
+/* 0 if a valid filter with header h is what want_kind (as for
+** filter_parse) asks for; otherwise the reason in err and -1.  For a
+** filter parsed once and handed on (bloom_ref). */
+int filter_kind_check(const filter_header *h, unsigned want_kind, char *err,
+                      size_t err_size);
+
+/* The kind of a valid filter's layers: its kind, or layer_kind when
+** layered. */
+static inline unsigned filter_base_kind(const filter_header *h) {
+  return h->kind == FILTER_KIND_LAYERED ? h->layer_kind : h->kind;
+}
 
 /* A header of the given kind for a new, empty filter: current version,
 ** MurmurHash3, seed 0, nothing inserted; kind-specific fields zero. */

@@ -6,8 +6,12 @@
 **   UPDATE filters SET f = bloom_add(f, NEW.id) WHERE name = 'orders';
 **
 ** in a trigger lets SQLite rewrite only the pages whose bits changed.
+**
+** A layered filter takes the values into its newest (last) layer, the one
+** a growing store fills; the outer count follows the layer's.
 */
 #include "core/bloom.h"
+#include "core/layered.h"
 #include "functions/filter_arg.h"
 #include "functions/registry.h"
 #include "functions/value_hash.h"
@@ -19,12 +23,20 @@ void sql_bloom_add(sqlite3_context *ctx, int argc,
     return;
   }
   filter_view f;
-  arg_status st = sql_filter_arg(ctx, argv[0], FILTER_KIND_BLOOM, &f);
+  arg_status st = sql_filter_arg(
+      ctx, argv[0], FILTER_KIND_BLOOM | FILTER_WANT_LAYERED, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
   unsigned char *out = sql_copy_filter(ctx, &f);
   if (out == NULL) return;
-  uint64_t blocks = f.header.bits / BLOOM_BLOCK_BITS, added = 0;
+  /* The layer that takes the values, and where it sits in the copy. */
+  filter_view newest;
+  unsigned last = filter_layer_count(&f) - 1;
+  filter_layer(&f, last, &newest);
+  unsigned char *layer =
+      out + (f.header.kind == FILTER_KIND_LAYERED ? filter_layer_offset(&f, last)
+                                                  : 0);
+  uint64_t blocks = newest.header.bits / BLOOM_BLOCK_BITS, added = 0;
   for (int i = 1; i < argc; i++) {
     filter_hash h;
     st = sql_hash_value(ctx, argv[i], f.header.seed, &h);
@@ -33,9 +45,10 @@ void sql_bloom_add(sqlite3_context *ctx, int argc,
       return;
     }
     if (st == ARG_NULL) continue;
-    bloom_insert(out + FILTER_HEADER_BYTES, blocks, f.header.hashes, h);
+    bloom_insert(layer + FILTER_HEADER_BYTES, blocks, newest.header.hashes, h);
     added++;
   }
-  filter_write_count(out, saturating_add(f.header.count, added));
+  filter_write_count(layer, saturating_add(newest.header.count, added));
+  if (f.header.kind == FILTER_KIND_LAYERED) layered_sync_sums(out, &f);
   sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
 }

@@ -15,11 +15,19 @@
 ** inserted counter (an upper bound on the values both sides received) and
 ** the larger capacity and rate.  A NULL argument gives NULL; merge skips
 ** NULLs and gives NULL when no filter was seen.
+**
+** Two layered filters combine layer by layer, when they have as many
+** layers and each pair of layers has one shape; each layer's header as
+** above, the outer header the first argument's with the larger target
+** rate and the layers' sums.  A layered filter and a plain one do not
+** combine (an error): which layer would the plain one match?
 */
 #include "core/bloom.h"
+#include "core/layered.h"
 #include "functions/filter_arg.h"
 #include "functions/registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Combines the header of `into` (a serialized filter) with b's. */
@@ -33,35 +41,85 @@ static void combine_header(unsigned char *into, const filter_header *a,
   filter_write_header(into, &h);
 }
 
+/* One filter of kind 1 at `into` (a's bytes) combined with b. */
+static void combine_plain(unsigned char *into, const filter_view *a,
+                          const filter_view *b, int intersect) {
+  if (intersect)
+    bloom_and(into + FILTER_HEADER_BYTES, b->body, b->body_bytes);
+  else
+    bloom_or(into + FILTER_HEADER_BYTES, b->body, b->body_bytes);
+  combine_header(into, &a->header, &b->header, intersect);
+}
+
+/* Combines b into `into`, which holds a's bytes (a may be a view of it).
+** Nothing is written unless the two combine; otherwise -1 with the reason
+** in why. */
+static int combine_into(unsigned char *into, const filter_view *a,
+                        const filter_view *b, int intersect, char *why,
+                        size_t why_size) {
+  int layered = a->header.kind == FILTER_KIND_LAYERED;
+  if (layered != (b->header.kind == FILTER_KIND_LAYERED)) {
+    snprintf(why, why_size, "a layered filter combines only with a layered "
+             "filter (the %s argument is not layered)",
+             layered ? "second" : "first");
+    return -1;
+  }
+  if (!layered) {
+    if (bloom_shape_check(&a->header, &b->header, why, why_size) != 0)
+      return -1;
+    combine_plain(into, a, b, intersect);
+    return 0;
+  }
+  if (a->header.layers != b->header.layers) {
+    snprintf(why, why_size, "the filters differ in layers: %u vs %u",
+             a->header.layers, b->header.layers);
+    return -1;
+  }
+  unsigned layers = a->header.layers;
+  filter_view x, y;
+  for (unsigned i = 0; i < layers; i++) {
+    char shape[160];
+    filter_layer(a, i, &x);
+    filter_layer(b, i, &y);
+    if (bloom_shape_check(&x.header, &y.header, shape, sizeof shape) != 0) {
+      snprintf(why, why_size, "layer %u: %s", i, shape);
+      return -1;
+    }
+  }
+  for (unsigned i = 0; i < layers; i++) {
+    filter_layer(a, i, &x);
+    filter_layer(b, i, &y);
+    combine_plain(into + filter_layer_offset(a, i), &x, &y, intersect);
+  }
+  filter_header outer = a->header;
+  if (b->header.target_fpr > outer.target_fpr)
+    outer.target_fpr = b->header.target_fpr;
+  filter_write_header(into, &outer);
+  layered_sync_sums(into, a);
+  return 0;
+}
+
 static void combine_pair(sqlite3_context *ctx, sqlite3_value **argv,
                          int intersect) {
+  const unsigned want = FILTER_KIND_BLOOM | FILTER_WANT_LAYERED;
   filter_view a, b;
-  arg_status sa = sql_filter_arg(ctx, argv[0], FILTER_KIND_BLOOM, &a);
+  arg_status sa = sql_filter_arg(ctx, argv[0], want, &a);
   if (sa == ARG_ERROR) return;
-  arg_status sb = sql_filter_arg(ctx, argv[1], FILTER_KIND_BLOOM, &b);
+  arg_status sb = sql_filter_arg(ctx, argv[1], want, &b);
   if (sb == ARG_ERROR) return;
   if (sa == ARG_NULL || sb == ARG_NULL) {
     sqlite3_result_null(ctx);
     return;
   }
-  char why[160];
-  if (bloom_shape_check(&a.header, &b.header, why, sizeof why) != 0) {
+  unsigned char *out = sql_copy_filter(ctx, &a);
+  if (out == NULL) return;
+  char why[200];
+  if (combine_into(out, &a, &b, intersect, why, sizeof why) != 0) {
+    sqlite3_free(out);
     sql_error(ctx, "%s", why);
     return;
   }
-  size_t bytes = FILTER_HEADER_BYTES + a.body_bytes;
-  unsigned char *out = sqlite3_malloc64(bytes);
-  if (out == NULL) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  memcpy(out + FILTER_HEADER_BYTES, a.body, a.body_bytes);
-  if (intersect)
-    bloom_and(out + FILTER_HEADER_BYTES, b.body, b.body_bytes);
-  else
-    bloom_or(out + FILTER_HEADER_BYTES, b.body, b.body_bytes);
-  combine_header(out, &a.header, &b.header, intersect);
-  sqlite3_result_blob64(ctx, out, bytes, sqlite3_free);
+  sqlite3_result_blob64(ctx, out, a.blob_bytes, sqlite3_free);
 }
 
 void sql_bloom_union(sqlite3_context *ctx, int argc,
@@ -89,8 +147,9 @@ void sql_bloom_merge_step(sqlite3_context *ctx, int argc,
     sqlite3_result_error_nomem(ctx);
     return;
   }
+  const unsigned want = FILTER_KIND_BLOOM | FILTER_WANT_LAYERED;
   filter_view f;
-  if (sql_filter_arg(ctx, argv[0], FILTER_KIND_BLOOM, &f) != ARG_OK)
+  if (sql_filter_arg(ctx, argv[0], want, &f) != ARG_OK)
     return; /* NULL: skipped; error: already set */
   if (s->blob == NULL) {
     s->bytes = f.blob_bytes;
@@ -104,14 +163,10 @@ void sql_bloom_merge_step(sqlite3_context *ctx, int argc,
   }
   /* The running union was written by us, so it parses. */
   filter_view acc;
-  filter_parse(s->blob, s->bytes, FILTER_KIND_BLOOM, &acc, NULL, 0);
-  char why[160];
-  if (bloom_shape_check(&acc.header, &f.header, why, sizeof why) != 0) {
+  filter_parse(s->blob, s->bytes, want, &acc, NULL, 0);
+  char why[200];
+  if (combine_into(s->blob, &acc, &f, 0, why, sizeof why) != 0)
     sql_error(ctx, "%s", why);
-    return;
-  }
-  bloom_or(s->blob + FILTER_HEADER_BYTES, f.body, f.body_bytes);
-  combine_header(s->blob, &acc.header, &f.header, 0);
 }
 
 void sql_bloom_merge_final(sqlite3_context *ctx) {

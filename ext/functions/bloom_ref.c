@@ -26,7 +26,7 @@
 ** and a materialized row stores NULL.
 **
 ** Columns: filter (the reference), source HIDDEN (the argument).  Any kind of
-** filter is accepted.  A NULL argument gives no row; a malformed filter is an
+** filter is accepted, layered ones included.  A NULL argument gives no row; a malformed filter is an
 ** error.
 */
 #include "functions/aligned.h"
@@ -71,13 +71,14 @@ static int ref_filter(sqlite3_vtab_cursor *cur, int idx_num,
   c->blob = NULL;
   filter_view f;
   int found;
-  int rc = onerow_filter_arg(cur, idx_num, argc, argv, 0, &f, &found);
+  int rc = onerow_filter_arg(cur, idx_num, argc, argv, FILTER_WANT_LAYERED,
+                             &f, &found);
   if (rc != SQLITE_OK || !found) return rc;
   c->blob = sql_aligned_alloc(f.blob_bytes);
   if (c->blob == NULL) return SQLITE_NOMEM;
   memcpy(c->blob, f.blob, f.blob_bytes);
   /* The copy holds the same bytes, so it parses the same way. */
-  filter_parse(c->blob, f.blob_bytes, 0, &c->view, NULL, 0);
+  filter_parse(c->blob, f.blob_bytes, FILTER_WANT_LAYERED, &c->view, NULL, 0);
   c->base.eof = 0;
   return SQLITE_OK;
 }

@@ -27,8 +27,15 @@
 ** shares its buckets and fingerprint, and that value then tests 0: a false
 ** negative.  Triggers that delete exactly what they added keep the filter
 ** exact (sql/cuckoo_sync.sql).
+**
+** A layered filter: cuckoo_add places the value in its newest (last)
+** layer, and an error when that layer is full says so (a store adds the
+** next layer; a blob cannot grow here).  cuckoo_delete removes one copy
+** from the newest layer that holds the fingerprint.  The outer count
+** follows the layers'.
 */
 #include "core/cuckoo.h"
+#include "core/layered.h"
 #include "functions/filter_arg.h"
 #include "functions/registry.h"
 #include "functions/value_hash.h"
@@ -44,7 +51,8 @@ static void unchanged(sqlite3_context *ctx, const filter_view *f) {
 ** for a NULL filter, the filter unchanged for a NULL value, or an error. */
 static arg_status read_update(sqlite3_context *ctx, sqlite3_value **argv,
                               filter_view *f, filter_hash *h) {
-  arg_status st = sql_filter_arg(ctx, argv[0], FILTER_KIND_CUCKOO, f);
+  arg_status st = sql_filter_arg(
+      ctx, argv[0], FILTER_KIND_CUCKOO | FILTER_WANT_LAYERED, f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return st;
   st = sql_hash_value(ctx, argv[1], f->header.seed, h);
@@ -52,27 +60,49 @@ static arg_status read_update(sqlite3_context *ctx, sqlite3_value **argv,
   return st;
 }
 
+/* Layer i of f and where it starts in a copy of f's blob. */
+static uint64_t layer_at(const filter_view *f, unsigned i, filter_view *layer) {
+  filter_layer(f, i, layer);
+  return f->header.kind == FILTER_KIND_LAYERED ? filter_layer_offset(f, i) : 0;
+}
+
+/* The new counter of a layer (offset in out) and, for a layered filter,
+** the outer sums. */
+static void write_count(unsigned char *out, uint64_t at, const filter_view *f,
+                        uint64_t count) {
+  filter_write_count(out + at, count);
+  if (f->header.kind == FILTER_KIND_LAYERED) layered_sync_sums(out, f);
+}
+
 void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
-  filter_view f;
+  filter_view f, layer;
   filter_hash h;
   if (read_update(ctx, argv, &f, &h) != ARG_OK) return;
+  unsigned last = filter_layer_count(&f) - 1;
+  uint64_t at = layer_at(&f, last, &layer);
   unsigned char *out = sql_copy_filter(ctx, &f);
   if (out == NULL) return;
-  uint64_t slots = f.header.buckets * CUCKOO_SLOTS_PER_BUCKET;
-  cuckoo_status st = cuckoo_insert(out + FILTER_HEADER_BYTES, f.header.buckets,
-                                   f.header.fingerprint_bits, h);
+  uint64_t slots = layer.header.buckets * CUCKOO_SLOTS_PER_BUCKET;
+  cuckoo_status st =
+      cuckoo_insert(out + at + FILTER_HEADER_BYTES, layer.header.buckets,
+                    layer.header.fingerprint_bits, h);
   if (st == CUCKOO_OK) {
     /* items <= slots holds for every blob that parses; a hand-made one
     ** with a wrong count must still give a blob that parses. */
-    filter_write_count(out, f.header.count < slots ? f.header.count + 1
-                                                    : slots);
+    write_count(out, at, &f, layer.header.count < slots
+                                 ? layer.header.count + 1
+                                 : slots);
     sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
     return;
   }
   char why[200];
-  cuckoo_insert_failure(st, f.header.buckets, f.header.count, why, sizeof why);
-  if (st == CUCKOO_FULL)
+  cuckoo_insert_failure(st, layer.header.buckets, layer.header.count, why,
+                        sizeof why);
+  if (f.header.kind == FILTER_KIND_LAYERED)
+    sql_error(ctx, "%s (the newest layer of a layered filter, layer %u)", why,
+              last);
+  else if (st == CUCKOO_FULL)
     sql_error(ctx, "%s; rebuild it with a larger n", why);
   else
     sql_error(ctx, "%s", why);
@@ -81,19 +111,23 @@ void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 
 void sql_cuckoo_delete(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
-  filter_view f;
+  filter_view f, layer;
   filter_hash h;
   if (read_update(ctx, argv, &f, &h) != ARG_OK) return;
   /* Look before changing: an absent value gives the input unchanged. */
-  if (!cuckoo_contains(f.body, f.header.buckets, f.header.fingerprint_bits, h)) {
-    unchanged(ctx, &f);
+  for (unsigned i = filter_layer_count(&f); i-- > 0;) {
+    uint64_t at = layer_at(&f, i, &layer);
+    if (!cuckoo_contains(layer.body, layer.header.buckets,
+                         layer.header.fingerprint_bits, h))
+      continue;
+    unsigned char *out = sql_copy_filter(ctx, &f);
+    if (out == NULL) return;
+    cuckoo_remove(out + at + FILTER_HEADER_BYTES, layer.header.buckets,
+                  layer.header.fingerprint_bits, h);
+    /* A hand-made blob may say 0 items and still hold fingerprints. */
+    write_count(out, at, &f, layer.header.count ? layer.header.count - 1 : 0);
+    sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
     return;
   }
-  unsigned char *out = sql_copy_filter(ctx, &f);
-  if (out == NULL) return;
-  cuckoo_remove(out + FILTER_HEADER_BYTES, f.header.buckets, f.header.fingerprint_bits,
-                h);
-  /* A hand-made blob may say 0 items and still hold fingerprints. */
-  filter_write_count(out, f.header.count ? f.header.count - 1 : 0);
-  sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
+  unchanged(ctx, &f);
 }

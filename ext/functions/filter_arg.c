@@ -15,11 +15,10 @@ static arg_status read_filter_ref(sqlite3_value *arg, unsigned kind,
     ** whose filter was parsed once when the statement read it. */
     const filter_view *ref = sqlite3_value_pointer(arg, FILTER_REF_TYPE);
     if (ref == NULL) return ARG_NULL;
-    if (kind && ref->header.kind != kind) {
-      snprintf(err, err_size, "got a %s filter, expected a %s filter",
-               filter_kind_name(ref->header.kind), filter_kind_name(kind));
+    /* The kind asked for, the common case, without a call. */
+    if (ref->header.kind != (kind & 0xffu) &&
+        filter_kind_check(&ref->header, kind, err, err_size) != 0)
       return ARG_ERROR;
-    }
     *view = ref;
     return ARG_OK;
   }

@@ -12,7 +12,8 @@
 ** other functions (sqlite3_result_pointer / sqlite3_value_pointer). */
 #define FILTER_REF_TYPE "bloom_filter_ref"
 
-/* Reads a filter of the given kind (0: any) into *view.  ARG_NULL for SQL
+/* Reads a filter of the given kind (0: any; with FILTER_WANT_LAYERED a
+** layered filter of that kind too, format.h) into *view.  ARG_NULL for SQL
 ** NULL; ARG_ERROR with the reason in err (read_filter) or set on ctx
 ** (sql_filter_arg). */
 arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,

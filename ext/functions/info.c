@@ -20,13 +20,28 @@
 **   the model rate at that load (core/cuckoo.h).  Both come from the
 **   header's item count, so this costs the same for any filter size.
 **
-** One cursor serves both: the columns of each kind are a list of fields,
+** A layered filter (kind 3) of the function's kind gives one row of
+** totals: bits, bytes, capacity, inserted / items, bits_set and
+** estimated_items are sums over the layers (capacity, target_fpr and the
+** count as the outer header says), fill_ratio and load_factor are over all
+** the layers' bits or slots, estimated_fpr is 1 - prod(1 - the layer's
+** estimated_fpr) (as -expm1(sum of log1p(-rate))), and hashes /
+** fingerprint_bits are NULL (no one value).
+**
+** bloom_layers(filter): one row per layer of any filter, layered or not (a
+** filter that is not layered is its own layer 0), with the union of both
+** functions' columns after `layer` (0 = oldest); a column that does not
+** apply to the layer's kind is NULL.
+**
+** One cursor serves all three: the columns of each are a list of fields,
 ** and each field is read one way whatever the kind.
 */
 #include <math.h>
+#include <string.h>
 
 #include "core/bloom.h"
 #include "core/cuckoo.h"
+#include "core/layered.h"
 #include "functions/onerow_vtab.h"
 #include "functions/registry.h"
 
@@ -39,7 +54,9 @@ typedef enum info_field {
   FIELD_ESTIMATED_ITEMS,
   /* cuckoo */
   FIELD_BUCKETS, FIELD_SLOTS_PER_BUCKET, FIELD_FINGERPRINT_BITS, FIELD_ITEMS,
-  FIELD_LOAD_FACTOR
+  FIELD_LOAD_FACTOR,
+  /* bloom_layers */
+  FIELD_LAYER
 } info_field;
 
 typedef struct info_spec {
@@ -58,6 +75,30 @@ static const unsigned char cuckoo_fields[] = {
     FIELD_SLOTS_PER_BUCKET, FIELD_FINGERPRINT_BITS, FIELD_BYTES,
     FIELD_CAPACITY, FIELD_TARGET_FPR, FIELD_ITEMS, FIELD_LOAD_FACTOR,
     FIELD_ESTIMATED_FPR};
+
+static const unsigned char layer_fields[] = {
+    FIELD_LAYER, FIELD_KIND, FIELD_VERSION, FIELD_HASH, FIELD_BITS,
+    FIELD_HASHES, FIELD_BUCKETS, FIELD_SLOTS_PER_BUCKET,
+    FIELD_FINGERPRINT_BITS, FIELD_BYTES, FIELD_CAPACITY, FIELD_TARGET_FPR,
+    FIELD_INSERTED, FIELD_ITEMS, FIELD_BITS_SET, FIELD_FILL_RATIO,
+    FIELD_ESTIMATED_ITEMS, FIELD_LOAD_FACTOR, FIELD_ESTIMATED_FPR};
+
+const info_spec sql_layers_spec = {
+    .base = {
+        .schema = "CREATE TABLE x(layer INTEGER, kind TEXT, version INTEGER,"
+                  " hash TEXT, bits INTEGER, hashes INTEGER, buckets INTEGER,"
+                  " slots_per_bucket INTEGER, fingerprint_bits INTEGER,"
+                  " bytes INTEGER, capacity INTEGER, target_fpr REAL,"
+                  " inserted INTEGER, items INTEGER, bits_set INTEGER,"
+                  " fill_ratio REAL, estimated_items REAL, load_factor REAL,"
+                  " estimated_fpr REAL, filter HIDDEN)",
+        .first_arg = sizeof layer_fields,
+        .args = 1,
+        .required = 1,
+        .usage = "needs a filter argument, as in SELECT * FROM bloom_layers(f)",
+    },
+    .fields = layer_fields,
+};
 
 const info_spec sql_bloom_info_spec = {
     .base = {
@@ -89,17 +130,92 @@ const info_spec sql_cuckoo_info_spec = {
     .fields = cuckoo_fields,
 };
 
+/* What one row shows: a filter of one kind, a layer of a layered filter,
+** or a layered filter's totals. */
+typedef struct info_row {
+  filter_header header; /* the filter's or the layer's */
+  unsigned kind;        /* FILTER_KIND_BLOOM or FILTER_KIND_CUCKOO */
+  int totals;           /* a layered filter summed up */
+  unsigned layer;
+  sqlite3_int64 bytes;
+  uint64_t bits, buckets; /* sums for totals */
+  bloom_stats stats;      /* Bloom: counted over the bit arrays */
+  double load;            /* cuckoo: items per slot */
+  double estimated_fpr;
+} info_row;
+
+/* The row of one filter of kind 1 or 2. */
+static void row_of_plain(const filter_view *f, unsigned layer, info_row *r) {
+  memset(r, 0, sizeof *r);
+  r->header = f->header;
+  r->kind = f->header.kind;
+  r->totals = 0;
+  r->layer = layer;
+  r->bytes = (sqlite3_int64)f->blob_bytes;
+  r->bits = f->header.bits;
+  r->buckets = f->header.buckets;
+  if (r->kind == FILTER_KIND_BLOOM) {
+    r->stats = bloom_stats_of(f->body, f->header.bits, f->header.hashes);
+    r->estimated_fpr = r->stats.estimated_fpr;
+  } else {
+    r->load = (double)f->header.count /
+              ((double)f->header.buckets * CUCKOO_SLOTS_PER_BUCKET);
+    r->estimated_fpr = cuckoo_model_fpr(r->load, f->header.fingerprint_bits,
+                                        f->header.buckets);
+  }
+}
+
+/* The totals of a filter: its own row when not layered. */
+static void row_of_filter(const filter_view *f, info_row *r) {
+  if (f->header.kind != FILTER_KIND_LAYERED) {
+    row_of_plain(f, 0, r);
+    return;
+  }
+  info_row sum;
+  memset(&sum, 0, sizeof sum);
+  /* ln of the chance that no layer says maybe, summed with log1p so that
+  ** rates far below a double's epsilon keep their precision */
+  double log_clear = 0.0;
+  for (unsigned i = 0; i < f->header.layers; i++) {
+    filter_view layer;
+    info_row one;
+    filter_layer(f, i, &layer);
+    row_of_plain(&layer, i, &one);
+    sum.bits += one.bits;
+    sum.buckets += one.buckets;
+    sum.stats.bits_set += one.stats.bits_set;
+    sum.stats.estimated_items += one.stats.estimated_items;
+    log_clear += log1p(-one.estimated_fpr);
+  }
+  sum.header = f->header;
+  sum.kind = f->header.layer_kind;
+  sum.totals = 1;
+  sum.bytes = (sqlite3_int64)f->blob_bytes;
+  if (sum.kind == FILTER_KIND_BLOOM)
+    sum.stats.fill_ratio = (double)sum.stats.bits_set / (double)sum.bits;
+  else
+    sum.load = (double)f->header.count /
+               ((double)sum.buckets * CUCKOO_SLOTS_PER_BUCKET);
+  sum.estimated_fpr = -expm1(log_clear);
+  *r = sum;
+}
+
 typedef struct info_cursor {
   onerow_cursor base;
-  filter_header header;
-  sqlite3_int64 bytes;
-  bloom_stats stats; /* Bloom: counted over the bit array */
-  double load;       /* cuckoo: items per slot */
+  unsigned row, rows; /* bloom_layers: the row shown, and how many */
+  info_row info[FILTER_MAX_LAYERS];
 } info_cursor;
 
 static int info_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
   (void)vtab;
   return onerow_open(sizeof(info_cursor), out);
+}
+
+static int read_arg(sqlite3_vtab_cursor *cur, int idx_num, int argc,
+                    sqlite3_value **argv, filter_view *f, int *found) {
+  return onerow_filter_arg(cur, idx_num, argc, argv,
+                           onerow_function(cur)->kind | FILTER_WANT_LAYERED,
+                           f, found);
 }
 
 static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
@@ -109,84 +225,156 @@ static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
   c->base.eof = 1;
   filter_view f;
   int found;
-  int rc = onerow_filter_arg(cur, idx_num, argc, argv,
-                             onerow_function(cur)->kind, &f, &found);
+  int rc = read_arg(cur, idx_num, argc, argv, &f, &found);
   if (rc != SQLITE_OK || !found) return rc;
-  c->header = f.header;
-  c->bytes = (sqlite3_int64)f.blob_bytes;
-  if (f.header.kind == FILTER_KIND_BLOOM)
-    c->stats = bloom_stats_of(f.body, f.header.bits, f.header.hashes);
-  else
-    c->load = (double)f.header.count /
-              ((double)f.header.buckets * CUCKOO_SLOTS_PER_BUCKET);
+  row_of_filter(&f, &c->info[0]);
+  c->row = 0;
+  c->rows = 1;
   c->base.eof = 0;
   return SQLITE_OK;
+}
+
+/* Every row is made here, while the argument's blob is sure to be there. */
+static int layers_filter(sqlite3_vtab_cursor *cur, int idx_num,
+                         const char *idx_str, int argc, sqlite3_value **argv) {
+  (void)idx_str;
+  info_cursor *c = (info_cursor *)cur;
+  c->base.eof = 1;
+  filter_view f;
+  int found;
+  int rc = read_arg(cur, idx_num, argc, argv, &f, &found);
+  if (rc != SQLITE_OK || !found) return rc;
+  c->rows = filter_layer_count(&f);
+  for (unsigned i = 0; i < c->rows; i++) {
+    filter_view layer;
+    filter_layer(&f, i, &layer);
+    row_of_plain(&layer, i, &c->info[i]);
+  }
+  c->row = 0;
+  c->base.eof = 0;
+  return SQLITE_OK;
+}
+
+static int layers_next(sqlite3_vtab_cursor *cur) {
+  info_cursor *c = (info_cursor *)cur;
+  if (++c->row >= c->rows) c->base.eof = 1;
+  return SQLITE_OK;
+}
+
+static int layers_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
+  *rowid = ((const info_cursor *)cur)->row;
+  return SQLITE_OK;
+}
+
+/* As for the one-row functions, but not unique: several rows may come. */
+static int layers_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
+  int rc = onerow_best_index(vtab, info);
+  if (rc == SQLITE_OK) {
+    info->idxFlags = 0;
+    info->estimatedRows = 4;
+  }
+  return rc;
+}
+
+static void result_count(sqlite3_context *ctx, uint64_t count) {
+  /* A counter above INT64_MAX can only come from a hand-made blob. */
+  sqlite3_result_int64(ctx, count > (uint64_t)INT64_MAX
+                                ? INT64_MAX
+                                : (sqlite3_int64)count);
 }
 
 static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                        int col) {
   const info_cursor *c = (const info_cursor *)cur;
-  const filter_header *h = &c->header;
+  const info_row *r = &c->info[c->row];
+  const filter_header *h = &r->header;
   const info_spec *spec = (const info_spec *)onerow_function(cur)->module_spec;
   if (col < 0 || col >= spec->base.first_arg) {
     sqlite3_result_null(ctx); /* the HIDDEN argument */
     return SQLITE_OK;
   }
-  switch ((info_field)spec->fields[col]) {
+  info_field field = (info_field)spec->fields[col];
+  int bloom = r->kind == FILTER_KIND_BLOOM;
+  switch (field) {
+    case FIELD_BITS: case FIELD_HASHES: case FIELD_INSERTED:
+    case FIELD_BITS_SET: case FIELD_FILL_RATIO: case FIELD_ESTIMATED_ITEMS:
+      if (!bloom) {
+        sqlite3_result_null(ctx);
+        return SQLITE_OK;
+      }
+      break;
+    case FIELD_BUCKETS: case FIELD_SLOTS_PER_BUCKET:
+    case FIELD_FINGERPRINT_BITS: case FIELD_ITEMS: case FIELD_LOAD_FACTOR:
+      if (bloom) {
+        sqlite3_result_null(ctx);
+        return SQLITE_OK;
+      }
+      break;
+    default: break;
+  }
+  switch (field) {
+    case FIELD_LAYER: sqlite3_result_int(ctx, (int)r->layer); break;
     case FIELD_KIND:
-      sqlite3_result_text(ctx, filter_kind_name(h->kind), -1, SQLITE_STATIC);
+      sqlite3_result_text(ctx, filter_kind_name(r->kind), -1, SQLITE_STATIC);
       break;
     case FIELD_VERSION: sqlite3_result_int(ctx, (int)h->version); break;
     case FIELD_HASH:
       sqlite3_result_text(ctx, filter_hash_name(h->hash), -1, SQLITE_STATIC);
       break;
-    case FIELD_BYTES: sqlite3_result_int64(ctx, c->bytes); break;
+    case FIELD_BYTES: sqlite3_result_int64(ctx, r->bytes); break;
     case FIELD_CAPACITY:
       sqlite3_result_int64(ctx, (sqlite3_int64)h->capacity);
       break;
     case FIELD_TARGET_FPR: sqlite3_result_double(ctx, h->target_fpr); break;
     case FIELD_ESTIMATED_FPR:
-      sqlite3_result_double(
-          ctx, h->kind == FILTER_KIND_BLOOM
-                   ? c->stats.estimated_fpr
-                   : cuckoo_model_fpr(c->load, h->fingerprint_bits,
-                                      h->buckets));
+      sqlite3_result_double(ctx, r->estimated_fpr);
       break;
-    case FIELD_BITS: sqlite3_result_int64(ctx, (sqlite3_int64)h->bits); break;
-    case FIELD_HASHES: sqlite3_result_int64(ctx, h->hashes); break;
-    case FIELD_INSERTED:
-      /* A counter above INT64_MAX can only come from a hand-made blob. */
-      sqlite3_result_int64(ctx, h->count > (uint64_t)INT64_MAX
-                                    ? INT64_MAX
-                                    : (sqlite3_int64)h->count);
+    case FIELD_BITS: sqlite3_result_int64(ctx, (sqlite3_int64)r->bits); break;
+    case FIELD_HASHES:
+      if (r->totals)
+        sqlite3_result_null(ctx); /* each layer has its own */
+      else
+        sqlite3_result_int64(ctx, h->hashes);
       break;
+    case FIELD_INSERTED: result_count(ctx, h->count); break;
     case FIELD_BITS_SET:
-      sqlite3_result_int64(ctx, (sqlite3_int64)c->stats.bits_set);
+      sqlite3_result_int64(ctx, (sqlite3_int64)r->stats.bits_set);
       break;
-    case FIELD_FILL_RATIO: sqlite3_result_double(ctx, c->stats.fill_ratio); break;
+    case FIELD_FILL_RATIO: sqlite3_result_double(ctx, r->stats.fill_ratio); break;
     case FIELD_ESTIMATED_ITEMS:
-      if (isinf(c->stats.estimated_items))
+      if (isinf(r->stats.estimated_items))
         sqlite3_result_null(ctx); /* every bit set: no estimate exists */
       else
-        sqlite3_result_double(ctx, c->stats.estimated_items);
+        sqlite3_result_double(ctx, r->stats.estimated_items);
       break;
     case FIELD_BUCKETS:
-      sqlite3_result_int64(ctx, (sqlite3_int64)h->buckets);
+      sqlite3_result_int64(ctx, (sqlite3_int64)r->buckets);
       break;
     case FIELD_SLOTS_PER_BUCKET:
-      sqlite3_result_int(ctx, (int)h->slots_per_bucket);
+      sqlite3_result_int(ctx, CUCKOO_SLOTS_PER_BUCKET);
       break;
     case FIELD_FINGERPRINT_BITS:
-      sqlite3_result_int(ctx, (int)h->fingerprint_bits);
+      if (r->totals)
+        sqlite3_result_null(ctx); /* each layer has its own */
+      else
+        sqlite3_result_int(ctx, (int)h->fingerprint_bits);
       break;
     case FIELD_ITEMS:
       /* At most the slot count, which the blob's length bounds. */
-      sqlite3_result_int64(ctx, (sqlite3_int64)h->count);
+      result_count(ctx, h->count);
       break;
-    case FIELD_LOAD_FACTOR: sqlite3_result_double(ctx, c->load); break;
+    case FIELD_LOAD_FACTOR: sqlite3_result_double(ctx, r->load); break;
   }
   return SQLITE_OK;
 }
 
 const sqlite3_module sql_info_module =
     ONEROW_MODULE(info_open, onerow_close, info_filter, info_column);
+
+const sqlite3_module sql_layers_module = {
+    .iVersion = 0, .xCreate = NULL, .xConnect = onerow_connect,
+    .xBestIndex = layers_best_index, .xDisconnect = onerow_disconnect,
+    .xDestroy = onerow_disconnect, .xOpen = info_open, .xClose = onerow_close,
+    .xFilter = layers_filter, .xNext = layers_next, .xEof = onerow_eof,
+    .xColumn = info_column, .xRowid = layers_rowid,
+};

@@ -43,11 +43,12 @@ static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
     sqlite3_result_int(ctx, bloom_contains(q.body, q.blocks, q.k, qh));
     return;
   }
-  /* A bloom_ref reference, a cuckoo filter, or a blob the quick check
-  ** refused: the general path, which also words the error. */
+  /* A bloom_ref reference, a cuckoo or layered filter, or a blob the
+  ** quick check refused: the general path, which also words the error. */
   filter_view parsed;
   const filter_view *f;
-  arg_status st = sql_filter_ref(ctx, argv[0], kind, &parsed, &f);
+  arg_status st = sql_filter_ref(ctx, argv[0], kind | FILTER_WANT_LAYERED,
+                                  &parsed, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
   filter_hash h;

@@ -206,7 +206,8 @@ static arg_status query_filter(sqlite3_context *ctx, sqlite3_value *query,
     }
     /* The kind from the registry row: looked up only when the query runs,
     ** not on every row. */
-    query_copy *fresh = run_query(ctx, query, sql_function_of(ctx)->kind);
+    query_copy *fresh = run_query(
+        ctx, query, sql_function_of(ctx)->kind | FILTER_WANT_LAYERED);
     if (fresh == NULL) return ARG_ERROR;
     /* On failure set_auxdata frees the copy at once: ask for it back. */
     sqlite3_set_auxdata(ctx, 0, fresh, query_copy_free);

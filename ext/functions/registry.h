@@ -45,9 +45,10 @@ void sql_cuckoo_test(sqlite3_context *, int, sqlite3_value **);
 /* probe.c: bloom_probe, cuckoo_probe */
 void sql_filter_probe(sqlite3_context *, int, sqlite3_value **);
 void *sql_probe_connection(const sql_function *row);
-/* info.c: bloom_info, cuckoo_info */
-extern const sqlite3_module sql_info_module;
-extern const struct info_spec sql_bloom_info_spec, sql_cuckoo_info_spec;
+/* info.c: bloom_info, cuckoo_info, bloom_layers */
+extern const sqlite3_module sql_info_module, sql_layers_module;
+extern const struct info_spec sql_bloom_info_spec, sql_cuckoo_info_spec,
+    sql_layers_spec;
 /* bloom_build.c */
 void sql_bloom_build_step(sqlite3_context *, int, sqlite3_value **);
 void sql_bloom_build_final(sqlite3_context *);

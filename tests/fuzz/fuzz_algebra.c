@@ -13,7 +13,11 @@
 **    merge) or a & b (intersect); capacity and target_fpr are the larger of
 **    the two, inserted the saturating sum (union, merge) or the smaller;
 **  - merge over (a, b) gives the same bytes as union(a, b), and merge over
-**    a alone gives a.
+**    a alone gives a;
+**  - two layered filters (kind 3, Bloom layers) combine iff they have as
+**    many layers and each pair has one shape; each result layer is then
+**    checked as above against its pair; a layered and a plain one never
+**    combine.
 */
 #include "fuzz_common.h"
 
@@ -47,6 +51,26 @@ static void check_result(const char *fname, const fz_result *r, int want,
   fz_check_written(fname, r);
   if (r->len != len) fz_die("%s: result size %zu, inputs %zu", fname, r->len, len);
   const unsigned char *o = r->blob;
+  if (a[SPEC_OFF_KIND] == 3) {
+    /* layer by layer, each as a plain pair */
+    size_t at = SPEC_HEADER + 8 * (size_t)a[13];
+    if (memcmp(o, a, SPEC_OFF_CAPACITY) != 0 ||
+        memcmp(o + SPEC_HEADER, a + SPEC_HEADER, at - SPEC_HEADER) != 0)
+      fz_die("%s: layered shape changed", fname);
+    double pa = spec_le_double(a + SPEC_OFF_FPR);
+    double pb = spec_le_double(b + SPEC_OFF_FPR);
+    if (spec_le_double(o + SPEC_OFF_FPR) != (pa > pb ? pa : pb))
+      fz_die("%s: layered target_fpr", fname);
+    for (unsigned i = 0; i < a[13]; i++) {
+      size_t n = (size_t)spec_le64(a + SPEC_HEADER + 8 * i);
+      fz_result one = *r;
+      one.blob = r->blob + at;
+      one.len = n;
+      check_result(fname, &one, 1, a + at, b + at, n, intersect);
+      at += n;
+    }
+    return;
+  }
   if (memcmp(o, a, SPEC_OFF_CAPACITY) != 0) fz_die("%s: shape changed", fname);
   uint64_t ca = spec_le64(a + SPEC_OFF_CAPACITY), cb = spec_le64(b + SPEC_OFF_CAPACITY);
   if (spec_le64(o + SPEC_OFF_CAPACITY) != (ca > cb ? ca : cb))
@@ -72,8 +96,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t lb = rest - la;
   unsigned char *a = fz_copy(data, la);
   unsigned char *b = fz_copy(data + la, lb);
-  const int va = spec_bloom_valid(a, la), vb = spec_bloom_valid(b, lb);
-  const int want = va && vb && spec_same_shape(a, b);
+  const int la3 = spec_layered_valid(a, la, 1);
+  const int lb3 = spec_layered_valid(b, lb, 1);
+  const int va = spec_bloom_valid(a, la) || la3;
+  const int vb = spec_bloom_valid(b, lb) || lb3;
+  int want = va && vb && la3 == lb3 && (la3 || spec_same_shape(a, b));
+  if (want && la3) {
+    /* as many layers, each pair of one shape (the lengths follow); growth
+    ** and tightening may differ */
+    size_t at = SPEC_HEADER + 8 * (size_t)a[13];
+    want = a[13] == b[13] && la == lb &&
+           memcmp(a + SPEC_HEADER, b + SPEC_HEADER, at - SPEC_HEADER) == 0;
+    for (unsigned i = 0; want && i < a[13]; i++) {
+      want = spec_same_shape(a + at, b + at);
+      at += (size_t)spec_le64(a + SPEC_HEADER + 8 * i);
+    }
+  }
   fz_result u, r;
 
   run2(s_union, "bloom_union", a, la, b, lb, &u);

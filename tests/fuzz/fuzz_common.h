@@ -243,11 +243,13 @@ static inline uint64_t fz_sat_add(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* Every Bloom blob the extension writes must be valid by FORMAT.md. */
+/* Every Bloom blob the extension writes must be valid by FORMAT.md (kind 1,
+** or kind 3 with Bloom layers). */
 static inline void fz_check_written(const char *what, const fz_result *r) {
   if (r->rc != SQLITE_ROW || r->type != SQLITE_BLOB)
     fz_die("%s: no blob (rc %d, type %d)", what, r->rc, r->type);
-  if (!spec_bloom_valid(r->blob, r->len))
+  if (!spec_bloom_valid(r->blob, r->len) &&
+      !spec_layered_valid(r->blob, r->len, 1))
     fz_die("%s wrote a blob of %zu bytes that FORMAT.md rejects", what,
            r->len);
 }

@@ -14,10 +14,11 @@
 **
 ** Invariants (abort on failure):
 **  - every reader agrees with FORMAT.md (as bloom_spec.h reads it): a Bloom
-**    reader accepts the blob iff it is a valid kind 1 filter, a cuckoo reader
-**    iff a valid kind 2 filter (cuckoo_add may also refuse a valid one, but
+**    reader accepts the blob iff it is a valid kind 1 filter or a valid
+**    kind 3 of Bloom layers, a cuckoo reader iff a valid kind 2 filter or
+**    kind 3 of cuckoo layers (cuckoo_add may also refuse a valid one, but
 **    only as full or as holding the value too many times), and bloom_ref iff
-**    either;
+**    any of those;
 **  - every error names its function;
 **  - bloom_info reports bytes = the blob's length, the header's fields,
 **    version 1 and hash 'murmur3_x64_128';
@@ -191,12 +192,25 @@ static int test_value(const unsigned char *blob, size_t len, const fz_value *v,
   return fz_ok(r) ? (r->type == SQLITE_NULL ? -1 : (int)r->i) : -2;
 }
 
-static void check_info(const unsigned char *blob, size_t len, int valid) {
+/* valid: a plain Bloom filter; layered: kind 3 of Bloom layers. */
+static void check_info(const unsigned char *blob, size_t len, int valid,
+                       int layered) {
   fz_result r;
   fz_bind_blob(s_info, 1, blob, len);
   fz_step(s_info, "bloom_info", &r, 1);
-  agree("bloom_info", &r, valid);
-  if (r.rc == SQLITE_ROW) {
+  agree("bloom_info", &r, valid || layered);
+  if (r.rc == SQLITE_ROW && layered) {
+    sqlite3_stmt *st = s_info;
+    if ((size_t)r.i != len) fz_die("bloom_info bytes %lld, length %zu", r.i, len);
+    if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+      fz_die("bloom_info hashes of a layered filter");
+    if ((uint64_t)sqlite3_column_int64(st, 4) != spec_le64(blob + SPEC_OFF_CAPACITY))
+      fz_die("bloom_info capacity");
+    if (sqlite3_column_double(st, 10) != spec_le_double(blob + SPEC_OFF_FPR))
+      fz_die("bloom_info target_fpr");
+    double fill = sqlite3_column_double(st, 7);
+    if (!(fill >= 0.0 && fill <= 1.0)) fz_die("bloom_info fill_ratio %g", fill);
+  } else if (r.rc == SQLITE_ROW) {
     sqlite3_stmt *st = s_info;
     if ((size_t)r.i != len) fz_die("bloom_info bytes %lld, length %zu", r.i, len);
     if (strcmp((const char *)sqlite3_column_text(st, 1), "bloom") != 0)
@@ -233,6 +247,28 @@ static void check_info(const unsigned char *blob, size_t len, int valid) {
   fz_done(s_info);
 }
 
+/* a and b (of len bytes, b valid by FORMAT.md) are equal but for the
+** counters: the outer one and, for kind 3, each layer's. */
+static int same_but_counters(const unsigned char *a, const unsigned char *b,
+                             size_t len) {
+  if (len < SPEC_HEADER) return 0;
+  unsigned char *x = fz_copy(a, len), *y = fz_copy(b, len);
+  memset(x + SPEC_OFF_INSERTED, 0, 8);
+  memset(y + SPEC_OFF_INSERTED, 0, 8);
+  if (b[SPEC_OFF_KIND] == 3) {
+    size_t at = SPEC_HEADER + 8 * (size_t)b[13];
+    for (unsigned i = 0; i < b[13]; i++) {
+      memset(x + at + SPEC_OFF_INSERTED, 0, 8);
+      memset(y + at + SPEC_OFF_INSERTED, 0, 8);
+      at += (size_t)spec_le64(b + SPEC_HEADER + 8 * i);
+    }
+  }
+  int same = memcmp(x, y, len) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
 static void check_self_combine(sqlite3_stmt *st, const char *fname,
                                const unsigned char *blob, size_t len,
                                int valid, int intersect) {
@@ -242,9 +278,7 @@ static void check_self_combine(sqlite3_stmt *st, const char *fname,
   agree(fname, &r, valid);
   if (valid) {
     fz_check_written(fname, &r);
-    if (r.len != len || memcmp(r.blob + SPEC_HEADER, blob + SPEC_HEADER,
-                               len - SPEC_HEADER) != 0 ||
-        memcmp(r.blob, blob, SPEC_OFF_INSERTED) != 0)
+    if (r.len != len || !same_but_counters(r.blob, blob, len))
       fz_die("%s of a filter with itself changed it", fname);
     uint64_t ins = fz_inserted(blob);
     uint64_t want = intersect ? ins : fz_sat_add(ins, ins);
@@ -286,7 +320,8 @@ static void check_cuckoo(const unsigned char *blob, size_t len,
     fz_step(s_cdel, "cuckoo_delete", &r, 0);
     agree("cuckoo_delete", &r, cvalid);
     if (cvalid && (r.type != SQLITE_BLOB || r.len != len ||
-                   !spec_cuckoo_valid(r.blob, r.len)))
+                   !(spec_cuckoo_valid(r.blob, r.len) ||
+                     spec_layered_valid(r.blob, r.len, 2))))
       fz_die("cuckoo_delete wrote a blob FORMAT.md rejects");
     fz_result_free(&r);
 
@@ -298,7 +333,9 @@ static void check_cuckoo(const unsigned char *blob, size_t len,
       fz_die("cuckoo_add refused a valid filter other than as full or for "
              "too many copies: \"%s\"", r.msg);
     if (fz_ok(&r)) {
-      if (r.type != SQLITE_BLOB || r.len != len || !spec_cuckoo_valid(r.blob, r.len))
+      if (r.type != SQLITE_BLOB || r.len != len ||
+          !(spec_cuckoo_valid(r.blob, r.len) ||
+            spec_layered_valid(r.blob, r.len, 2)))
         fz_die("cuckoo_add wrote a blob FORMAT.md rejects");
       fz_result t;
       fz_bind_blob(s_ctest, 1, r.blob, r.len);
@@ -332,11 +369,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     nv = 2;
   }
   unsigned char *blob = fz_copy(data, len);
-  const int valid = spec_bloom_valid(blob, len);
-  const int cvalid = spec_cuckoo_valid(blob, len);
+  /* valid and cvalid: a Bloom / cuckoo reader accepts it, plain or
+  ** layered (kind 3); layered: the Bloom one is of kind 3. */
+  const int layered = spec_layered_valid(blob, len, 1);
+  const int valid = spec_bloom_valid(blob, len) || layered;
+  const int cvalid =
+      spec_cuckoo_valid(blob, len) || spec_layered_valid(blob, len, 2);
   fz_result r;
 
-  check_info(blob, len, valid);
+  check_info(blob, len, valid && !layered, layered);
 
   fz_bind_blob(s_count, 1, blob, len);
   fz_step(s_count, "bloom_count", &r, 0);

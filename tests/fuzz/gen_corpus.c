@@ -142,6 +142,27 @@ static void algebra_seed(const char *name, const buf *a, const buf *b) {
   free(out.p);
 }
 
+/* A layered filter (FORMAT.md, "Kind 3") of the given layers, assembled
+** by tests/lib/bloom_spec.h; room to spare as blob_of gives. */
+static buf layered_of(const buf *layers, unsigned n) {
+  const unsigned char *p[4];
+  size_t lens[4];
+  for (unsigned i = 0; i < n; i++) {
+    p[i] = layers[i].p;
+    lens[i] = layers[i].n;
+  }
+  size_t len = 0;
+  unsigned char *whole = spec_layered_build(p, lens, n, 2, 0.5, 0.02, &len);
+  if (whole == NULL) die("spec_layered_build");
+  buf b;
+  b.p = malloc(len + 4096);
+  if (b.p == NULL) die("malloc");
+  memcpy(b.p, whole, len);
+  b.n = len;
+  free(whole);
+  return b;
+}
+
 enum { N_INT = 0, N_REAL = 1, N_NULL = 2, N_TEXT = 3 };
 enum { P_REAL = 0, P_INT = 4, P_NULL = 8, P_OMIT = 12, ONE_ARG = 16 };
 
@@ -336,7 +357,37 @@ int main(int argc, char **argv) {
                       "100, 0.01) UNION ALL SELECT i + 1, cuckoo_add(f, 3) "
                       "FROM s WHERE i < 8) SELECT f FROM s WHERE i = 8"), 1);
 
+  /* Layered filters (kind 3): Bloom layers, cuckoo layers, a newest
+  ** cuckoo layer that is full, and a directory one byte off. */
+  buf lb[2] = {
+      blob_of(SERIES(5) "SELECT bloom_build(x, 10, 0.01) FROM s"),
+      blob_of(SERIES(30) "SELECT bloom_build(x + 1000, 40, 0.005) FROM s")};
+  buf lb_other[2] = {
+      blob_of(SERIES(5) "SELECT bloom_build(x + 7, 10, 0.01) FROM s"),
+      blob_of(SERIES(30) "SELECT bloom_build(x + 3000, 40, 0.005) FROM s")};
+  buf lc[2] = {
+      blob_of(SERIES(5) "SELECT cuckoo_build(x, 10, 0.01) FROM s"),
+      blob_of(SERIES(30) "SELECT cuckoo_build(x + 1000, 40, 0.005) FROM s")};
+  buf layered_bloom = layered_of(lb, 2);
+  buf layered_bloom_other = layered_of(lb_other, 2);
+  filter_seed("layered-bloom", copy_of(&layered_bloom), 1);
+  filter_seed("layered-cuckoo", layered_of(lc, 2), 1);
+  {
+    buf full[2] = {lc[0], blob_of("WITH RECURSIVE s(x) AS (SELECT 100 UNION "
+                                  "ALL SELECT x + 1 FROM s WHERE x < 103) "
+                                  "SELECT cuckoo_build(x, 1, 0.5) FROM s")};
+    filter_seed("layered-cuckoo-newest-full", layered_of(full, 2), 1);
+    free(full[1].p);
+  }
+  {
+    buf b = copy_of(&layered_bloom);
+    spec_put64(b.p + SPEC_HEADER, spec_le64(b.p + SPEC_HEADER) + 1);
+    filter_seed("layered-bad-directory", b, 1);
+  }
+
   /* --- algebra --- */
+  algebra_seed("layered-same-shape", &layered_bloom, &layered_bloom_other);
+  algebra_seed("layered-and-plain", &layered_bloom, &one);
   algebra_seed("same-shape", &one, &one_b);
   algebra_seed("identical", &one, &one);
   algebra_seed("two-blocks", &two, &two);
@@ -393,6 +444,13 @@ int main(int argc, char **argv) {
   free(empty.p);
   free(from_data.p);
   free(worked.p);
+  for (int i = 0; i < 2; i++) {
+    free(lb[i].p);
+    free(lb_other[i].p);
+    free(lc[i].p);
+  }
+  free(layered_bloom.p);
+  free(layered_bloom_other.p);
   sqlite3_close(db);
   return 0;
 }

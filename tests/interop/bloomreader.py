@@ -12,6 +12,7 @@ standard library; no SQLite needed.
     bloom_add(blob, *values), bloom_union(a, b), bloom_intersect(a, b),
     bloom_merge(blobs), cuckoo_delete(blob, value)   # result blobs
     bloom_plan(n, p), cuckoo_plan(n, p)   # the sizing of "this version"
+    layered_blob(layers, ...)   # a kind-3 blob of layer blobs
 
 Python values stand for SQL values as Python's sqlite3 module binds them:
 int -> INTEGER, float -> REAL (NaN -> NULL, as SQLite does), str -> TEXT,
@@ -34,7 +35,8 @@ __all__ = ["FormatError", "Filter", "Text", "murmur3_x64_128",
            "smhasher_verification", "encode_value", "hash_value", "key",
            "KINDS", "pow_k", "bloom_add", "bloom_union", "bloom_intersect",
            "bloom_merge", "cuckoo_delete", "bloom_model_fpr", "bloom_plan",
-           "cuckoo_fpr", "cuckoo_plan", "TOLERANCE"]
+           "cuckoo_fpr", "cuckoo_plan", "TOLERANCE", "layered_blob",
+           "layered_add"]
 
 M64 = (1 << 64) - 1
 M32 = (1 << 32) - 1
@@ -461,8 +463,137 @@ class CuckooKind:
                 "estimated_fpr": cuckoo_fpr(load, self.f, self.buckets)}
 
 
+class LayeredKind:
+    """Kind 3: layered filter ("Kind 3" in FORMAT.md): layers of kind 1 or 2,
+    oldest first, behind a directory of their lengths.
+
+    In the header, byte 12 is layer_kind, byte 13 the layer count and bytes
+    14-15 growth (Header.hashes holds those 4 bytes as a u32); bytes 16-23
+    are tightening, a double (Header.bits holds them as a u64); inserted is
+    the count, the layers' sum.
+    """
+
+    def __init__(self, h, body):
+        self.layer_kind = h.hashes & 0xFF
+        n = (h.hashes >> 8) & 0xFF
+        self.growth = h.hashes >> 16
+        self.tightening = struct.unpack("<d", struct.pack("<Q", h.bits))[0]
+        if self.layer_kind not in (1, 2):
+            raise FormatError("layer_kind %d is not 1 or 2" % self.layer_kind)
+        if not 1 <= n <= 64:
+            raise FormatError("%d layers, not 1..64" % n)
+        if self.growth < 1:
+            raise FormatError("growth 0")
+        if not 0.0 < self.tightening <= 1.0:        # False for NaN
+            raise FormatError("tightening %r out of (0, 1]" % self.tightening)
+        if len(body) < 8 * n:
+            raise FormatError("no room for the directory of %d layers" % n)
+        lengths = struct.unpack_from("<%dQ" % n, body, 0)
+        if sum(lengths) != len(body) - 8 * n:      # Python ints cannot wrap
+            raise FormatError("the layer lengths sum to %d, the blob holds %d"
+                              % (sum(lengths), len(body) - 8 * n))
+        self.header = h
+        self.layers = []
+        at = 8 * n
+        for i, length in enumerate(lengths):
+            layer = Filter(body[at:at + length])
+            if layer.header.kind != self.layer_kind:
+                raise FormatError("layer %d is of kind %d, not %d"
+                                  % (i, layer.header.kind, self.layer_kind))
+            if layer.header.seed != h.seed:
+                raise FormatError("layer %d has seed %d, the filter %d"
+                                  % (i, layer.header.seed, h.seed))
+            self.layers.append(layer)
+            at += length
+        capacity = min(sum(l.header.capacity for l in self.layers), I64_MAX)
+        count = min(sum(l.header.inserted for l in self.layers), M64)
+        if capacity != h.capacity:
+            raise FormatError("capacity %d is not the layers' sum %d"
+                              % (h.capacity, capacity))
+        if count != h.inserted:
+            raise FormatError("count %d is not the layers' sum %d"
+                              % (h.inserted, count))
+        self.name = KINDS[self.layer_kind].name
+        self.body = body
+
+    def test_hash(self, h1, h2):
+        # any layer's maybe; the order does not change the answer
+        for layer in self.layers:
+            if layer.impl.test_hash(h1, h2):
+                return 1
+        return 0
+
+    def header_info(self, h):
+        if self.layer_kind == 1:
+            return {"bits": sum(l.impl.bits for l in self.layers),
+                    "hashes": None, "bytes": h.length,
+                    "capacity": h.capacity, "target_fpr": h.target_fpr,
+                    "inserted": min(h.inserted, I64_MAX)}
+        return {"buckets": sum(l.impl.buckets for l in self.layers),
+                "slots_per_bucket": 4, "fingerprint_bits": None,
+                "bytes": h.length, "capacity": h.capacity,
+                "target_fpr": h.target_fpr, "items": h.inserted}
+
+    def _fpr(self, rates):
+        acc = 0.0
+        for e in rates:
+            acc = acc + math.log1p(-e)
+        return -math.expm1(acc)
+
+    def stats(self):
+        per = [l.impl.stats() for l in self.layers]
+        rate = self._fpr([s["estimated_fpr"] for s in per])
+        if self.layer_kind == 1:
+            bits = sum(l.impl.bits for l in self.layers)
+            bits_set = sum(s["bits_set"] for s in per)
+            items = 0.0
+            for s in per:
+                if s["estimated_items"] is None:
+                    items = None
+                    break
+                items = items + s["estimated_items"]
+            return {"bits_set": bits_set,
+                    "fill_ratio": float(bits_set) / float(bits),
+                    "estimated_items": items, "estimated_fpr": rate}
+        buckets = sum(l.impl.buckets for l in self.layers)
+        return {"load_factor": float(self.header.inserted) /
+                (float(buckets) * 4.0), "estimated_fpr": rate}
+
+    def count(self):
+        items = self.stats()["estimated_items"]
+        if items is None:
+            return None
+        f = math.floor(items)
+        return int(f) + (1 if items - f >= 0.5 else 0)
+
+    def layer_rows(self):
+        """What bloom_layers reports: each layer's own info, numbered."""
+        rows = []
+        for i, l in enumerate(self.layers):
+            d = {"layer": i}
+            d.update(l.info())
+            rows.append(d)
+        return rows
+
+
+def layered_blob(layers, growth=2, tightening=0.5, target_fpr=0.01):
+    """A kind-3 blob of the given layer blobs, oldest first (FORMAT.md,
+    "Kind 3"): layer kind and seed from layer 0, capacity and count the
+    sums (saturating), the directory, the layers."""
+    hs = [Header(bytes(b)) for b in layers]
+    capacity = min(sum(h.capacity for h in hs), I64_MAX)
+    count = min(sum(h.inserted for h in hs), M64)
+    t_bits = struct.unpack("<Q", struct.pack("<d", tightening))[0]
+    head = HEADER.pack(MAGIC, 1, 3, 1, 0, hs[0].seed,
+                       hs[0].kind | len(layers) << 8 | growth << 16, t_bits,
+                       capacity, target_fpr, count, bytes(16))
+    return head + struct.pack("<%dQ" % len(layers),
+                              *[len(b) for b in layers]) + \
+        b"".join(bytes(b) for b in layers)
+
+
 # kind byte -> class; a kind not here is rejected as unknown
-KINDS = {1: BloomKind, 2: CuckooKind}
+KINDS = {1: BloomKind, 2: CuckooKind, 3: LayeredKind}
 
 
 class Filter:
@@ -549,8 +680,30 @@ def bloom_merge(blobs):
     return acc
 
 
+def _relayer(f, layers):
+    h = f.header
+    return layered_blob([l.to_bytes() for l in layers], f.impl.growth,
+                        f.impl.tightening, h.target_fpr)
+
+
+def layered_add(blob, *values):
+    """bloom_add on a layered filter: the values go to the newest layer."""
+    f = Filter(blob)
+    for v in values:
+        f.impl.layers[-1].add(v)
+    return _relayer(f, f.impl.layers)
+
+
 def cuckoo_delete(blob, v):
     f = Filter(blob)
+    if f.header.kind == 3:
+        # the newest layer that holds the fingerprint loses one copy
+        h = f.hash(v)
+        for layer in reversed(f.impl.layers if h is not None else []):
+            if layer.impl.remove_hash(*h):
+                layer.header.inserted = max(layer.header.inserted - 1, 0)
+                return _relayer(f, f.impl.layers)
+        return bytes(blob)
     h = f.hash(v)
     if h is None or not f.impl.remove_hash(*h):
         return bytes(blob)
@@ -798,19 +951,4 @@ def read_store(conn, name):
     outside = [cid for cid in rows if not 0 <= cid < first]
     if outside:
         raise FormatError("chunk %d is outside the layout" % outside[0])
-    return _layered(kind, config["seed"], growth, tightening,
-                    float(config["fpr"]), blobs)
-
-
-def _layered(layer_kind, seed, growth, tightening, fpr, blobs):
-    """The kind-3 blob of FORMAT.md over complete layer blobs."""
-    capacity = count = 0
-    for b in blobs:
-        h = HEADER.unpack_from(b)
-        capacity = min(capacity + h[8], (1 << 63) - 1)
-        count = min(count + h[10], (1 << 64) - 1)
-    header = struct.pack("<4sBBBBIBBHdQdQ16s", MAGIC, 1, 3, 1, 0, seed,
-                         layer_kind, len(blobs), growth, tightening, capacity,
-                         fpr, count, bytes(16))
-    directory = b"".join(struct.pack("<Q", len(b)) for b in blobs)
-    return header + directory + b"".join(blobs)
+    return layered_blob(blobs, growth, tightening, float(config["fpr"]))

@@ -1,10 +1,12 @@
 """The extension and an independent reader (bloomreader.py, written from
 ext/FORMAT.md alone) must agree on every filter the extension builds.
 
-For each filter, Bloom (kind 1) and cuckoo (kind 2: built, after
-cuckoo_add and cuckoo_delete, and empty): the answer to every probe (one SQL
-query per filter, the filter bound once), every bloom_info (cuckoo_info)
-field and bloom_count, bit for bit: FORMAT.md's "Floating-point figures"
+For each filter, Bloom (kind 1), cuckoo (kind 2: built, after
+cuckoo_add and cuckoo_delete, and empty) and layered (kind 3, of Bloom and
+of cuckoo layers, assembled here from built layers): the answer to every
+probe (one SQL query per filter, the filter bound once), every bloom_info
+(cuckoo_info) field and bloom_count, and for layered filters every row of
+bloom_layers, bit for bit: FORMAT.md's "Floating-point figures"
 pins the evaluation, and the reader calls the same libm in this process.
 The estimates are also checked against exact arithmetic within the
 tolerances FORMAT.md states, which the unstable forms it warns of miss.
@@ -273,7 +275,102 @@ def build_filters(conn, ids_values):
     out.append(("bloom_add from bloom_empty(3000, 0.01), 25 values a call",
                 blob, [i for i, v in zip(ids, vals) if v is not None]))
     out.extend(cuckoo_filters(conn, build))
+    out.extend(layered_filters(conn))
     return out
+
+
+def layered_filters(conn):
+    """(name, blob, member ids) for kind 3: layers built by the extension,
+    each of its own members, assembled by the reader (bloomreader's
+    layered_blob, from FORMAT.md)."""
+    out = []
+    for fn in ("bloom_build", "cuckoo_build"):
+        layers, members = [], []
+        # about 2x the members of the one before, each layer sized for twice
+        # its members (whatever the number of probes) at half the rate
+        for i, (p, cond) in enumerate(((0.01, "id % 397 = 11"),
+                                       (0.005, "id % 199 = 12"),
+                                       (0.0025, "id % 97 = 13"))):
+            (count,) = conn.execute("SELECT count(DISTINCT val) FROM pv WHERE %s"
+                                    % cond).fetchone()
+            (blob,) = conn.execute("SELECT %s(val, %d, %r) FROM pv WHERE %s"
+                                   % (fn, 2 * count + 10, p, cond)).fetchone()
+            layers.append(blob)
+            members += [r[0] for r in conn.execute(
+                "SELECT id FROM pv WHERE (%s) AND val IS NOT NULL" % cond)]
+        out.append(("layered of 3 %s layers (each n twice its members, p "
+                    "0.01/0.005/0.0025)" % fn,
+                    br.layered_blob(layers, 2, 0.5, 0.02), members))
+    return out
+
+
+def check_layered_changes(tap, conn, name, blob, values, members):
+    """bloom_add (Bloom layers) or cuckoo_delete (cuckoo layers) of probe
+    values (members of every layer and others), 25 a call, against the
+    reader's result bytes."""
+    f = br.Filter(blob)
+    vals = [values[i] for i in members[::7]] + \
+        [v for v in values[::97] if v is not None][:100]
+    bad = []
+    if f.impl.layer_kind == 1:
+        got = want = blob
+        for i in range(0, len(vals), 25):
+            chunk = vals[i:i + 25]
+            q = "SELECT bloom_add(?1, %s)" % ", ".join(
+                "?%d" % (j + 2) for j in range(len(chunk)))
+            (got,) = conn.execute(q, [got] + chunk).fetchone()
+            want = br.layered_add(want, *chunk)
+        if got != want:
+            bad.append("bloom_add: the blobs differ")
+        what = "bloom_add of %d values: the reader's bytes" % len(vals)
+    else:
+        # delete members of each layer (and some absent values)
+        got = want = blob
+        for v in vals:
+            (got,) = conn.execute("SELECT cuckoo_delete(?1, ?2)",
+                                  (got, v)).fetchone()
+            want = br.cuckoo_delete(want, v)
+            if got != want:
+                bad.append("cuckoo_delete(%r): the blobs differ" % (v,))
+                break
+        what = "cuckoo_delete of %d values, one by one: the reader's bytes" \
+            % len(vals)
+    tap.ok(not bad, "%s: %s" % (name, what), *bad)
+
+
+def base_kind(f):
+    """The kind whose SQL functions read a filter: its layers' kind when
+    layered."""
+    return f.impl.layer_kind if f.header.kind == 3 else f.header.kind
+
+
+LAYER_COLUMNS = ("layer", "kind", "version", "hash", "bits", "hashes",
+                 "buckets", "slots_per_bucket", "fingerprint_bits", "bytes",
+                 "capacity", "target_fpr", "inserted", "items", "bits_set",
+                 "fill_ratio", "estimated_items", "load_factor",
+                 "estimated_fpr")
+
+
+def check_layer_rows(tap, conn, name, blob):
+    """bloom_layers: each row the reader's info of that layer, the other
+    kind's columns NULL."""
+    f = br.Filter(blob)
+    cur = conn.execute("SELECT * FROM bloom_layers(?1)", (blob,))
+    cols = [d[0] for d in cur.description]
+    got = [dict(zip(cols, r)) for r in cur.fetchall()]
+    rows = f.impl.layer_rows() if f.header.kind == 3 else \
+        [dict(layer=0, **f.info())]
+    diffs = []
+    if tuple(cols) != LAYER_COLUMNS:
+        diffs.append("columns %r" % (cols,))
+    if len(got) != len(rows):
+        diffs.append("%d rows, the reader %d layers" % (len(got), len(rows)))
+    for g, r in zip(got, rows):
+        want = dict.fromkeys(LAYER_COLUMNS)
+        want.update(r)
+        diffs += ["layer %d: %s" % (r["layer"], d) for d in compare_info(g, want)]
+    tap.ok(not diffs, "%s: bloom_layers gives each layer's figures (%d rows)"
+           % (name, len(rows)), *diffs)
 
 
 def cuckoo_filters(conn, build):
@@ -334,7 +431,7 @@ def crafted_filter(probes):
 
 def check_filter(tap, conn, name, blob, members, values, classes):
     f = br.Filter(blob)
-    kind = f.header.kind
+    kind = base_kind(f)
     t0 = time.time()
     got = sql_answers(conn, blob, kind)
     t_sql = time.time() - t0
@@ -375,6 +472,22 @@ def exact_figures(blob):
     """The estimates of a blob in exact (or 60-digit) arithmetic, keyed
     like FORMAT.md's tolerance table."""
     f = br.Filter(blob)
+    if f.header.kind == 3:
+        # layers' exact figures, combined exactly
+        per = [exact_figures(l.to_bytes()) for l in f.impl.layers]
+        fig = "bloom_estimated_fpr" if f.impl.layer_kind == 1 \
+            else "cuckoo_estimated_fpr"
+        with decimal.localcontext() as ctx:
+            ctx.prec = 60
+            clear = decimal.Decimal(1)
+            for p in per:
+                clear *= 1 - decimal.Decimal(p[fig])
+            out = {fig: float(1 - clear)}
+        if f.impl.layer_kind == 1:
+            items = [p["estimated_items"] for p in per]
+            out["estimated_items"] = None if None in items else \
+                float(sum(decimal.Decimal(x) for x in items))
+        return out
     if f.header.kind == 1:
         m, k, blocks = f.impl.bits, f.impl.k, f.impl.blocks
         counts = [bin(f.impl._block(b)).count("1") for b in range(blocks)]
@@ -402,10 +515,12 @@ def tolerance_misses(blob, info):
     """Estimates of bloom_info / cuckoo_info farther from exact arithmetic
     than FORMAT.md's tolerance allows."""
     out = []
-    kind = blob[5]
+    kind = base_kind(br.Filter(blob))
     for fig, exact in exact_figures(blob).items():
         col = "estimated_items" if fig == "estimated_items" else "estimated_fpr"
         tol = br.TOLERANCE[fig]
+        if blob[5] == 3 and col == "estimated_fpr":
+            tol += 1e-12        # FORMAT.md, "Kind 3": the combination's share
         if not close(info[col], exact, tol):
             out.append("%s %s = %r, exact %r: beyond FORMAT.md's tolerance %g"
                        % (INFO_FN[kind], col, info[col], exact, tol))
@@ -1014,6 +1129,10 @@ def main():
         a, b = check_filter(tap, conn, name, blob, members, values, classes)
         t_sql += a
         t_reader += b
+        if blob[5] == 3 or name == filters[0][0]:
+            check_layer_rows(tap, conn, name, blob)
+        if blob[5] == 3:
+            check_layered_changes(tap, conn, name, blob, values, members)
 
     # The same probes in a UTF-16 database: TEXT is hashed as UTF-8 there too.
     conn16 = connect()

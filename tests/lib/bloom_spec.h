@@ -3,7 +3,9 @@
 ** ext/FORMAT.md alone (it shares no code with ext/), so the tests and the
 ** fuzz targets can compare the extension's verdict on a blob with the
 ** document's: spec_bloom_valid() applies checks 1-4 (kind 1),
-** spec_cuckoo_valid() checks 1-3 and 5 (kind 2).  A cuckoo body's size is
+** spec_cuckoo_valid() checks 1-3 and 5 (kind 2), spec_layered_valid() the
+** rules of kind 3, and spec_layered_build() assembles a kind-3 blob from
+** its layers.  A cuckoo body's size is
 ** compared in 128-bit arithmetic here (buckets * 4 * f cannot wrap), a
 ** different way from the extension's divisions; a Bloom body's as
 ** bits / 8 == length - 64, the way FORMAT.md prescribes.
@@ -13,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SPEC_HEADER 64
@@ -100,41 +103,80 @@ static inline int spec_cuckoo_valid(const unsigned char *b, size_t len) {
   return (u128)spec_le64(b + SPEC_OFF_INSERTED) <= (u128)buckets * 4;
 }
 
-/* 1 if FORMAT.md's kind-3 rules accept b[0..len) as a layered filter of
-** layer_kind (1 or 2) layers: checks 1-3 for kind 3, 1 <= L <= 64, growth
-** >= 1, 0 < tightening <= 1, a directory whose lengths tile the rest, every
-** layer a valid filter of layer_kind with the outer seed, and capacity and
-** count the layers' sums (saturating). */
+/* 1 if FORMAT.md's "Kind 3" accepts b[0..len) as a layered filter whose
+** layers are of kind layer_kind (0: either).  Sums in 128 bits. */
 static inline int spec_layered_valid(const unsigned char *b, size_t len,
                                      unsigned layer_kind) {
-  if (!spec_common_valid(b, len, 3) || b[12] != layer_kind) return 0;
-  unsigned layers = b[13];
-  unsigned growth = (unsigned)b[14] | (unsigned)b[15] << 8;
-  double tightening = spec_le_double(b + 16);
-  if (layers < 1 || layers > 64 || growth < 1 ||
-      !(tightening > 0 && tightening <= 1))
-    return 0;
-  if (len < SPEC_HEADER + 8 * (size_t)layers) return 0;
+  if (!spec_common_valid(b, len, 3)) return 0;
+  unsigned lk = b[12], layers = b[13];
+  if (lk != 1 && lk != 2) return 0;
+  if (layer_kind && lk != layer_kind) return 0;
+  if (layers < 1 || layers > 64) return 0;
+  if ((unsigned)b[14] + 256u * b[15] < 1) return 0;
+  double t = spec_le_double(b + 16);
+  if (!(t > 0.0 && t <= 1.0)) return 0;
+  if ((len - SPEC_HEADER) / 8 < layers) return 0;
+  __extension__ typedef unsigned __int128 u128;
+  u128 sum = 0, capacity = 0, count = 0;
   size_t at = SPEC_HEADER + 8 * (size_t)layers;
-  uint64_t capacity = 0, count = 0;
+  for (unsigned i = 0; i < layers; i++) sum += spec_le64(b + SPEC_HEADER + 8 * i);
+  if (sum != (u128)(len - at)) return 0;
   for (unsigned i = 0; i < layers; i++) {
-    uint64_t n = spec_le64(b + SPEC_HEADER + 8 * i);
-    if (n > len - at) return 0;
-    const unsigned char *layer = b + at;
-    if (!(layer_kind == 1 ? spec_bloom_valid(layer, (size_t)n)
-                          : spec_cuckoo_valid(layer, (size_t)n)))
+    size_t n = (size_t)spec_le64(b + SPEC_HEADER + 8 * i);
+    const unsigned char *l = b + at;
+    if (!(lk == 1 ? spec_bloom_valid(l, n) : spec_cuckoo_valid(l, n)))
       return 0;
-    if (spec_le32(layer + SPEC_OFF_SEED) != spec_le32(b + SPEC_OFF_SEED))
-      return 0;
-    uint64_t c = spec_le64(layer + SPEC_OFF_CAPACITY);
-    capacity = capacity > (uint64_t)INT64_MAX - c ? (uint64_t)INT64_MAX
-                                                  : capacity + c;
-    uint64_t items = spec_le64(layer + SPEC_OFF_INSERTED);
-    count = count > UINT64_MAX - items ? UINT64_MAX : count + items;
-    at += (size_t)n;
+    if (spec_le32(l + SPEC_OFF_SEED) != spec_le32(b + SPEC_OFF_SEED)) return 0;
+    capacity += spec_le64(l + SPEC_OFF_CAPACITY);
+    count += spec_le64(l + SPEC_OFF_INSERTED);
+    at += n;
   }
-  return at == len && capacity == spec_le64(b + SPEC_OFF_CAPACITY) &&
+  if (capacity > (u128)INT64_MAX) capacity = (u128)INT64_MAX;
+  if (count > (u128)UINT64_MAX) count = (u128)UINT64_MAX;
+  return capacity == spec_le64(b + SPEC_OFF_CAPACITY) &&
          count == spec_le64(b + SPEC_OFF_INSERTED);
+}
+
+/* A layered blob assembled from complete layers by FORMAT.md ("Kind 3")
+** alone: header (layer kind and seed from layer 0; capacity and count the
+** layers' sums, saturating), directory, layers.  Exactly sized, from
+** malloc; *out_len gets its length. */
+static inline unsigned char *spec_layered_build(
+    const unsigned char *const *layers, const size_t *lens, unsigned n,
+    unsigned growth, double tightening, double fpr, size_t *out_len) {
+  size_t len = SPEC_HEADER + 8 * (size_t)n;
+  __extension__ typedef unsigned __int128 u128;
+  u128 capacity = 0, count = 0;
+  for (unsigned i = 0; i < n; i++) {
+    len += lens[i];
+    capacity += spec_le64(layers[i] + SPEC_OFF_CAPACITY);
+    count += spec_le64(layers[i] + SPEC_OFF_INSERTED);
+  }
+  if (capacity > (u128)INT64_MAX) capacity = (u128)INT64_MAX;
+  if (count > (u128)UINT64_MAX) count = (u128)UINT64_MAX;
+  unsigned char *b = calloc(1, len);
+  if (b == NULL) return NULL;
+  memcpy(b, "BLMF", 4);
+  b[4] = 1;
+  b[5] = 3;
+  b[6] = 1;
+  memcpy(b + 8, layers[0] + 8, 4);
+  b[12] = layers[0][5];
+  b[13] = (unsigned char)n;
+  b[14] = (unsigned char)(growth & 255);
+  b[15] = (unsigned char)(growth >> 8);
+  spec_put_double(b + 16, tightening);
+  spec_put64(b + 24, (uint64_t)capacity);
+  spec_put_double(b + 32, fpr);
+  spec_put64(b + 40, (uint64_t)count);
+  size_t at = SPEC_HEADER + 8 * (size_t)n;
+  for (unsigned i = 0; i < n; i++) {
+    spec_put64(b + SPEC_HEADER + 8 * i, lens[i]);
+    memcpy(b + at, layers[i], lens[i]);
+    at += lens[i];
+  }
+  *out_len = len;
+  return b;
 }
 
 /* Two valid Bloom filters combine bit for bit when version, kind, hash,

@@ -241,10 +241,111 @@ def version1_kind2(conn):
     return out
 
 
+def version1_kind3(conn):
+    """(name, blob, probes or None, comment, reject reason): version 1, kind 3
+    (layered filters).  The layers come from the extension's builds or from
+    the independent reader; the layered blobs are assembled by the reader
+    (bloomreader.layered_blob, from FORMAT.md), never by the extension."""
+    rng = random.Random(3)
+    out = []
+
+    # Bloom layers: three builds sized as a scalable store sizes them
+    # (growth 2, tightening 0.5), each over its own members.
+    groups = [
+        ["a-%d" % i for i in range(15)] + [i * 3 for i in range(15)],
+        ["b-%d" % i for i in range(20)] + [1.5 + i for i in range(10)] +
+        [("acme", i) for i in range(10)] + ["é", b"\x00\x01"],
+        ["c-%d" % i for i in range(40)] + [-(i + 1) for i in range(30)] +
+        [b"", "", 2.0 ** 63, ("acme", "x", 2.5)],
+    ]
+    layers = [build(conn, g, n, p) for g, n, p in
+              zip(groups, (30, 60, 120), (0.01, 0.005, 0.0025))]
+    blob = br.layered_blob(layers, 2, 0.5, 0.02)
+    members = [m for g in groups for m in g]
+    out.append(("kind3-bloom-layers", blob, probe_list(members, rng),
+                "Three bloom_build layers (n 30/60/120, p 0.01/0.005/0.0025)"
+                " over %d values of every class,\nassembled by the "
+                "independent reader: growth 2, tightening 0.5, target_fpr "
+                "0.02." % len(members), None))
+
+    # Cuckoo layers: two builds, then a cuckoo_delete through the layered
+    # blob (from the newest layer holding the value).
+    groups_c = [
+        ["d-%d" % i for i in range(12)] + [i * 5 for i in range(12)],
+        ["e-%d" % i for i in range(25)] + [0.25 * i for i in range(10)] +
+        [("k", i) for i in range(8)],
+    ]
+    layers_c = [build(conn, g, n, p, "cuckoo_build") for g, n, p in
+                zip(groups_c, (30, 60), (0.01, 0.005))]
+    blob = br.layered_blob(layers_c, 2, 0.5, 0.02)
+    (blob,) = conn.execute("SELECT cuckoo_delete(cuckoo_delete(?1, 'e-3'), "
+                           "'d-4')", (blob,)).fetchone()
+    if blob != br.cuckoo_delete(br.cuckoo_delete(
+            br.layered_blob(layers_c, 2, 0.5, 0.02), "e-3"), "d-4"):
+        sys.exit("kind3-cuckoo-layers: the extension's cuckoo_delete differs "
+                 "from the reader's")
+    members = [m for g in groups_c for m in g if m not in ("e-3", "d-4")]
+    out.append(("kind3-cuckoo-layers", blob,
+                probe_list(members + ["e-3", "d-4"], rng),
+                "Two cuckoo_build layers (n 30/60, p 0.01/0.005), assembled "
+                "by the independent reader,\nthen cuckoo_delete of 'e-3' "
+                "(layer 1) and 'd-4' (layer 0).", None))
+
+    # Written by the reader alone: seed 0xFFFFFFFD in every layer.
+    crafted = []
+    members = []
+    for blocks, k, vals in ((1, 7, [1, "one", b"\x01"]),
+                            (2, 11, [2.5, "two", ("t", 2)])):
+        f = br.Filter(header(0xFFFFFFFD, k, blocks * 512, 10 * blocks, 0.01,
+                             0) + bytes(64 * blocks))
+        for v in vals:
+            f.add(br.key(*v) if isinstance(v, tuple) else v)
+        crafted.append(f.to_bytes())
+        members += vals
+    blob = br.layered_blob(crafted, 3, 0.25, 0.015)
+    out.append(("kind3-crafted-seed", blob, probe_list(members, rng),
+                "Written by the independent reader: two Bloom layers (k 7 "
+                "and 11) of seed 0xFFFFFFFD;\ngrowth 3, tightening 0.25.",
+                None))
+
+    # Blobs a version-1 reader must refuse: each alters one thing of the
+    # crafted layered blob (2 layers: directory at 64, layers at 80, 208).
+    good = blob
+
+    def alter(off, data):
+        return good[:off] + data + good[off + len(data):]
+
+    rejects = [
+        ("layers-0", alter(13, b"\x00"), "0 layers"),
+        ("layers-65", alter(13, b"\x41"), "65 layers"),
+        ("layer-kind-3", alter(12, b"\x03"), "layer_kind 3 (nesting)"),
+        ("growth-0", alter(14, b"\x00\x00"), "growth 0"),
+        ("tightening-0", alter(16, struct.pack("<d", 0.0)), "tightening 0"),
+        ("directory-long", alter(64, struct.pack("<Q", 129)),
+         "layer 0's length one byte past its end (the lengths overrun the "
+         "blob)"),
+        ("trailing-byte", good + b"\x00",
+         "one byte after the last layer (the lengths sum short)"),
+        ("count", alter(40, struct.pack("<Q", struct.unpack_from(
+            "<Q", good, 40)[0] + 1)), "count one more than the layers' sum"),
+        ("capacity", alter(24, struct.pack("<Q", 31)),
+         "capacity 31, not the layers' sum 30"),
+        ("layer-seed", alter(80 + 8, struct.pack("<I", 0)),
+         "layer 0 of seed 0 under an outer seed 0xFFFFFFFD"),
+        ("layer-bad", alter(208 + 12, struct.pack("<I", 0)),
+         "layer 1 with hashes 0"),
+    ]
+    for name, b, why in rejects:
+        out.append(("kind3-reject-" + name, b, None,
+                    "Must be refused by a version-1 reader: %s." % why, why))
+    return out
+
+
 def main():
     conn = connect()
     made = []
-    for version, gen in (("v1", version1), ("v1", version1_kind2)):
+    for version, gen in (("v1", version1), ("v1", version1_kind2),
+                         ("v1", version1_kind3)):
         d = os.path.join(HERE, version)
         os.makedirs(d, exist_ok=True)
         for name, blob, probes, comment, reject in gen(conn):

@@ -79,13 +79,17 @@ def check_vector(tap, conn, name, blob, a):
         errors = []
         # the functions of the kind the header names, so that the refusal is
         # the validation's, not a kind mismatch (every kind's when unknown)
-        kinds = [KIND_NAMES[blob[5]]] if len(blob) > 5 and blob[5] in KIND_NAMES \
+        # (a layered filter's: its layers' kind, byte 12)
+        kind_byte = blob[12] if len(blob) > 12 and blob[5] == 3 else \
+            (blob[5] if len(blob) > 5 else None)
+        kinds = [KIND_NAMES[kind_byte]] if kind_byte in KIND_NAMES \
             else sorted(FUNCTIONS)
         fns = []
         for k in kinds:
             test_fn, info_fn = FUNCTIONS[k]
             fns += [(test_fn, "%s(?1, 1)" % test_fn),
                     (info_fn, "(SELECT count(*) FROM %s(?1))" % info_fn)]
+        fns.append(("bloom_layers", "(SELECT count(*) FROM bloom_layers(?1))"))
         for name_fn, fn in fns:
             try:
                 conn.execute("SELECT " + fn, (blob,)).fetchone()
@@ -131,6 +135,22 @@ def check_vector(tap, conn, name, blob, a):
         diffs = [str(e)]
     tap.ok(not diffs, "%s: %s reports the recorded fields" % (name, info_fn),
            *diffs)
+    if blob[5] == 3:
+        # bloom_layers: each layer's own figures, as the reader gives them
+        f = br.Filter(blob)
+        cur = conn.execute("SELECT * FROM bloom_layers(?1)", (blob,))
+        cols = [d[0] for d in cur.description]
+        diffs = []
+        rows = cur.fetchall()
+        if len(rows) != len(f.impl.layers):
+            diffs.append("%d rows for %d layers" % (len(rows), len(f.impl.layers)))
+        for i, (row, layer) in enumerate(zip(rows, f.impl.layers)):
+            got = {c: v for c, v in zip(cols, row) if v is not None}
+            want = {c: v for c, v in dict(layer=i, **layer.info()).items()
+                    if v is not None}
+            diffs += ["layer %d: %s" % (i, d)
+                      for d in compare_info(got, want, tolerant=True)]
+        tap.ok(not diffs, "%s: bloom_layers reports each layer" % name, *diffs)
 
     # The files agree with the independent reader (a hand edit would not).
     f = br.Filter(blob)

@@ -1,0 +1,194 @@
+/*
+** Layered filters: the writer and the layer-by-layer reads (layered.h).
+** Validation lives with the other kinds' in format.c.
+*/
+#include "core/layered.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/bloom.h"
+#include "core/cuckoo.h"
+
+uint64_t filter_blob_bytes(const filter_header *h) {
+  if (h->kind == FILTER_KIND_BLOOM) return bloom_blob_bytes(h->bits);
+  if (h->kind != FILTER_KIND_CUCKOO || h->fingerprint_bits == 0) return 0;
+  /* buckets / 2 * f + 64 must not wrap (cuckoo_body_bytes' promise). */
+  if (h->buckets / 2 > (UINT64_MAX - FILTER_HEADER_BYTES) / h->fingerprint_bits)
+    return 0;
+  return FILTER_HEADER_BYTES + cuckoo_body_bytes(h->buckets, h->fingerprint_bits);
+}
+
+int layered_plan_for(const filter_header *layers, unsigned count,
+                     const layered_params *p, layered_plan *plan, char *err,
+                     size_t err_size) {
+  if (count < 1 || count > FILTER_MAX_LAYERS) {
+    snprintf(err, err_size, "%u layers: a layered filter has 1 to %d",
+             count, FILTER_MAX_LAYERS);
+    return -1;
+  }
+  if (p->growth < 1 || p->growth > 65535) {
+    snprintf(err, err_size, "growth %u out of range 1..65535", p->growth);
+    return -1;
+  }
+  if (!(p->tightening > 0.0 && p->tightening <= 1.0)) {
+    snprintf(err, err_size, "tightening ratio out of (0,1]");
+    return -1;
+  }
+  if (!(p->target_fpr > 0.0 && p->target_fpr < 1.0)) {
+    snprintf(err, err_size, "target false-positive rate out of (0,1)");
+    return -1;
+  }
+  const filter_header *first = &layers[0];
+  uint64_t total = layered_header_bytes(count), capacity = 0, items = 0;
+  for (unsigned i = 0; i < count; i++) {
+    const filter_header *h = &layers[i];
+    if (h->kind != FILTER_KIND_BLOOM && h->kind != FILTER_KIND_CUCKOO) {
+      snprintf(err, err_size, "layer %u is a %s filter, not bloom or cuckoo",
+               i, filter_kind_name(h->kind));
+      return -1;
+    }
+    if (h->kind != first->kind) {
+      snprintf(err, err_size, "layer %u is a %s filter, layer 0 a %s filter",
+               i, filter_kind_name(h->kind), filter_kind_name(first->kind));
+      return -1;
+    }
+    if (h->version != FILTER_VERSION ||
+        h->hash != FILTER_HASH_MURMUR3_X64_128) {
+      snprintf(err, err_size, "layer %u: version %u, hash %u (need 1, 1)", i,
+               h->version, h->hash);
+      return -1;
+    }
+    if (h->seed != first->seed) {
+      snprintf(err, err_size, "layer %u has seed %lu, layer 0 seed %lu", i,
+               (unsigned long)h->seed, (unsigned long)first->seed);
+      return -1;
+    }
+    if (h->capacity < 1 || h->capacity > (uint64_t)INT64_MAX) {
+      snprintf(err, err_size, "layer %u: capacity out of range", i);
+      return -1;
+    }
+    uint64_t bytes = filter_blob_bytes(h);
+    if (bytes < FILTER_HEADER_BYTES || bytes > UINT64_MAX - total) {
+      snprintf(err, err_size, "layer %u: the filter would be too large", i);
+      return -1;
+    }
+    plan->layer_offset[i] = total;
+    plan->layer_bytes[i] = bytes;
+    total += bytes;
+    capacity += h->capacity;
+    if (capacity > (uint64_t)INT64_MAX) capacity = (uint64_t)INT64_MAX;
+    items = saturating_add(items, h->count);
+  }
+  if (total > (uint64_t)SIZE_MAX) {
+    snprintf(err, err_size, "the filter would be too large");
+    return -1;
+  }
+  plan->layers = count;
+  plan->total_bytes = total;
+  plan->capacity = capacity;
+  plan->count = items;
+  return 0;
+}
+
+void layered_write_header(unsigned char *dst, const filter_header *layers,
+                          const layered_params *p, const layered_plan *plan) {
+  filter_header outer =
+      filter_header_new(FILTER_KIND_LAYERED, plan->capacity, p->target_fpr);
+  outer.seed = layers[0].seed;
+  outer.count = plan->count;
+  outer.layer_kind = layers[0].kind;
+  outer.layers = plan->layers;
+  outer.growth = p->growth;
+  outer.tightening = p->tightening;
+  filter_write_header(dst, &outer);
+  for (unsigned i = 0; i < plan->layers; i++) {
+    store_le64(dst + FILTER_HEADER_BYTES + 8 * i, plan->layer_bytes[i]);
+    filter_write_header(dst + plan->layer_offset[i], &layers[i]);
+  }
+}
+
+int layered_write(unsigned char *dst, uint64_t dst_bytes,
+                  const filter_view *layers, unsigned count,
+                  const layered_params *p, char *err, size_t err_size) {
+  filter_header headers[FILTER_MAX_LAYERS];
+  if (count < 1 || count > FILTER_MAX_LAYERS) {
+    snprintf(err, err_size, "%u layers: a layered filter has 1 to %d",
+             count, FILTER_MAX_LAYERS);
+    return -1;
+  }
+  for (unsigned i = 0; i < count; i++) headers[i] = layers[i].header;
+  layered_plan plan;
+  if (layered_plan_for(headers, count, p, &plan, err, err_size) != 0)
+    return -1;
+  if (dst_bytes != plan.total_bytes) {
+    snprintf(err, err_size, "the buffer is %llu bytes, the filter %llu",
+             (unsigned long long)dst_bytes,
+             (unsigned long long)plan.total_bytes);
+    return -1;
+  }
+  for (unsigned i = 0; i < count; i++) {
+    if (layers[i].blob_bytes != plan.layer_bytes[i]) {
+      snprintf(err, err_size, "layer %u is %llu bytes, its header says %llu",
+               i, (unsigned long long)layers[i].blob_bytes,
+               (unsigned long long)plan.layer_bytes[i]);
+      return -1;
+    }
+  }
+  layered_write_header(dst, headers, p, &plan);
+  /* The bodies as they are; the headers were just written from the same
+  ** fields (and a layer's own header is rewritten byte for byte). */
+  for (unsigned i = 0; i < count; i++)
+    memcpy(dst + plan.layer_offset[i], layers[i].blob, layers[i].blob_bytes);
+  return 0;
+}
+
+uint64_t filter_layer_offset(const filter_view *f, unsigned i) {
+  uint64_t offset = layered_header_bytes(f->header.layers);
+  for (unsigned j = 0; j < i; j++) offset += load_le64(f->body + 8 * j);
+  return offset;
+}
+
+void filter_layer(const filter_view *f, unsigned i, filter_view *layer) {
+  if (f->header.kind != FILTER_KIND_LAYERED) {
+    *layer = *f;
+    return;
+  }
+  uint64_t offset = filter_layer_offset(f, i);
+  uint64_t bytes = load_le64(f->body + 8 * i);
+  /* Validated with the whole, so it parses again. */
+  filter_parse(f->blob + offset, (size_t)bytes, f->header.layer_kind, layer,
+               NULL, 0);
+}
+
+int layered_contains(const filter_view *f, filter_hash h) {
+  const unsigned char *end = f->blob + f->blob_bytes;
+  for (unsigned i = f->header.layers; i-- > 0;) {
+    const unsigned char *b = end - load_le64(f->body + 8 * i);
+    end = b;
+    /* Fields at the offsets of FORMAT.md, checked when the whole parsed. */
+    if (f->header.layer_kind == FILTER_KIND_BLOOM) {
+      if (bloom_contains(b + FILTER_HEADER_BYTES,
+                         load_le64(b + 16) / BLOOM_BLOCK_BITS,
+                         load_le32(b + 12), h))
+        return 1;
+    } else if (cuckoo_contains(b + FILTER_HEADER_BYTES, load_le64(b + 16),
+                               b[12], h)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void layered_sync_sums(unsigned char *blob, const filter_view *f) {
+  uint64_t offset = layered_header_bytes(f->header.layers);
+  uint64_t capacity = 0, count = 0;
+  for (unsigned i = 0; i < f->header.layers; i++) {
+    capacity += load_le64(blob + offset + 24);
+    if (capacity > (uint64_t)INT64_MAX) capacity = (uint64_t)INT64_MAX;
+    count = saturating_add(count, load_le64(blob + offset + 40));
+    offset += load_le64(f->body + 8 * i);
+  }
+  store_le64(blob + 24, capacity);
+  store_le64(blob + 40, count);
+}

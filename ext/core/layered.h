@@ -1,0 +1,113 @@
+/*
+** Layered (scalable) filters, kind 3 of FORMAT.md: filters of one kind
+** (Bloom or cuckoo) laid end to end, oldest first, behind a header and a
+** directory of their lengths.  A store that grows adds a larger layer
+** rather than rebuilding (Almeida et al., "Scalable Bloom Filters", 2007);
+** a value is in the whole if some layer may hold it.  Plain C: no SQLite
+** header.
+**
+** Reading: filter_parse (format.h) validates the whole with
+** FILTER_WANT_LAYERED; then filter_layer_count / filter_layer give each
+** layer as a filter_view of its own kind, and filter_contains (filter.h)
+** probes them all.
+**
+** Writing, for a store that assembles each layer's body from its own
+** pieces (chunks):
+**
+**   filter_header layers[L];                 // the layers' own headers
+**   layered_params p = {growth, tightening, target_fpr};
+**   layered_plan plan;
+**   if (layered_plan_for(layers, L, &p, &plan, why, sizeof why) != 0) ...
+**   // plan.total_bytes: check the length limit, then allocate
+**   layered_write_header(buf, layers, &p, &plan);
+**   for (i = 0; i < L; i++)                  // each layer's body in place
+**     fill buf + plan.layer_offset[i] + FILTER_HEADER_BYTES
+**       with plan.layer_bytes[i] - FILTER_HEADER_BYTES bytes;
+**
+** or, from complete layers in memory, layered_write (one call).
+*/
+#ifndef CORE_LAYERED_H
+#define CORE_LAYERED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/format.h"
+#include "core/hash.h"
+
+/* Outer header and directory: 64 + 8 * layers bytes. */
+static inline uint64_t layered_header_bytes(unsigned layers) {
+  return FILTER_HEADER_BYTES + 8 * (uint64_t)layers;
+}
+
+/* The informational fields of the outer header (FORMAT.md, "Kind 3"). */
+typedef struct layered_params {
+  unsigned growth;   /* 1..65535: the capacity ratio between layers */
+  double tightening; /* (0, 1]: the ratio of successive layers' rates */
+  double target_fpr; /* (0, 1): the compound bound the writer promises */
+} layered_params;
+
+/* Where each layer goes in the blob. */
+typedef struct layered_plan {
+  unsigned layers;
+  uint64_t total_bytes;                       /* the whole blob */
+  uint64_t layer_offset[FILTER_MAX_LAYERS];   /* layer i's own header */
+  uint64_t layer_bytes[FILTER_MAX_LAYERS];    /* its length, header included */
+  uint64_t capacity;                          /* outer header's sums */
+  uint64_t count;
+} layered_plan;
+
+/* The length of the blob of a valid filter with header h (kind 1 or 2):
+** 64 + its body.  0 if the header's sizes cannot be a blob (a wrap). */
+uint64_t filter_blob_bytes(const filter_header *h);
+
+/* Checks that layers[0..count) can be the layers of one filter (1 <= count
+** <= 64, all of kind 1 or all of kind 2, version 1, MurmurHash3, one seed)
+** and that p's fields are in range; fills *plan.  0, or -1 with the reason
+** in err.  The headers are trusted to be those of valid filters (taken
+** from filter_parse or from the writer's own sizing). */
+int layered_plan_for(const filter_header *layers, unsigned count,
+                     const layered_params *p, layered_plan *plan, char *err,
+                     size_t err_size);
+
+/* Writes, into dst[0..plan->total_bytes), the outer header, the directory
+** and the 64-byte header of every layer at plan->layer_offset[i]; the
+** layers' bodies are left for the caller.  plan comes from
+** layered_plan_for over the same layers and p.  Once every body is
+** written the blob passes filter_parse, provided each layer's body agrees
+** with its header as a standalone filter of that kind would. */
+void layered_write_header(unsigned char *dst, const filter_header *layers,
+                          const layered_params *p, const layered_plan *plan);
+
+/* The whole blob from complete layers (each a view from filter_parse):
+** layered_plan_for, then the header, then each layer's bytes copied.
+** dst_bytes must be exactly the plan's total_bytes (take it from
+** layered_plan_for first).  0, or -1 with the reason in err. */
+int layered_write(unsigned char *dst, uint64_t dst_bytes,
+                  const filter_view *layers, unsigned count,
+                  const layered_params *p, char *err, size_t err_size);
+
+/* Layers of a valid filter: its layer count when layered, otherwise 1. */
+static inline unsigned filter_layer_count(const filter_view *f) {
+  return f->header.kind == FILTER_KIND_LAYERED ? f->header.layers : 1;
+}
+
+/* Layer i (0 = oldest, i < filter_layer_count) of a valid filter as its
+** own view; a filter that is not layered is its own layer 0.  O(i). */
+void filter_layer(const filter_view *f, unsigned i, filter_view *layer);
+
+/* The byte offset of layer i within a valid layered filter's blob. */
+uint64_t filter_layer_offset(const filter_view *f, unsigned i);
+
+/* 1 if some layer of a valid layered filter may hold h: the layers are
+** probed newest first (the newest, largest one holds most items), stopping
+** at the first that says maybe. */
+int layered_contains(const filter_view *f, filter_hash h);
+
+/* After a caller changed layers' counts in place in a layered blob
+** (bloom_add, cuckoo_add and the like): rewrites the outer count and
+** capacity as the layers' sums.  f is the view the blob parsed into
+** (offsets are unchanged); blob is the writable copy. */
+void layered_sync_sums(unsigned char *blob, const filter_view *f);
+
+#endif
