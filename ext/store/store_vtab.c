@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "core/bloom.h"
-#include "core/bytes.h"
+#include "core/layered.h"
 #include "functions/aligned.h"
 #include "functions/value_hash.h"
 #include "store/layers.h"
@@ -291,68 +291,55 @@ static int load_filter(store *s, sqlite3_value *blob) {
   return s->layout->load(s, &f);
 }
 
-/* PROVISIONAL: the layered header (FORMAT.md, kind 3), until the core has
-** its writer. */
-typedef struct layered_shape {
-  uint32_t seed;
-  unsigned layer_kind, layers;
-  uint32_t growth;
-  double tightening, target_fpr;
-} layered_shape;
-
-static uint64_t layered_header_bytes(unsigned layers) {
-  return FILTER_HEADER_BYTES + 8 * (uint64_t)layers;
-}
-
-static void layered_write_header(unsigned char *blob, const layered_shape *sh,
-                                 const uint64_t *layer_bytes) {
-  uint64_t capacity = 0, count = 0, at = layered_header_bytes(sh->layers);
-  for (unsigned i = 0; i < sh->layers; i++) {
-    uint64_t c = load_le64(blob + at + 24);
-    capacity = capacity > INT64_MAX - c ? INT64_MAX : capacity + c;
-    count = saturating_add(count, load_le64(blob + at + 40));
-    store_le64(blob + FILTER_HEADER_BYTES + 8 * i, layer_bytes[i]);
-    at += layer_bytes[i];
-  }
-  memset(blob, 0, FILTER_HEADER_BYTES);
-  memcpy(blob, "BLMF", 4);
-  blob[4] = FILTER_VERSION;
-  blob[5] = 3;
-  blob[6] = FILTER_HASH_MURMUR3_X64_128;
-  store_le32(blob + 8, sh->seed);
-  blob[12] = (unsigned char)sh->layer_kind;
-  blob[13] = (unsigned char)sh->layers;
-  blob[14] = (unsigned char)(sh->growth & 0xff);
-  blob[15] = (unsigned char)(sh->growth >> 8);
-  uint64_t bits;
-  memcpy(&bits, &sh->tightening, 8);
-  store_le64(blob + 16, bits);
-  store_le64(blob + 24, capacity);
-  memcpy(&bits, &sh->target_fpr, 8);
-  store_le64(blob + 32, bits);
-  store_le64(blob + 40, count);
-}
-
 /* Where the layers go in an exported blob: a fixed store's one filter is
 ** the blob; a scalable store's layers follow a layered header
-** (ext/FORMAT.md, kind 3). */
+** (ext/FORMAT.md, kind 3; core/layered.h places them). */
 typedef struct export_plan {
-  uint64_t bytes;                         /* of the blob */
-  uint64_t layer_at[STORE_MAX_LAYERS];    /* each layer's header */
-  uint64_t layer_bytes[STORE_MAX_LAYERS]; /* each layer's blob */
-  uint64_t count[STORE_MAX_LAYERS];       /* items counted so far */
+  uint64_t bytes;                      /* of the blob */
+  uint64_t layer_at[STORE_MAX_LAYERS]; /* each layer's header */
+  uint64_t count[STORE_MAX_LAYERS];    /* items counted so far */
+  filter_header headers[STORE_MAX_LAYERS];
+  layered_params params;
 } export_plan;
 
-static void plan_export(const store *s, export_plan *p) {
-  uint64_t at = s->scalable ? layered_header_bytes((unsigned)s->layer_count) : 0;
+static int plan_export(store *s, export_plan *p) {
   for (int i = 0; i < s->layer_count; i++) {
-    const store_layer *l = &s->layers[i];
-    p->layer_at[i] = at;
-    p->layer_bytes[i] = FILTER_HEADER_BYTES + s->layout->unit_bytes(l, l->units);
+    p->headers[i] = s->layers[i].header;
     p->count[i] = 0;
-    at += p->layer_bytes[i];
   }
-  p->bytes = at;
+  if (!s->scalable) {
+    p->layer_at[0] = 0;
+    p->bytes = FILTER_HEADER_BYTES +
+               s->layout->unit_bytes(&s->layers[0], s->layers[0].units);
+    return SQLITE_OK;
+  }
+  p->params.growth = s->growth;
+  p->params.tightening = s->tightening;
+  p->params.target_fpr = s->header.target_fpr;
+  layered_plan plan;
+  char why[160];
+  if (layered_plan_for(p->headers, (unsigned)s->layer_count, &p->params,
+                       &plan, why, sizeof why) != 0)
+    return store_error(s, "the layers of %s cannot be exported: %s",
+                       s->tables.name, why);
+  for (int i = 0; i < s->layer_count; i++) p->layer_at[i] = plan.layer_offset[i];
+  p->bytes = plan.total_bytes;
+  return SQLITE_OK;
+}
+
+/* The headers, once the items are counted. */
+static void write_headers(store *s, export_plan *p, unsigned char *blob) {
+  for (int i = 0; i < s->layer_count; i++) p->headers[i].count = p->count[i];
+  if (!s->scalable) {
+    filter_write_header(blob, &p->headers[0]);
+    return;
+  }
+  layered_plan plan;
+  char why[160];
+  /* The same layers as planned: it cannot fail now. */
+  if (layered_plan_for(p->headers, (unsigned)s->layer_count, &p->params,
+                       &plan, why, sizeof why) == 0)
+    layered_write_header(blob, p->headers, &p->params, &plan);
 }
 
 /* Copies one chunk's units into its layer's body and counts its items. */
@@ -414,11 +401,15 @@ static int export_rows(store *s, export_plan *p, unsigned char *blob) {
 
 /* The whole filter as a blob of FORMAT.md, the result of ctx. */
 static int export_filter(store *s, sqlite3_context *ctx) {
-  int settled = settle(s);
-  if (settled != SQLITE_OK) return settled;
+  int rc = settle(s);
+  if (rc != SQLITE_OK) return rc;
   export_plan *p = sqlite3_malloc(sizeof *p);
   if (p == NULL) return SQLITE_NOMEM;
-  plan_export(s, p);
+  rc = plan_export(s, p);
+  if (rc != SQLITE_OK) {
+    sqlite3_free(p);
+    return rc;
+  }
   int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   if (p->bytes > (uint64_t)limit) {
     sqlite3_free(p);
@@ -431,31 +422,20 @@ static int export_filter(store *s, sqlite3_context *ctx) {
     return SQLITE_NOMEM;
   }
   if (s->scalable) memset(blob, 0, (size_t)p->bytes);
-  int rc = export_rows(s, p, blob);
+  rc = export_rows(s, p, blob);
   for (size_t i = 0; rc == SQLITE_OK && i < s->cache.capacity; i++) {
     const cached_chunk *c = &s->cache.slots[i];
     if (c->id < 0) continue;
     const store_layer *l = layer_of(s, c->id);
     if (l) export_chunk(s, p, blob, l, c->id - l->first_chunk, c->bytes);
   }
+  if (rc == SQLITE_OK) write_headers(s, p, blob);
+  uint64_t bytes = p->bytes;
+  sqlite3_free(p);
   if (rc != SQLITE_OK) {
-    sqlite3_free(p);
     sql_aligned_free(blob);
     return rc;
   }
-  for (int i = 0; i < s->layer_count; i++) {
-    filter_header h = s->layers[i].header;
-    h.count = p->count[i];
-    filter_write_header(blob + p->layer_at[i], &h);
-  }
-  if (s->scalable) {
-    layered_shape shape = {s->header.seed, s->layout->kind,
-                           (unsigned)s->layer_count, s->growth, s->tightening,
-                           s->header.target_fpr};
-    layered_write_header(blob, &shape, p->layer_bytes);
-  }
-  uint64_t bytes = p->bytes;
-  sqlite3_free(p);
   sqlite3_result_blob64(ctx, blob, bytes, sql_aligned_free);
   return SQLITE_OK;
 }
