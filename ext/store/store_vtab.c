@@ -37,7 +37,6 @@
 
 #include "core/bloom.h"
 #include "core/layered.h"
-#include "functions/aligned.h"
 #include "functions/value_hash.h"
 #include "store/layers.h"
 #include "store/layout.h"
@@ -353,8 +352,8 @@ static void export_chunk(const store *s, export_plan *p, unsigned char *blob,
                                s->layout->chunk_items(l, local, data));
 }
 
-/* Reads the chunk rows into the blob, but for those the cache holds (the
-** caller copies those).  A fixed store has every row; a scalable store's
+/* Reads the chunk rows into the blob, but for those the cache holds
+** changed (the caller copies those).  A fixed store has every row; a scalable store's
 ** rows not yet written are zeros. */
 static int export_rows(store *s, export_plan *p, unsigned char *blob) {
   sqlite3_stmt *scan = NULL;
@@ -374,7 +373,10 @@ static int export_rows(store *s, export_plan *p, unsigned char *blob) {
     }
     expect = id + 1;
     rc = SQLITE_OK;
-    if (cache_find(&s->cache, id)) continue;
+    /* A changed chunk comes from the cache; an unchanged one the cache
+    ** holds is the row itself. */
+    const cached_chunk *cached = cache_find(&s->cache, id);
+    if (cached && cached->dirty) continue;
     int64_t local = id - l->first_chunk;
     const unsigned char *data = sqlite3_column_blob(scan, 1);
     int len = sqlite3_column_bytes(scan, 1);
@@ -416,27 +418,28 @@ static int export_filter(store *s, sqlite3_context *ctx) {
     sqlite3_result_error_toobig(ctx);
     return SQLITE_OK;
   }
-  unsigned char *blob = sql_aligned_alloc(p->bytes);
+  unsigned char *blob = sqlite3_malloc64(p->bytes);
   if (blob == NULL) {
     sqlite3_free(p);
     return SQLITE_NOMEM;
   }
   if (s->scalable) memset(blob, 0, (size_t)p->bytes);
   rc = export_rows(s, p, blob);
-  for (size_t i = 0; rc == SQLITE_OK && i < s->cache.capacity; i++) {
-    const cached_chunk *c = &s->cache.slots[i];
-    if (c->id < 0) continue;
-    const store_layer *l = layer_of(s, c->id);
+  for (size_t i = 0; rc == SQLITE_OK && i < s->cache.dirty; i++) {
+    const cached_chunk *c = cache_find(&s->cache, s->cache.dirty_ids[i]);
+    const store_layer *l = c ? layer_of(s, c->id) : NULL;
     if (l) export_chunk(s, p, blob, l, c->id - l->first_chunk, c->bytes);
   }
   if (rc == SQLITE_OK) write_headers(s, p, blob);
   uint64_t bytes = p->bytes;
   sqlite3_free(p);
   if (rc != SQLITE_OK) {
-    sql_aligned_free(blob);
+    sqlite3_free(blob);
     return rc;
   }
-  sqlite3_result_blob64(ctx, blob, bytes, sql_aligned_free);
+  /* Exactly the blob's size, as SQLite allocates a BLOB it reads: the
+  ** allocator then serves both alike. */
+  sqlite3_result_blob64(ctx, blob, bytes, sqlite3_free);
   return SQLITE_OK;
 }
 
