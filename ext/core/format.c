@@ -257,11 +257,15 @@ static int check_layered(const unsigned char *b, size_t len, filter_header *h,
     return fail(err, err_size, "growth is 0, not at least 1");
   if (!(h->tightening > 0.0 && h->tightening <= 1.0))
     return fail(err, err_size, "tightening ratio out of (0,1]");
-  size_t directory = (size_t)8 * h->layers;
+  /* The directory, padded with zeros to a multiple of 64 bytes. */
+  size_t directory = (size_t)64 * ((h->layers + 7u) / 8u);
   if (len - FILTER_HEADER_BYTES < directory)
     return fail(err, err_size,
                 "%llu bytes cannot hold the directory of %u layers",
                 (unsigned long long)len, h->layers);
+  for (size_t i = 8 * (size_t)h->layers; i < directory; i++)
+    if (b[OFF_DIRECTORY + i] != 0)
+      return fail(err, err_size, "the directory's padding is not zero");
   size_t left = len - FILTER_HEADER_BYTES - directory;
   const unsigned char *layer = b + FILTER_HEADER_BYTES + directory;
   uint64_t capacity = 0, count = 0;

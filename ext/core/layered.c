@@ -102,6 +102,9 @@ void layered_write_header(unsigned char *dst, const filter_header *layers,
   outer.growth = p->growth;
   outer.tightening = p->tightening;
   filter_write_header(dst, &outer);
+  /* The directory, its padding zero. */
+  memset(dst + FILTER_HEADER_BYTES, 0,
+         (size_t)(layered_header_bytes(plan->layers) - FILTER_HEADER_BYTES));
   for (unsigned i = 0; i < plan->layers; i++) {
     store_le64(dst + FILTER_HEADER_BYTES + 8 * i, plan->layer_bytes[i]);
     filter_write_header(dst + plan->layer_offset[i], &layers[i]);
@@ -162,21 +165,35 @@ void filter_layer(const filter_view *f, unsigned i, filter_view *layer) {
 }
 
 int layered_contains(const filter_view *f, filter_hash h) {
+  const unsigned char *layer[FILTER_MAX_LAYERS];
   const unsigned char *end = f->blob + f->blob_bytes;
-  for (unsigned i = f->header.layers; i-- > 0;) {
-    const unsigned char *b = end - load_le64(f->body + 8 * i);
-    end = b;
-    /* Fields at the offsets of FORMAT.md, checked when the whole parsed. */
-    if (f->header.layer_kind == FILTER_KIND_BLOOM) {
-      if (bloom_contains(b + FILTER_HEADER_BYTES,
-                         load_le64(b + 16) / BLOOM_BLOCK_BITS,
-                         load_le32(b + 12), h))
-        return 1;
-    } else if (cuckoo_contains(b + FILTER_HEADER_BYTES, load_le64(b + 16),
-                               b[12], h)) {
-      return 1;
-    }
+  unsigned n = f->header.layers;
+  for (unsigned i = n; i-- > 0;) {
+    end -= load_le64(f->body + 8 * i);
+    layer[i] = end;
   }
+  if (f->header.layer_kind == FILTER_KIND_BLOOM) {
+    /* An absent value is looked up in every layer: ask for every layer's
+    ** block first, so that the cache misses of the large layers overlap
+    ** instead of following one another. */
+    const unsigned char *block[FILTER_MAX_LAYERS];
+    for (unsigned i = 0; i < n; i++) {
+      uint64_t blocks = load_le64(layer[i] + 16) / BLOOM_BLOCK_BITS;
+      block[i] = layer[i] + FILTER_HEADER_BYTES +
+                 bloom_block_of(h, blocks) * BLOOM_BLOCK_BYTES;
+#ifdef __GNUC__
+      __builtin_prefetch(block[i]);
+#endif
+    }
+    /* Fields at the offsets of FORMAT.md, checked when the whole parsed. */
+    for (unsigned i = n; i-- > 0;)
+      if (bloom_contains(block[i], 1, load_le32(layer[i] + 12), h)) return 1;
+    return 0;
+  }
+  for (unsigned i = n; i-- > 0;)
+    if (cuckoo_contains(layer[i] + FILTER_HEADER_BYTES,
+                        load_le64(layer[i] + 16), layer[i][12], h))
+      return 1;
   return 0;
 }
 

@@ -35,9 +35,11 @@
 #include "core/format.h"
 #include "core/hash.h"
 
-/* Outer header and directory: 64 + 8 * layers bytes. */
+/* Outer header and directory: 64 bytes, then 8 a layer padded with zeros
+** to a multiple of 64, so that every layer (and every Bloom layer's
+** blocks) starts on a cache line of a 64-byte-aligned copy. */
 static inline uint64_t layered_header_bytes(unsigned layers) {
-  return FILTER_HEADER_BYTES + 8 * (uint64_t)layers;
+  return FILTER_HEADER_BYTES + 64 * (((uint64_t)layers + 7) / 8);
 }
 
 /* The informational fields of the outer header (FORMAT.md, "Kind 3"). */

@@ -53,7 +53,7 @@ static void check_result(const char *fname, const fz_result *r, int want,
   const unsigned char *o = r->blob;
   if (a[SPEC_OFF_KIND] == 3) {
     /* layer by layer, each as a plain pair */
-    size_t at = SPEC_HEADER + 8 * (size_t)a[13];
+    size_t at = SPEC_HEADER + spec_layered_directory(a[13]);
     if (memcmp(o, a, SPEC_OFF_CAPACITY) != 0 ||
         memcmp(o + SPEC_HEADER, a + SPEC_HEADER, at - SPEC_HEADER) != 0)
       fz_die("%s: layered shape changed", fname);
@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (want && la3) {
     /* as many layers, each pair of one shape (the lengths follow); growth
     ** and tightening may differ */
-    size_t at = SPEC_HEADER + 8 * (size_t)a[13];
+    size_t at = SPEC_HEADER + spec_layered_directory(a[13]);
     want = a[13] == b[13] && la == lb &&
            memcmp(a + SPEC_HEADER, b + SPEC_HEADER, at - SPEC_HEADER) == 0;
     for (unsigned i = 0; want && i < a[13]; i++) {

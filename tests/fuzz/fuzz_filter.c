@@ -256,7 +256,7 @@ static int same_but_counters(const unsigned char *a, const unsigned char *b,
   memset(x + SPEC_OFF_INSERTED, 0, 8);
   memset(y + SPEC_OFF_INSERTED, 0, 8);
   if (b[SPEC_OFF_KIND] == 3) {
-    size_t at = SPEC_HEADER + 8 * (size_t)b[13];
+    size_t at = SPEC_HEADER + spec_layered_directory(b[13]);
     for (unsigned i = 0; i < b[13]; i++) {
       memset(x + at + SPEC_OFF_INSERTED, 0, 8);
       memset(y + at + SPEC_OFF_INSERTED, 0, 8);

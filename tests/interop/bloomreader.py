@@ -486,15 +486,18 @@ class LayeredKind:
             raise FormatError("growth 0")
         if not 0.0 < self.tightening <= 1.0:        # False for NaN
             raise FormatError("tightening %r out of (0, 1]" % self.tightening)
-        if len(body) < 8 * n:
+        directory = 64 * ((n + 7) // 8)          # padded to 64 bytes
+        if len(body) < directory:
             raise FormatError("no room for the directory of %d layers" % n)
+        if any(body[8 * n:directory]):
+            raise FormatError("the directory's padding is not zero")
         lengths = struct.unpack_from("<%dQ" % n, body, 0)
-        if sum(lengths) != len(body) - 8 * n:      # Python ints cannot wrap
+        if sum(lengths) != len(body) - directory:  # Python ints cannot wrap
             raise FormatError("the layer lengths sum to %d, the blob holds %d"
-                              % (sum(lengths), len(body) - 8 * n))
+                              % (sum(lengths), len(body) - directory))
         self.header = h
         self.layers = []
-        at = 8 * n
+        at = directory
         for i, length in enumerate(lengths):
             layer = Filter(body[at:at + length])
             if layer.header.kind != self.layer_kind:
@@ -587,9 +590,9 @@ def layered_blob(layers, growth=2, tightening=0.5, target_fpr=0.01):
     head = HEADER.pack(MAGIC, 1, 3, 1, 0, hs[0].seed,
                        hs[0].kind | len(layers) << 8 | growth << 16, t_bits,
                        capacity, target_fpr, count, bytes(16))
-    return head + struct.pack("<%dQ" % len(layers),
-                              *[len(b) for b in layers]) + \
-        b"".join(bytes(b) for b in layers)
+    directory = struct.pack("<%dQ" % len(layers), *[len(b) for b in layers])
+    directory += bytes(-len(directory) % 64)       # padded to 64 bytes
+    return head + directory + b"".join(bytes(b) for b in layers)
 
 
 # kind byte -> class; a kind not here is rejected as unknown

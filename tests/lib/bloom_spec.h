@@ -103,6 +103,12 @@ static inline int spec_cuckoo_valid(const unsigned char *b, size_t len) {
   return (u128)spec_le64(b + SPEC_OFF_INSERTED) <= (u128)buckets * 4;
 }
 
+/* The bytes of a layered filter's directory: 8 a layer, padded with zeros
+** to a multiple of 64 (FORMAT.md, "Kind 3"). */
+static inline size_t spec_layered_directory(unsigned layers) {
+  return 64 * (((size_t)layers + 7) / 8);
+}
+
 /* 1 if FORMAT.md's "Kind 3" accepts b[0..len) as a layered filter whose
 ** layers are of kind layer_kind (0: either).  Sums in 128 bits. */
 static inline int spec_layered_valid(const unsigned char *b, size_t len,
@@ -115,10 +121,14 @@ static inline int spec_layered_valid(const unsigned char *b, size_t len,
   if ((unsigned)b[14] + 256u * b[15] < 1) return 0;
   double t = spec_le_double(b + 16);
   if (!(t > 0.0 && t <= 1.0)) return 0;
-  if ((len - SPEC_HEADER) / 8 < layers) return 0;
+  /* The directory, padded with zeros to a multiple of 64 bytes. */
+  size_t directory = spec_layered_directory(layers);
+  if (len - SPEC_HEADER < directory) return 0;
+  for (size_t i = 8 * (size_t)layers; i < directory; i++)
+    if (b[SPEC_HEADER + i] != 0) return 0;
   __extension__ typedef unsigned __int128 u128;
   u128 sum = 0, capacity = 0, count = 0;
-  size_t at = SPEC_HEADER + 8 * (size_t)layers;
+  size_t at = SPEC_HEADER + directory;
   for (unsigned i = 0; i < layers; i++) sum += spec_le64(b + SPEC_HEADER + 8 * i);
   if (sum != (u128)(len - at)) return 0;
   for (unsigned i = 0; i < layers; i++) {
@@ -144,7 +154,8 @@ static inline int spec_layered_valid(const unsigned char *b, size_t len,
 static inline unsigned char *spec_layered_build(
     const unsigned char *const *layers, const size_t *lens, unsigned n,
     unsigned growth, double tightening, double fpr, size_t *out_len) {
-  size_t len = SPEC_HEADER + 8 * (size_t)n;
+  size_t directory = spec_layered_directory(n);
+  size_t len = SPEC_HEADER + directory;
   __extension__ typedef unsigned __int128 u128;
   u128 capacity = 0, count = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -169,7 +180,7 @@ static inline unsigned char *spec_layered_build(
   spec_put64(b + 24, (uint64_t)capacity);
   spec_put_double(b + 32, fpr);
   spec_put64(b + 40, (uint64_t)count);
-  size_t at = SPEC_HEADER + 8 * (size_t)n;
+  size_t at = SPEC_HEADER + directory;
   for (unsigned i = 0; i < n; i++) {
     spec_put64(b + SPEC_HEADER + 8 * i, lens[i]);
     memcpy(b + at, layers[i], lens[i]);

@@ -28,6 +28,8 @@
 #include "lib/tap.h"
 
 #define L 3
+/* The directory of l layers: 8 bytes each, padded to a multiple of 64. */
+#define DIRECTORY(l) (64 * (((l) + 7) / 8))
 
 static sqlite3 *db;
 
@@ -295,7 +297,7 @@ static void check_bloom_info(const blob *whole, const blob *layers,
   sqlite3_int64 layer_sum = q_int(
       db, "SELECT sum(bytes) FROM bloom_layers(?1)",
       ARGS(a_blob(whole->p, whole->n)));
-  TAP_EQ_U64(layer_sum + 64 + 8 * L, whole->n,
+  TAP_EQ_U64(layer_sum + 64 + DIRECTORY(L), whole->n,
              "bloom_layers: the layers' bytes plus header and directory make "
              "the blob");
   /* correlated, as operators use it */
@@ -606,6 +608,7 @@ static const damage damages[] = {
     {"a count that is not the layers' sum", 40, -1, 0, -1},
     {"a reserved byte set", 50, 1, 0, -1},
     {"a layer length past the end", 64 + 8 * 2, -1, 0, -1},
+    {"a padding byte of the directory set", 64 + 8 * L, 1, 0, -1},
     {"layer lengths leaving a byte", -1, 0, 1, -1},
     {"a blob shorter than its directory", -1, 0, -(1 << 20), -1},
     {"a layer with a bad magic", 0, 'X', 0, 1},
@@ -616,13 +619,13 @@ static const damage damages[] = {
 
 static blob damaged(const blob *good, const damage *d) {
   int n = good->n + d->len_delta;
-  if (d->len_delta < 0) n = 64 + 8 * L - 1;
+  if (d->len_delta < 0) n = 64 + DIRECTORY(L) - 1;
   blob b = {calloc(1, (size_t)n), n};
   memcpy(b.p, good->p, (size_t)(n < good->n ? n : good->n));
   if (d->at >= 0) {
     size_t at = (size_t)d->at;
     if (d->spot_layer >= 0) {
-      size_t start = 64 + 8 * L;
+      size_t start = 64 + DIRECTORY(L);
       for (int i = 0; i < d->spot_layer; i++)
         start += (size_t)spec_le64(good->p + 64 + 8 * i);
       at += start;

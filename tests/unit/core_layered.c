@@ -22,6 +22,8 @@
 #include "lib/tap.h"
 
 #define LAYERS 3
+/* The directory of l layers: 8 bytes each, padded to a multiple of 64. */
+#define DIRECTORY(l) (64 * (((l) + 7) / 8))
 
 typedef struct blob {
   unsigned char *p;
@@ -101,14 +103,14 @@ static uint64_t le64_at(const unsigned char *p) { return spec_le64(p); }
 static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   const unsigned char *b = out->p;
   const char *k = filter_kind_name(kind);
-  size_t want_len = 64 + 8 * LAYERS;
+  size_t want_len = 64 + DIRECTORY(LAYERS);
   uint64_t capacity = 0, count = 0;
   for (unsigned i = 0; i < LAYERS; i++) {
     want_len += layers[i].n;
     capacity += le64_at(layers[i].p + 24);
     count += le64_at(layers[i].p + 40);
   }
-  TAP_EQ_U64(out->n, want_len, "%s: length is 64 + 8L + the layers'", k);
+  TAP_EQ_U64(out->n, want_len, "%s: length is 64 + the directory (8L padded to 64) + the layers'", k);
   tap_ok(memcmp(b, "BLMF", 4) == 0 && b[4] == 1 && b[5] == 3 && b[6] == 1 &&
              b[7] == 0,
          "%s: magic, version 1, kind 3, hash 1, flags 0", k);
@@ -123,7 +125,10 @@ static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   int zero = 1;
   for (int i = 48; i < 64; i++) zero &= b[i] == 0;
   tap_ok(zero, "%s: reserved bytes zero", k);
-  size_t at = 64 + 8 * LAYERS;
+  int padded = 1;
+  for (size_t i = 8 * LAYERS; i < DIRECTORY(LAYERS); i++) padded &= b[64 + i] == 0;
+  tap_ok(padded, "%s: the directory is padded with zeros to 64 bytes", k);
+  size_t at = 64 + DIRECTORY(LAYERS);
   int same = 1;
   for (unsigned i = 0; i < LAYERS; i++) {
     same &= le64_at(b + 64 + 8 * i) == layers[i].n;
@@ -155,7 +160,7 @@ static void check_two_step(const blob *out, blob *layers, unsigned kind) {
   tap_ok(plan.total_bytes == out->n && memcmp(buf, out->p, out->n) == 0,
          "%s: header then bodies in place gives the one-call bytes",
          filter_kind_name(kind));
-  TAP_EQ_U64(layered_header_bytes(LAYERS), 64 + 8 * LAYERS,
+  TAP_EQ_U64(layered_header_bytes(LAYERS), 64 + DIRECTORY(LAYERS),
              "layered_header_bytes(3)");
   free(buf);
 }
@@ -242,7 +247,7 @@ static void expect_refused(const blob *good, unsigned kind, const char *rule,
 }
 
 static uint64_t layer0_at(const unsigned char *b) {
-  return 64 + 8 * (uint64_t)b[13];
+  return 64 + DIRECTORY((uint64_t)b[13]);
 }
 static void d_layers0(unsigned char *b, size_t *n) { (void)n; b[13] = 0; }
 static void d_layers65(unsigned char *b, size_t *n) { (void)n; b[13] = 65; }
@@ -266,7 +271,11 @@ static void d_tightening_nan(unsigned char *b, size_t *n) {
 }
 static void d_short_directory(unsigned char *b, size_t *n) {
   (void)b;
-  *n = 64 + 8 * 3 - 1;
+  *n = 64 + DIRECTORY(3) - 1;
+}
+static void d_padding(unsigned char *b, size_t *n) {
+  (void)n;
+  b[64 + 8 * 3] = 1; /* the first byte after the 3 lengths */
 }
 static void d_length_past_end(unsigned char *b, size_t *n) {
   (void)n;
@@ -336,6 +345,8 @@ static void check_malformed(const blob *good, unsigned kind) {
   expect_refused(good, kind, "tightening NaN", d_tightening_nan, "tightening");
   expect_refused(good, kind, "a blob shorter than the directory",
                  d_short_directory, "directory");
+  expect_refused(good, kind, "a padding byte of the directory set",
+                 d_padding, "padding");
   expect_refused(good, kind, "a layer length past the end",
                  d_length_past_end, "past the end");
   expect_refused(good, kind, "a layer length of 2^64-1", d_length_huge,
@@ -379,7 +390,7 @@ static void check_plan_errors(blob *bl, blob *cu) {
          "plan: 65 layers refused (%s)", why);
   tap_ok(layered_plan_for(h, FILTER_MAX_LAYERS, &params, &plan, why,
                           sizeof why) == 0 &&
-             plan.total_bytes == 64 + 8 * 64 + 64 * bl[0].n,
+             plan.total_bytes == 64 + DIRECTORY(64) + 64 * bl[0].n,
          "plan: 64 layers accepted, sized 64 + 8*64 + 64 layers");
   h[1] = c.header;
   tap_ok(layered_plan_for(h, 2, &params, &plan, why, sizeof why) != 0 &&

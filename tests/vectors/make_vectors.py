@@ -309,7 +309,8 @@ def version1_kind3(conn):
                 None))
 
     # Blobs a version-1 reader must refuse: each alters one thing of the
-    # crafted layered blob (2 layers: directory at 64, layers at 80, 208).
+    # crafted layered blob (2 layers: directory at 64, padded to 128, the
+    # layers at 128 and 256).
     good = blob
 
     def alter(off, data):
@@ -330,9 +331,11 @@ def version1_kind3(conn):
             "<Q", good, 40)[0] + 1)), "count one more than the layers' sum"),
         ("capacity", alter(24, struct.pack("<Q", 31)),
          "capacity 31, not the layers' sum 30"),
-        ("layer-seed", alter(80 + 8, struct.pack("<I", 0)),
+        ("directory-padding", alter(64 + 16, b"\x01"),
+         "a byte of the directory's padding set"),
+        ("layer-seed", alter(128 + 8, struct.pack("<I", 0)),
          "layer 0 of seed 0 under an outer seed 0xFFFFFFFD"),
-        ("layer-bad", alter(208 + 12, struct.pack("<I", 0)),
+        ("layer-bad", alter(256 + 12, struct.pack("<I", 0)),
          "layer 1 with hashes 0"),
     ]
     for name, b, why in rejects:
