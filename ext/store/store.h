@@ -2,8 +2,9 @@
 ** Virtual tables that store data: filters kept in place in shadow tables,
 ** registered by bloom_ext.c.
 **
-**   store_vtab.c    CREATE VIRTUAL TABLE ... USING bloom_store(capacity, fpr)
-**                   or cuckoo_store(capacity, fpr): one module for both
+**   store_vtab.c    CREATE VIRTUAL TABLE ... USING bloom_store(...) or
+**                   cuckoo_store(...): one module for both, fixed or scalable
+**   layers.c        the configuration rows and a scalable store's layers
 **   bloom_layout.c  what is Bloom's (layout.h), cuckoo_layout.c cuckoo's
 **   shadow.c        the shadow tables (configuration and chunk rows)
 **   chunk_cache.c   the chunks a write transaction holds in memory

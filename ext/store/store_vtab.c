@@ -4,8 +4,9 @@
 ** transactional SQLite write.  One virtual table module for every kind;
 ** what differs by kind is a store_layout (layout.h).
 **
-**   CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 10000000,
-**                                                fpr = 0.001);
+**   CREATE VIRTUAL TABLE seen USING bloom_store(fpr = 0.001);  -- grows
+**   CREATE VIRTUAL TABLE big USING bloom_store(capacity = 10000000,
+**                                               fpr = 0.001);   -- fixed
 **   INSERT INTO seen(value) VALUES ('req-123');   -- one chunk row changes
 **   INSERT INTO seen(value) SELECT request_id FROM processed;
 **   SELECT EXISTS (SELECT 1 FROM seen WHERE value = :id);  -- 1 maybe, 0 no
