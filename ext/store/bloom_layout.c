@@ -151,7 +151,7 @@ static int layer_full(store *s, const store_layer *l, int64_t local,
 }
 
 /* --- adds deferred past the cache's budget ------------------------------
-** A bulk insert of random values into a fixed store larger than the chunk
+** A bulk insert of random values into a store (or layer) larger than the chunk
 ** cache's budget would read and write a chunk per value once the cache is
 ** full.  Instead an add to a chunk the cache does not hold keeps only its
 ** hash; a batch is applied sorted by chunk, so each chunk it touches is
@@ -168,6 +168,33 @@ static int by_block(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Reads the layer's chunk `local` into scratch: the row's bytes, or zeros
+** for a row a scalable store's layer has not written yet. */
+static int read_chunk_into(store *s, const store_layer *l, int64_t local,
+                           unsigned char *scratch, int size) {
+  int64_t id = l->first_chunk + local;
+  sqlite3_stmt *stmt;
+  int rc = shadow_find_chunk(&s->tables, id, &stmt);
+  if (rc == SQLITE_DONE && s->scalable) {
+    memset(scratch, 0, (size_t)size);
+    return SQLITE_OK;
+  }
+  if (rc == SQLITE_DONE)
+    return store_error(s, "chunk %lld of %s is missing: the store is damaged",
+                       (long long)id, s->tables.name);
+  if (rc != SQLITE_ROW) return rc;
+  const void *data = sqlite3_column_blob(stmt, 0);
+  int len = sqlite3_column_bytes(stmt, 0);
+  int shaped = len == size && sqlite3_column_type(stmt, 0) == SQLITE_BLOB;
+  if (shaped && data) memcpy(scratch, data, (size_t)size);
+  shadow_done(stmt);
+  if (!shaped)
+    return store_error(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
+                       "%d: the store is damaged", (long long)id,
+                       s->tables.name, len, size);
+  return data ? SQLITE_OK : SQLITE_NOMEM;
+}
+
 /* Applies the deferred adds of chunk `local` (the run adds[0..n)) and
 ** writes the chunk back: into the cache's copy if it holds one, else read,
 ** changed in scratch, written. */
@@ -178,27 +205,8 @@ static int apply_run(store *s, const store_layer *l, int64_t local,
   cached_chunk *cached = cache_find(&s->cache, l->first_chunk + local);
   unsigned char *chunk = cached ? cached->bytes : scratch;
   if (!cached) {
-    sqlite3_stmt *stmt;
-    int rc = shadow_find_chunk(&s->tables, l->first_chunk + local, &stmt);
-    if (rc == SQLITE_DONE)
-      return store_error(s, "chunk %lld of %s is missing: the store is "
-                         "damaged", (long long)(l->first_chunk + local),
-                         s->tables.name);
-    if (rc != SQLITE_ROW) return rc;
-    const void *data = sqlite3_column_blob(stmt, 0);
-    int len = sqlite3_column_bytes(stmt, 0);
-    if (len != size || sqlite3_column_type(stmt, 0) != SQLITE_BLOB ||
-        data == NULL) {
-      shadow_done(stmt);
-      return data == NULL && len == size
-                 ? SQLITE_NOMEM
-                 : store_error(s, "chunk %lld of %s has %d bytes, expected a "
-                               "BLOB of %d: the store is damaged",
-                               (long long)(l->first_chunk + local),
-                               s->tables.name, len, size);
-    }
-    memcpy(scratch, data, (size_t)size);
-    shadow_done(stmt);
+    int rc = read_chunk_into(s, l, local, scratch, size);
+    if (rc != SQLITE_OK) return rc;
   }
   for (size_t i = 0; i < n; i++)
     bloom_insert(chunk + (size_t)(adds[i].block % l->chunk_units) *
@@ -210,7 +218,10 @@ static int apply_run(store *s, const store_layer *l, int64_t local,
     cache_mark_dirty(&s->cache, cached);
     return SQLITE_OK;
   }
-  int rc = shadow_write_chunk(&s->tables, l->first_chunk + local, chunk, size);
+  int rc = s->scalable
+               ? shadow_put_chunk(&s->tables, l->first_chunk + local, chunk, size)
+               : shadow_write_chunk(&s->tables, l->first_chunk + local, chunk,
+                                    size);
   return rc == SQLITE_CORRUPT_VTAB
              ? store_error(s, "chunk %lld of %s is missing: the store is "
                            "damaged", (long long)(l->first_chunk + local),
@@ -220,7 +231,7 @@ static int apply_run(store *s, const store_layer *l, int64_t local,
 
 /* Applies every deferred add; on a failure, the adds not applied stay. */
 static int settle(store *s) {
-  const store_layer *l = &s->layers[0];
+  const store_layer *l = &s->layers[s->deferred_layer];
   deferred_add *d = s->deferred;
   size_t n = s->deferred_count, done = 0;
   qsort(d, n, sizeof *d, by_block);
@@ -235,7 +246,7 @@ static int settle(store *s) {
     if (rc == SQLITE_OK) done = end;
   }
   sqlite3_free(scratch);
-  memmove(d, d + done, (n - done) * sizeof *d);
+  if (done < n) memmove(d, d + done, (n - done) * sizeof *d);
   s->deferred_count = n - done;
   return rc;
 }
@@ -245,6 +256,7 @@ static int defer(store *s, const store_layer *l, filter_hash h) {
     int rc = settle(s);
     if (rc != SQLITE_OK) return rc;
   }
+  s->deferred_layer = (int)(l - s->layers);
   if (s->deferred_count == s->deferred_room) {
     size_t room = s->deferred_room ? 2 * s->deferred_room : 1024;
     if (room > DEFERRED_MAX) room = DEFERRED_MAX;
@@ -260,21 +272,45 @@ static int defer(store *s, const store_layer *l, filter_hash h) {
   return SQLITE_OK;
 }
 
+/* Whether a scalable store's newest layer is full while adds to it are
+** deferred: the chunks' counters lack those, so the layer's items are the
+** estimate made when the first was deferred plus every add since.  1
+** full, 0 not, or a negated error code. */
+static int full_while_deferring(store *s, const store_layer *l) {
+  if (s->deferred_count == 0) {
+    double items, rel_error;
+    int rc = estimate_items(s, l, &items, &rel_error);
+    if (rc != SQLITE_OK) return -rc;
+    s->deferred_base = items * (1 + 3 * rel_error);
+    s->deferred_adds = 0;
+  }
+  return s->deferred_base + (double)s->deferred_adds + 1 >
+         (double)l->header.capacity;
+}
+
 static int add(store *s, const store_layer *l, filter_hash h) {
-  /* A fixed store past the cache's budget: the chunk is not read now. */
-  if (!s->scalable &&
-      (s->deferred_count ||
-       store_cache_full(s, (size_t)store_chunk_bytes(s, l, 0))) &&
-      !cache_find(&s->cache,
-                  l->first_chunk + (int64_t)(bloom_block_of(h, l->units) /
-                                             l->chunk_units)))
-    return defer(s, l, h);
+  /* Past the cache's budget: a chunk the cache does not hold is not read
+  ** now. */
+  int64_t local = (int64_t)(bloom_block_of(h, l->units) / l->chunk_units);
+  int deferring = s->deferred_count > 0;
+  if (!deferring && !cache_find(&s->cache, l->first_chunk + local) &&
+      store_cache_full(s, (size_t)store_chunk_bytes(s, l, 0)))
+    deferring = 1;
+  if (deferring) {
+    if (s->scalable) {
+      int full = full_while_deferring(s, l);
+      if (full < 0) return -full;
+      if (full) return STORE_LAYER_FULL;
+      s->deferred_adds++;
+    }
+    if (!cache_find(&s->cache, l->first_chunk + local)) return defer(s, l, h);
+  }
   block_place p;
   int rc = find_block(s, l, h, 1, &p);
   if (rc != SQLITE_OK) return rc;
   unsigned char *chunk = p.cached->bytes; /* loaded: the cache's copy */
   uint64_t count = chunk_counter(l, p.chunk, chunk);
-  if (s->scalable) {
+  if (s->scalable && !deferring) {
     int full = layer_full(s, l, p.chunk, count);
     if (full < 0) return -full;
     if (full) return STORE_LAYER_FULL;

@@ -76,11 +76,14 @@ void cache_mark_dirty(chunk_cache *c, cached_chunk *chunk) {
 }
 
 void cache_mark_clean_first(chunk_cache *c, size_t n) {
+  if (n == 0) return;
   for (size_t i = 0; i < n; i++) {
     cached_chunk *chunk = cache_find(c, c->dirty_ids[i]);
     if (chunk) chunk->dirty = 0;
   }
-  memmove(c->dirty_ids, c->dirty_ids + n, (c->dirty - n) * sizeof *c->dirty_ids);
+  if (c->dirty > n)
+    memmove(c->dirty_ids, c->dirty_ids + n,
+            (c->dirty - n) * sizeof *c->dirty_ids);
   c->dirty -= n;
 }
 

@@ -69,11 +69,17 @@ typedef struct store {
   ** the database's data version says nobody committed since. */
   chunk_cache cache;
   /* Adds not yet applied (bloom_layout.c): past the cache's budget, a
-  ** fixed Bloom store keeps the hashes of adds to chunks it does not hold
-  ** and applies them in chunk order, each chunk read and written once per
-  ** batch.  Applied before any read and at every flush. */
+  ** Bloom store keeps the hashes of adds to chunks it does not hold and
+  ** applies them in chunk order, each chunk read and written once per
+  ** batch.  Applied before any read and at every flush.  All are adds to
+  ** layer deferred_layer; while there are any, a scalable store counts its
+  ** newest layer's items as an estimate made when the first was deferred
+  ** (deferred_base) plus the adds since (deferred_adds). */
   deferred_add *deferred;
   size_t deferred_count, deferred_room;
+  int deferred_layer;
+  double deferred_base;
+  uint64_t deferred_adds;
   unsigned data_version;
   int data_version_known;
   int in_write; /* between xBegin and the transaction's end */

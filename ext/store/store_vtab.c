@@ -262,8 +262,10 @@ static int add_value(store *s, sqlite3_value *value) {
   }
   int rc = s->layout->add(s, newest(s), h);
   if (rc != STORE_LAYER_FULL) return rc;
-  /* Only the newest layer takes items: when it is full, the next one. */
-  rc = store_add_layer(s);
+  /* Only the newest layer takes items: when it is full, the next one
+  ** (the adds deferred to the full one applied first). */
+  rc = settle(s);
+  if (rc == SQLITE_OK) rc = store_add_layer(s);
   if (rc != SQLITE_OK) return rc;
   rc = s->layout->add(s, newest(s), h);
   return rc == STORE_LAYER_FULL

@@ -373,6 +373,42 @@ static void test_damage(void) {
   remove(path);
 }
 
+/* A layer larger than the 64 MB of chunks a transaction keeps in memory
+** (50 million items at 0.1%: 98 MB): past the budget, adds to chunks not in
+** memory are kept as hashes and applied in chunk order, and the layer's
+** items are counted from an estimate plus the adds since.  The layer must
+** hold exactly what bloom_build of its values holds. */
+static void test_past_the_budget(void) {
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE big USING bloom_store(capacity = "
+                "50000000, growth = 2, fpr = 0.01);"
+                "CREATE TABLE vals(v);"
+                "INSERT INTO vals WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL "
+                "SELECT x + 1 FROM n WHERE x < 200000) "
+                "SELECT x * 2654435761 % 1000000007 FROM n;"
+                "BEGIN; INSERT INTO big(value) SELECT v FROM vals;");
+  long seen = (long)q_int(db, "SELECT count(*) FROM vals WHERE EXISTS "
+                              "(SELECT 1 FROM big WHERE value = vals.v)",
+                          NOARGS);
+  must_exec(db, "SAVEPOINT a; INSERT INTO big(value) WITH RECURSIVE n(x) AS "
+                "(SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 50000) "
+                "SELECT 'dropped' || x FROM n; ROLLBACK TO a; RELEASE a;"
+                "INSERT INTO big(value) SELECT -v FROM vals WHERE v % 4 = 0;"
+                "INSERT INTO vals SELECT -v FROM vals WHERE v % 4 = 0;"
+                "COMMIT;");
+  tap_ok(seen == 200000, "a layer past the budget: inside the transaction "
+         "every value added is seen (%ld of 200000)", seen);
+  /* One layer: its blob follows the header and the 64-byte directory. */
+  tap_ok(config_int(db, "big", "layers") == 1 &&
+             q_int(db, "SELECT substr((SELECT filter FROM big), 129 + 64) = "
+                       "substr((SELECT bloom_build(v, 50000000, (SELECT value "
+                       "FROM big_config WHERE key = 'layer.0.fpr')) FROM "
+                       "vals), 65)", NOARGS) == 1,
+         "a layer past the budget holds exactly bloom_build over its values "
+         "(what ROLLBACK TO undid gone, what COMMIT applied there)");
+  sqlite3_close(db);
+}
+
 int main(void) {
   test_arguments();
   test_growth("bloom_store", 0.01);
@@ -381,5 +417,6 @@ int main(void) {
   test_transactions();
   test_cuckoo();
   test_damage();
+  test_past_the_budget();
   return tap_done();
 }
