@@ -175,7 +175,7 @@ int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
       shadow_done(stmt);
       return SQLITE_NOMEM;
     }
-    if (!load && store_cache_full(s, 0)) {
+    if (!load && store_cache_full(s, (size_t)size)) {
       *bytes = data;
       *held = stmt;
       return SQLITE_OK;
