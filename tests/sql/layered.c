@@ -197,6 +197,35 @@ static char *row_text(const char *sql, const arg *a, int n, int row) {
   return out;
 }
 
+/* 1 if row i of bloom_layers(whole) is layers[i]'s own `info` (its
+** columns `cols`), and its `nulls` (n typeof() columns of the other kind)
+** are NULL, for every layer. */
+static int layer_rows_match(const blob *whole, const blob *layers,
+                            const char *info, const char *cols,
+                            const char *nulls, int n) {
+  int all = 1;
+  char sql[512], want_nulls[64];
+  for (int i = 0; i < L; i++) {
+    snprintf(sql, sizeof sql, "SELECT %s FROM %s(?1)", cols, info);
+    char *want = row_text(sql, ARGS(a_blob(layers[i].p, layers[i].n)), 0);
+    snprintf(sql, sizeof sql, "SELECT %s FROM bloom_layers(?1)", cols);
+    char *got = row_text(sql, ARGS(a_blob(whole->p, whole->n)), i);
+    snprintf(sql, sizeof sql, "SELECT layer, %s FROM bloom_layers(?1)", nulls);
+    char *types = row_text(sql, ARGS(a_blob(whole->p, whole->n)), i);
+    int at = snprintf(want_nulls, sizeof want_nulls, "%d", i);
+    for (int k = 0; k < n; k++)
+      at += snprintf(want_nulls + at, sizeof want_nulls - (size_t)at, "|null");
+    int ok = want && got && strcmp(want, got) == 0 && types &&
+             strcmp(types, want_nulls) == 0;
+    if (!ok) tap_diag("  layer %d: want %s / got %s / %s", i, want, got, types);
+    all &= ok;
+    free(want);
+    free(got);
+    free(types);
+  }
+  return all;
+}
+
 static void check_bloom_info(const blob *whole, const blob *layers,
                              double fpr) {
   double e_items = 0.0;
@@ -259,29 +288,12 @@ static void check_bloom_info(const blob *whole, const blob *layers,
   TAP_EQ_U64(q_int(db, "SELECT count(*) FROM bloom_layers(?1)",
                    ARGS(a_blob(whole->p, whole->n))),
              L, "bloom_layers gives a row per layer");
-  int all = 1;
-  for (int i = 0; i < L; i++) {
-    char *want = row_text("SELECT " BLOOM_COLS " FROM bloom_info(?1)",
-                          ARGS(a_blob(layers[i].p, layers[i].n)), 0);
-    char *got = row_text("SELECT " BLOOM_COLS " FROM bloom_layers(?1)",
-                         ARGS(a_blob(whole->p, whole->n)), i);
-    char *nulls = row_text(
-        "SELECT layer, typeof(buckets), typeof(slots_per_bucket),"
-        " typeof(fingerprint_bits), typeof(items), typeof(load_factor)"
-        " FROM bloom_layers(?1)",
-        ARGS(a_blob(whole->p, whole->n)), i);
-    char want_nulls[64];
-    snprintf(want_nulls, sizeof want_nulls, "%d|null|null|null|null|null", i);
-    int ok = want && got && strcmp(want, got) == 0 && nulls &&
-             strcmp(nulls, want_nulls) == 0;
-    if (!ok) tap_diag("  layer %d: want %s / got %s / %s", i, want, got, nulls);
-    all &= ok;
-    free(want);
-    free(got);
-    free(nulls);
-  }
-  tap_ok(all, "bloom_layers: each row is the layer's bloom_info, its "
-              "cuckoo columns NULL, layer = 0 (oldest) up");
+  tap_ok(layer_rows_match(whole, layers, "bloom_info", BLOOM_COLS,
+                          "typeof(buckets), typeof(slots_per_bucket),"
+                          " typeof(fingerprint_bits), typeof(items),"
+                          " typeof(load_factor)", 5),
+         "bloom_layers: each row is the layer's bloom_info, its "
+         "cuckoo columns NULL, layer = 0 (oldest) up");
   char *want = row_text("SELECT 0, " BLOOM_COLS " FROM bloom_info(?1)",
                         ARGS(a_blob(layers[1].p, layers[1].n)), 0);
   char *got = row_text("SELECT layer, " BLOOM_COLS " FROM bloom_layers(?1)",
@@ -363,30 +375,12 @@ static void check_cuckoo_info(const blob *whole, const blob *layers,
   tap_ok(rel_close(sqlite3_column_double(st, 11), (double)(1.0L - clear), 1e-12),
          "cuckoo_info(layered): estimated_fpr is 1 - prod(1 - layer's)");
   sqlite3_finalize(st);
-  int all = 1;
-  for (int i = 0; i < L; i++) {
-    char *want = row_text("SELECT " CUCKOO_COLS " FROM cuckoo_info(?1)",
-                          ARGS(a_blob(layers[i].p, layers[i].n)), 0);
-    char *got = row_text("SELECT " CUCKOO_COLS " FROM bloom_layers(?1)",
-                         ARGS(a_blob(whole->p, whole->n)), i);
-    char *nulls = row_text(
-        "SELECT layer, typeof(bits), typeof(hashes), typeof(inserted),"
-        " typeof(bits_set), typeof(fill_ratio), typeof(estimated_items)"
-        " FROM bloom_layers(?1)",
-        ARGS(a_blob(whole->p, whole->n)), i);
-    char want_nulls[64];
-    snprintf(want_nulls, sizeof want_nulls, "%d|null|null|null|null|null|null",
-             i);
-    int ok = want && got && strcmp(want, got) == 0 && nulls &&
-             strcmp(nulls, want_nulls) == 0;
-    if (!ok) tap_diag("  layer %d: want %s / got %s / %s", i, want, got, nulls);
-    all &= ok;
-    free(want);
-    free(got);
-    free(nulls);
-  }
-  tap_ok(all, "bloom_layers(cuckoo layers): each row is the layer's "
-              "cuckoo_info, its Bloom columns NULL");
+  tap_ok(layer_rows_match(whole, layers, "cuckoo_info", CUCKOO_COLS,
+                          "typeof(bits), typeof(hashes), typeof(inserted),"
+                          " typeof(bits_set), typeof(fill_ratio),"
+                          " typeof(estimated_items)", 6),
+         "bloom_layers(cuckoo layers): each row is the layer's "
+         "cuckoo_info, its Bloom columns NULL");
 }
 
 /* ---- updates ---------------------------------------------------------------- */
