@@ -164,37 +164,50 @@ void filter_layer(const filter_view *f, unsigned i, filter_view *layer) {
                NULL, 0);
 }
 
-int layered_contains(const filter_view *f, filter_hash h) {
-  const unsigned char *layer[FILTER_MAX_LAYERS];
+void layered_table_of(const filter_view *f, layered_table *t) {
   const unsigned char *end = f->blob + f->blob_bytes;
-  unsigned n = f->header.layers;
-  for (unsigned i = n; i-- > 0;) {
+  t->layers = f->header.layers;
+  t->layer_kind = f->header.layer_kind;
+  /* Fields at the offsets of FORMAT.md, checked when the whole parsed. */
+  for (unsigned i = t->layers; i-- > 0;) {
     end -= load_le64(f->body + 8 * i);
-    layer[i] = end;
+    t->body[i] = end + FILTER_HEADER_BYTES;
+    if (t->layer_kind == FILTER_KIND_BLOOM) {
+      t->units[i] = load_le64(end + 16) / BLOOM_BLOCK_BITS;
+      t->width[i] = load_le32(end + 12);
+    } else {
+      t->units[i] = load_le64(end + 16);
+      t->width[i] = end[12];
+    }
   }
-  if (f->header.layer_kind == FILTER_KIND_BLOOM) {
+}
+
+int layered_table_contains(const layered_table *t, filter_hash h) {
+  unsigned n = t->layers;
+  if (t->layer_kind == FILTER_KIND_BLOOM) {
     /* An absent value is looked up in every layer: ask for every layer's
     ** block first, so that the cache misses of the large layers overlap
     ** instead of following one another. */
     const unsigned char *block[FILTER_MAX_LAYERS];
     for (unsigned i = 0; i < n; i++) {
-      uint64_t blocks = load_le64(layer[i] + 16) / BLOOM_BLOCK_BITS;
-      block[i] = layer[i] + FILTER_HEADER_BYTES +
-                 bloom_block_of(h, blocks) * BLOOM_BLOCK_BYTES;
+      block[i] = t->body[i] + bloom_block_of(h, t->units[i]) * BLOOM_BLOCK_BYTES;
 #ifdef __GNUC__
       __builtin_prefetch(block[i]);
 #endif
     }
-    /* Fields at the offsets of FORMAT.md, checked when the whole parsed. */
     for (unsigned i = n; i-- > 0;)
-      if (bloom_contains(block[i], 1, load_le32(layer[i] + 12), h)) return 1;
+      if (bloom_contains(block[i], 1, t->width[i], h)) return 1;
     return 0;
   }
   for (unsigned i = n; i-- > 0;)
-    if (cuckoo_contains(layer[i] + FILTER_HEADER_BYTES,
-                        load_le64(layer[i] + 16), layer[i][12], h))
-      return 1;
+    if (cuckoo_contains(t->body[i], t->units[i], t->width[i], h)) return 1;
   return 0;
+}
+
+int layered_contains(const filter_view *f, filter_hash h) {
+  layered_table t;
+  layered_table_of(f, &t);
+  return layered_table_contains(&t, h);
 }
 
 void layered_sync_sums(unsigned char *blob, const filter_view *f) {

@@ -106,6 +106,20 @@ uint64_t filter_layer_offset(const filter_view *f, unsigned i);
 ** at the first that says maybe. */
 int layered_contains(const filter_view *f, filter_hash h);
 
+/* A valid layered filter's layers laid out for probing many values: what
+** layered_contains reads from the directory and the layers' headers on
+** every call, read once (bloom_probe keeps one for its statement). */
+typedef struct layered_table {
+  unsigned layers, layer_kind;
+  const unsigned char *body[FILTER_MAX_LAYERS];
+  uint64_t units[FILTER_MAX_LAYERS]; /* Bloom blocks or cuckoo buckets */
+  unsigned width[FILTER_MAX_LAYERS]; /* hashes k, or fingerprint bits f */
+} layered_table;
+
+void layered_table_of(const filter_view *f, layered_table *t);
+/* layered_contains over a table. */
+int layered_table_contains(const layered_table *t, filter_hash h);
+
 /* After a caller changed layers' counts in place in a layered blob
 ** (bloom_add, cuckoo_add and the like): rewrites the outer count and
 ** capacity as the layers' sums.  f is the view the blob parsed into

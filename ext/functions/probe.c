@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/filter.h"
+#include "core/layered.h"
 #include "functions/aligned.h"
 #include "functions/errors.h"
 #include "functions/registry.h"
@@ -50,12 +51,14 @@ typedef struct query_copy {
   int is_null;         /* the query's value was NULL */
   filter_view view;    /* parsed, pointing into blob */
   unsigned char *blob; /* from sql_aligned_alloc: one cache line a block */
+  layered_table *layers; /* a layered filter's layers, read once */
 } query_copy;
 
 static void query_copy_free(void *p) {
   query_copy *copy = p;
   if (copy == NULL) return;
   sql_aligned_free(copy->blob);
+  sqlite3_free(copy->layers);
   sqlite3_free(copy);
 }
 
@@ -187,6 +190,15 @@ static query_copy *run_query(sqlite3_context *ctx, sqlite3_value *query,
     query_copy_free(copy);
     return NULL;
   }
+  if (copy->view.header.kind == FILTER_KIND_LAYERED) {
+    copy->layers = sqlite3_malloc(sizeof *copy->layers);
+    if (copy->layers == NULL) {
+      sqlite3_result_error_nomem(ctx);
+      query_copy_free(copy);
+      return NULL;
+    }
+    layered_table_of(&copy->view, copy->layers);
+  }
   return copy;
 }
 
@@ -194,7 +206,7 @@ static query_copy *run_query(sqlite3_context *ctx, sqlite3_value *query,
 ** with *view set; ARG_NULL when the query text or the stored value is NULL;
 ** ARG_ERROR after setting the error on ctx. */
 static arg_status query_filter(sqlite3_context *ctx, sqlite3_value *query,
-                               const filter_view **view) {
+                               const query_copy **kept) {
   const query_copy *copy = sqlite3_get_auxdata(ctx, 0);
   if (copy == NULL) {
     int type = sqlite3_value_type(query);
@@ -218,18 +230,21 @@ static arg_status query_filter(sqlite3_context *ctx, sqlite3_value *query,
     }
   }
   if (copy->is_null) return ARG_NULL;
-  *view = &copy->view;
+  *kept = copy;
   return ARG_OK;
 }
 
 void sql_filter_probe(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
-  const filter_view *f;
-  arg_status st = query_filter(ctx, argv[0], &f);
+  const query_copy *copy;
+  arg_status st = query_filter(ctx, argv[0], &copy);
   if (st == ARG_OK) {
     filter_hash h;
-    st = sql_hash_value(ctx, argv[1], f->header.seed, &h);
-    if (st == ARG_OK) sqlite3_result_int(ctx, filter_contains(f, h));
+    st = sql_hash_value(ctx, argv[1], copy->view.header.seed, &h);
+    if (st == ARG_OK)
+      sqlite3_result_int(ctx, copy->layers
+                                  ? layered_table_contains(copy->layers, h)
+                                  : filter_contains(&copy->view, h));
   }
   if (st == ARG_NULL) sqlite3_result_null(ctx);
 }
