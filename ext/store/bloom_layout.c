@@ -203,6 +203,10 @@ static int apply_run(store *s, const store_layer *l, int64_t local,
                      unsigned char *scratch) {
   int size = store_chunk_bytes(s, l, local);
   cached_chunk *cached = cache_find(&s->cache, l->first_chunk + local);
+  if (cached && cached->size != (size_t)size)
+    return store_error(s, "chunk %lld of %s changed its layout: the store is "
+                       "damaged", (long long)(l->first_chunk + local),
+                       s->tables.name);
   unsigned char *chunk = cached ? cached->bytes : scratch;
   if (!cached) {
     int rc = read_chunk_into(s, l, local, scratch, size);

@@ -39,6 +39,7 @@ static int grow(chunk_cache *c) {
     slots[i].id = -1;
     slots[i].dirty = 0;
     slots[i].bytes = NULL;
+    slots[i].size = 0;
   }
   for (size_t i = 0; i < c->capacity; i++) {
     if (c->slots[i].id < 0) continue;
@@ -64,6 +65,7 @@ cached_chunk *cache_add(chunk_cache *c, int64_t id, unsigned char *bytes,
   c->slots[i].id = id;
   c->slots[i].dirty = 0;
   c->slots[i].bytes = bytes;
+  c->slots[i].size = size;
   c->count++;
   c->bytes += size;
   return &c->slots[i];

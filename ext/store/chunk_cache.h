@@ -17,6 +17,7 @@ typedef struct cached_chunk {
   int64_t id;           /* chunk number; -1 in an empty slot */
   int dirty;            /* changed since it was read or last written */
   unsigned char *bytes; /* the chunk row's bytes */
+  size_t size;          /* how many */
 } cached_chunk;
 
 typedef struct chunk_cache {

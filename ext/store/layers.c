@@ -119,6 +119,17 @@ static int configure_layer(store *s, int i, uint64_t capacity, double fpr,
   return 0;
 }
 
+/* 1 if two layers have one layout. */
+static int same_layer(const store_layer *a, const store_layer *b) {
+  return a->units == b->units && a->chunk_units == b->chunk_units &&
+         a->first_chunk == b->first_chunk && a->chunks == b->chunks &&
+         a->header.bits == b->header.bits &&
+         a->header.hashes == b->header.hashes &&
+         a->header.buckets == b->header.buckets &&
+         a->header.fingerprint_bits == b->header.fingerprint_bits &&
+         a->header.seed == b->header.seed;
+}
+
 /* The rows read into s, which the caller throws away on a failure. */
 static int configure_from_rows(store *s, config_rows *c);
 
@@ -150,6 +161,13 @@ int store_read_config(store *s) {
     *next = *s;
     next->base.zErrMsg = NULL;
     rc = configure_from_rows(next, c);
+    /* A layer, once made, never changes: one that reads back otherwise
+    ** was damaged under us (the chunks cached for it would not fit). */
+    int known = s->layer_count < next->layer_count ? s->layer_count
+                                                   : next->layer_count;
+    for (int i = 0; rc == SQLITE_OK && i < known; i++)
+      if (!same_layer(&s->layers[i], &next->layers[i]))
+        rc = config_damaged(next);
     if (rc == SQLITE_OK) {
       s->header = next->header;
       s->scalable = next->scalable;

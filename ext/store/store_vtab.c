@@ -157,6 +157,9 @@ int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
   *held = NULL;
   *cached = cache_find(&s->cache, id);
   if (*cached) {
+    /* Read under another layout: the configuration changed under us. */
+    if ((*cached)->size != (size_t)size)
+      return chunk_damaged(s, l, local, (int)(*cached)->size);
     *bytes = (*cached)->bytes;
     return SQLITE_OK;
   }
@@ -232,6 +235,10 @@ static int flush(store *s, int drop) {
       break;
     }
     int size = store_chunk_bytes(s, l, id - l->first_chunk);
+    if (c->size != (size_t)size) {
+      rc = chunk_damaged(s, l, id - l->first_chunk, (int)c->size);
+      break;
+    }
     /* A layer's rows are created when first written. */
     rc = s->scalable ? shadow_put_chunk(&s->tables, id, c->bytes, size)
                      : shadow_write_chunk(&s->tables, id, c->bytes, size);
@@ -431,7 +438,10 @@ static int export_filter(store *s, sqlite3_context *ctx) {
   for (size_t i = 0; rc == SQLITE_OK && i < s->cache.dirty; i++) {
     const cached_chunk *c = cache_find(&s->cache, s->cache.dirty_ids[i]);
     const store_layer *l = c ? layer_of(s, c->id) : NULL;
-    if (l) export_chunk(s, p, blob, l, c->id - l->first_chunk, c->bytes);
+    if (l && c->size != (size_t)store_chunk_bytes(s, l, c->id - l->first_chunk))
+      rc = chunk_damaged(s, l, c->id - l->first_chunk, (int)c->size);
+    else if (l)
+      export_chunk(s, p, blob, l, c->id - l->first_chunk, c->bytes);
   }
   if (rc == SQLITE_OK) write_headers(s, p, blob);
   uint64_t bytes = p->bytes;
