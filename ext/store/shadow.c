@@ -30,7 +30,9 @@ static void finalize_statements(shadow_tables *t) {
   sqlite3_finalize(t->write_chunk);
   sqlite3_finalize(t->put_chunk);
   sqlite3_finalize(t->get_config);
+  sqlite3_finalize(t->scan_chunks);
   t->read_chunk = t->write_chunk = t->put_chunk = t->get_config = NULL;
+  t->scan_chunks = NULL;
 }
 
 void shadow_free(shadow_tables *t) {
@@ -237,10 +239,13 @@ int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value) {
 }
 
 int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt) {
-  char *sql = sqlite3_mprintf("SELECT id, data FROM \"%w\".\"%w_chunks\" "
-                              "ORDER BY id", t->schema, t->name);
-  if (sql == NULL) return SQLITE_NOMEM;
-  int rc = sqlite3_prepare_v2(t->db, sql, -1, stmt, NULL);
-  sqlite3_free(sql);
-  return rc;
+  if (t->scan_chunks == NULL) {
+    int rc = prepare(t->db,
+                     sqlite3_mprintf("SELECT id, data FROM \"%w\".\"%w_chunks\" "
+                                     "ORDER BY id", t->schema, t->name),
+                     &t->scan_chunks);
+    if (rc != SQLITE_OK) return rc;
+  }
+  *stmt = t->scan_chunks;
+  return SQLITE_OK;
 }

@@ -26,6 +26,7 @@ typedef struct shadow_tables {
   sqlite3_stmt *write_chunk; /* UPDATE ... SET data = ?2 WHERE id = ?1 */
   sqlite3_stmt *put_chunk;   /* the same, creating the row if need be */
   sqlite3_stmt *get_config;  /* SELECT value ... WHERE key = ?1 */
+  sqlite3_stmt *scan_chunks; /* SELECT id, data ... ORDER BY id */
 } shadow_tables;
 
 /* Binds the names (copied); prepares nothing yet.  SQLITE_NOMEM or OK. */
@@ -75,7 +76,8 @@ int shadow_put_chunk(shadow_tables *t, int64_t id, const void *bytes,
 /* The integer configuration value of key, -1 if there is no such row. */
 int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value);
 
-/* Prepares "SELECT id, data FROM chunks ORDER BY id" for a full read. */
+/* "SELECT id, data FROM chunks ORDER BY id" for a full read, prepared once:
+** step it, then shadow_done. */
 int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt);
 
 #endif

@@ -385,8 +385,10 @@ static int export_rows(store *s, export_plan *p, unsigned char *blob) {
     rc = SQLITE_OK;
     /* A changed chunk comes from the cache; an unchanged one the cache
     ** holds is the row itself. */
-    const cached_chunk *cached = cache_find(&s->cache, id);
-    if (cached && cached->dirty) continue;
+    if (s->cache.dirty) {
+      const cached_chunk *cached = cache_find(&s->cache, id);
+      if (cached && cached->dirty) continue;
+    }
     int64_t local = id - l->first_chunk;
     const unsigned char *data = sqlite3_column_blob(scan, 1);
     int len = sqlite3_column_bytes(scan, 1);
@@ -407,7 +409,7 @@ static int export_rows(store *s, export_plan *p, unsigned char *blob) {
     if (!s->scalable && expect != last->first_chunk + last->chunks)
       rc = chunk_missing(s, expect);
   }
-  sqlite3_finalize(scan);
+  if (scan) shadow_done(scan);
   return rc;
 }
 
