@@ -1069,15 +1069,25 @@ def check_stores(tap, conn, values):
                     "WHERE rowid % 5 = 0)")
         ext.commit()
         plain3 = sqlite3.connect(path)
-        same = []
+        same, agree = [], []
+        sample = [v for v in values[20000:25000] if v is not None] + members[:2000]
         for store in ("g", "gc"):
             exported = ext.execute("SELECT filter FROM %s" % store).fetchone()[0]
             layers = ext.execute("SELECT value FROM %s_config WHERE key = "
                                  "'layers'" % store).fetchone()[0]
-            same.append(br.read_store(plain3, store) == exported and layers > 2)
+            mine = br.read_store(plain3, store)
+            same.append(mine == exported and layers > 2)
+            # The reader's answers from the blob alone, against the store's.
+            f = br.Filter(mine)
+            got = [ext.execute("SELECT count(*) FROM %s WHERE value = ?"
+                               % store, (v,)).fetchone()[0] for v in sample]
+            agree.append(all(f.test(v) == g for v, g in zip(sample, got)))
         tap.ok(all(same), "scalable stores: the reader reassembles from the "
                "shadow tables alone the layered blob SELECT filter exports "
                "(bloom_store, cuckoo_store)", repr(same))
+        tap.ok(all(agree), "scalable stores: the reader's layered filter answers "
+               "%d probes as the store does (bloom_store, cuckoo_store)"
+               % len(sample), repr(agree))
         plain3.close()
         plain2.close()
         plain.close()
