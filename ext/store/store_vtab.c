@@ -19,7 +19,9 @@
 ** constrain value with = or IN (a row comes back for each value that may
 ** be present), or ask only for filter (one row, the filter).  The filter
 ** is what the kind's *_build gives over the same values (bloom_store: byte
-** for byte, in any order; cuckoo_store: the same header and answers).
+** for byte, in any order; cuckoo_store: the same header and answers); for
+** a scalable store, whose items go to the newest of its layers (layers.h),
+** a layered filter of them (core/layered.h).
 **
 ** A DELETE reaches xUpdate with only the rowid of a row the scan returned:
 ** the rowid of a probe row names the hash it was probed with (xRowid keeps
@@ -28,8 +30,10 @@
 ** Transactions, as FTS5 keeps its pending terms: a write transaction reads
 ** the chunks it changes into a cache (chunk_cache.h) and writes the
 ** changed ones back at xSync, before each savepoint (so that SQLite's own
-** journal can roll them back), and when the cache outgrows its budget.
-** ROLLBACK and ROLLBACK TO empty the cache; the pager undoes what was
+** journal can roll them back), and when the cache outgrows its budget
+** (past it, a Bloom store defers adds as hashes: bloom_layout.c).
+** ROLLBACK and ROLLBACK TO empty the cache, drop the deferred adds and
+** have a scalable store read its layers again; the pager undoes what was
 ** written.  Reads in the same transaction look in the cache first.
 */
 #include <stdarg.h>
