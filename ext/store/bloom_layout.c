@@ -109,11 +109,11 @@ static int contains(store *s, const store_layer *l, filter_hash h) {
 #define FILL_SAMPLE 16
 
 /* Items in the layer, estimated from FILL_SAMPLE chunks spread over it (all
-** of them in a small layer): a chunk's counter is the items whose block it
-** holds, and a block is uniform in the hash.  *rel_error is the estimate's
-** relative standard error.  SQLITE_OK or an error code. */
-static int estimate_items(store *s, const store_layer *l, double *items,
-                          double *rel_error) {
+** of them in a small layer: exact) and raised by three standard errors,
+** so that a layer is never judged emptier than it is: a chunk's counter
+** is the items whose block it holds, and a block is uniform in the hash.
+** SQLITE_OK or an error code. */
+static int estimate_items(store *s, const store_layer *l, double *items) {
   int64_t sample = l->chunks < FILL_SAMPLE ? l->chunks : FILL_SAMPLE;
   double counted = 0, units = 0;
   for (int64_t j = 0; j < sample; j++) {
@@ -127,8 +127,8 @@ static int estimate_items(store *s, const store_layer *l, double *items,
     units += store_units_in_chunk(l, local);
     if (held) shadow_done(held);
   }
-  *items = counted * (double)l->units / units;
-  *rel_error = sample == l->chunks || counted < 1 ? 0 : 1 / sqrt(counted);
+  double rel_error = sample == l->chunks || counted < 1 ? 0 : 1 / sqrt(counted);
+  *items = counted * (double)l->units / units * (1 + 3 * rel_error);
   return SQLITE_OK;
 }
 
@@ -144,10 +144,10 @@ static int layer_full(store *s, const store_layer *l, int64_t local,
   double share = (double)l->header.capacity *
                  (double)store_units_in_chunk(l, local) / (double)l->units;
   if ((double)count + 1 <= share) return 0;
-  double items, rel_error;
-  int rc = estimate_items(s, l, &items, &rel_error);
+  double items;
+  int rc = estimate_items(s, l, &items);
   if (rc != SQLITE_OK) return -rc;
-  return items * (1 + 3 * rel_error) + 1 > (double)l->header.capacity;
+  return items + 1 > (double)l->header.capacity;
 }
 
 /* --- adds deferred past the cache's budget ------------------------------
@@ -160,7 +160,7 @@ static int layer_full(store *s, const store_layer *l, int64_t local,
 ** cache, by a rollback. */
 
 /* Adds held: as much memory as the cache's budget. */
-#define DEFERRED_MAX ((size_t)(64u << 20) / sizeof(deferred_add))
+#define DEFERRED_MAX (STORE_CACHE_BUDGET_BYTES / sizeof(deferred_add))
 
 static int by_block(const void *a, const void *b) {
   uint64_t x = ((const deferred_add *)a)->block,
@@ -255,7 +255,8 @@ static int settle(store *s) {
   return rc;
 }
 
-static int defer(store *s, const store_layer *l, filter_hash h) {
+static int defer(store *s, const store_layer *l, uint64_t block,
+                 filter_hash h) {
   if (s->deferred_count == DEFERRED_MAX) {
     int rc = settle(s);
     if (rc != SQLITE_OK) return rc;
@@ -271,7 +272,7 @@ static int defer(store *s, const store_layer *l, filter_hash h) {
     s->deferred_room = room;
   }
   deferred_add *add = &s->deferred[s->deferred_count++];
-  add->block = bloom_block_of(h, l->units);
+  add->block = block;
   add->hash = h;
   return SQLITE_OK;
 }
@@ -282,10 +283,8 @@ static int defer(store *s, const store_layer *l, filter_hash h) {
 ** full, 0 not, or a negated error code. */
 static int full_while_deferring(store *s, const store_layer *l) {
   if (s->deferred_count == 0) {
-    double items, rel_error;
-    int rc = estimate_items(s, l, &items, &rel_error);
+    int rc = estimate_items(s, l, &s->deferred_base);
     if (rc != SQLITE_OK) return -rc;
-    s->deferred_base = items * (1 + 3 * rel_error);
     s->deferred_adds = 0;
   }
   return s->deferred_base + (double)s->deferred_adds + 1 >
@@ -293,22 +292,20 @@ static int full_while_deferring(store *s, const store_layer *l) {
 }
 
 static int add(store *s, const store_layer *l, filter_hash h) {
-  /* Past the cache's budget: a chunk the cache does not hold is not read
-  ** now. */
-  int64_t local = (int64_t)(bloom_block_of(h, l->units) / l->chunk_units);
-  int deferring = s->deferred_count > 0;
-  if (!deferring && !cache_find(&s->cache, l->first_chunk + local) &&
-      store_cache_full(s, (size_t)store_chunk_bytes(s, l, 0)))
-    deferring = 1;
-  if (deferring) {
-    if (s->scalable) {
-      int full = full_while_deferring(s, l);
-      if (full < 0) return -full;
-      if (full) return STORE_LAYER_FULL;
-      s->deferred_adds++;
-    }
-    if (!cache_find(&s->cache, l->first_chunk + local)) return defer(s, l, h);
+  /* Past the cache's budget a chunk the cache does not hold is not read
+  ** now: the add waits with the others. */
+  uint64_t block = bloom_block_of(h, l->units);
+  int held = cache_find(&s->cache, l->first_chunk +
+                                       (int64_t)(block / l->chunk_units)) != NULL;
+  int deferring = s->deferred_count > 0 ||
+                  (!held && store_cache_full(s, (size_t)store_chunk_bytes(s, l, 0)));
+  if (deferring && s->scalable) {
+    int full = full_while_deferring(s, l);
+    if (full < 0) return -full;
+    if (full) return STORE_LAYER_FULL;
+    s->deferred_adds++;
   }
+  if (deferring && !held) return defer(s, l, block, h);
   block_place p;
   int rc = find_block(s, l, h, 1, &p);
   if (rc != SQLITE_OK) return rc;

@@ -89,6 +89,10 @@ typedef struct store {
   int64_t marked_count, marked_room;
 } store;
 
+/* Chunks a connection holds in memory: past this, reads stop adding to the
+** cache, and a Bloom store defers adds (as much memory again). */
+#define STORE_CACHE_BUDGET_BYTES ((size_t)64 << 20)
+
 /* The configuration values a layout reads, by its own keys' order. */
 #define LAYOUT_MAX_KEYS 4
 

@@ -161,16 +161,19 @@ int shadow_add_chunks(shadow_tables *t, int64_t count, int bytes,
   return rc;
 }
 
+/* The statement in *slot, prepared (and kept) the first time: sql has two
+** %w, the schema and the table name. */
+static int statement(shadow_tables *t, sqlite3_stmt **slot, const char *sql) {
+  if (*slot) return SQLITE_OK;
+  return prepare(t->db, sqlite3_mprintf(sql, t->schema, t->name), slot);
+}
+
 int shadow_find_chunk(shadow_tables *t, int64_t id, sqlite3_stmt **stmt) {
-  if (t->read_chunk == NULL) {
-    int rc = prepare(t->db,
-                     sqlite3_mprintf("SELECT data FROM \"%w\".\"%w_chunks\" "
-                                     "WHERE id = ?1", t->schema, t->name),
-                     &t->read_chunk);
-    if (rc != SQLITE_OK) return rc;
-  }
+  int rc = statement(t, &t->read_chunk,
+                     "SELECT data FROM \"%w\".\"%w_chunks\" WHERE id = ?1");
+  if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(t->read_chunk, 1, id);
-  int rc = sqlite3_step(t->read_chunk);
+  rc = sqlite3_step(t->read_chunk);
   if (rc != SQLITE_ROW) {
     int reset = sqlite3_reset(t->read_chunk);
     if (rc == SQLITE_DONE) return SQLITE_DONE;
@@ -182,22 +185,27 @@ int shadow_find_chunk(shadow_tables *t, int64_t id, sqlite3_stmt **stmt) {
 
 void shadow_done(sqlite3_stmt *stmt) { sqlite3_reset(stmt); }
 
+/* Runs a chunk write (?1 the id, ?2 the bytes); *changed: the rows it
+** changed. */
+static int write_with(shadow_tables *t, sqlite3_stmt *stmt, int64_t id,
+                      const void *bytes, int size, int *changed) {
+  sqlite3_bind_int64(stmt, 1, id);
+  sqlite3_bind_blob(stmt, 2, bytes, size, SQLITE_STATIC);
+  int rc = sqlite3_step(stmt);
+  *changed = sqlite3_changes(t->db);
+  int reset = sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+  return rc == SQLITE_DONE ? SQLITE_OK : reset != SQLITE_OK ? reset : rc;
+}
+
 int shadow_write_chunk(shadow_tables *t, int64_t id, const void *bytes,
                        int size) {
-  if (t->write_chunk == NULL) {
-    int rc = prepare(t->db,
-                     sqlite3_mprintf("UPDATE \"%w\".\"%w_chunks\" SET data = ?2 "
-                                     "WHERE id = ?1", t->schema, t->name),
-                     &t->write_chunk);
-    if (rc != SQLITE_OK) return rc;
-  }
-  sqlite3_bind_int64(t->write_chunk, 1, id);
-  sqlite3_bind_blob(t->write_chunk, 2, bytes, size, SQLITE_STATIC);
-  int rc = sqlite3_step(t->write_chunk);
-  int changed = sqlite3_changes(t->db);
-  int reset = sqlite3_reset(t->write_chunk);
-  sqlite3_clear_bindings(t->write_chunk);
-  if (rc != SQLITE_DONE) return reset != SQLITE_OK ? reset : rc;
+  int changed;
+  int rc = statement(t, &t->write_chunk,
+                     "UPDATE \"%w\".\"%w_chunks\" SET data = ?2 WHERE id = ?1");
+  if (rc == SQLITE_OK)
+    rc = write_with(t, t->write_chunk, id, bytes, size, &changed);
+  if (rc != SQLITE_OK) return rc;
   return changed == 1 ? SQLITE_OK : SQLITE_CORRUPT_VTAB;
 }
 
@@ -207,31 +215,20 @@ int shadow_put_chunk(shadow_tables *t, int64_t id, const void *bytes,
   ** does, and INSERT only when there was none. */
   int rc = shadow_write_chunk(t, id, bytes, size);
   if (rc != SQLITE_CORRUPT_VTAB) return rc;
-  if (t->put_chunk == NULL) {
-    rc = prepare(t->db,
-                 sqlite3_mprintf("INSERT INTO \"%w\".\"%w_chunks\"(id, data) "
-                                 "VALUES (?1, ?2)", t->schema, t->name),
-                 &t->put_chunk);
-    if (rc != SQLITE_OK) return rc;
-  }
-  sqlite3_bind_int64(t->put_chunk, 1, id);
-  sqlite3_bind_blob(t->put_chunk, 2, bytes, size, SQLITE_STATIC);
-  rc = sqlite3_step(t->put_chunk);
-  int reset = sqlite3_reset(t->put_chunk);
-  sqlite3_clear_bindings(t->put_chunk);
-  return rc == SQLITE_DONE ? SQLITE_OK : reset != SQLITE_OK ? reset : rc;
+  int changed;
+  rc = statement(t, &t->put_chunk,
+                 "INSERT INTO \"%w\".\"%w_chunks\"(id, data) VALUES (?1, ?2)");
+  return rc == SQLITE_OK
+             ? write_with(t, t->put_chunk, id, bytes, size, &changed)
+             : rc;
 }
 
 int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value) {
-  if (t->get_config == NULL) {
-    int rc = prepare(t->db,
-                     sqlite3_mprintf("SELECT value FROM \"%w\".\"%w_config\" "
-                                     "WHERE key = ?1", t->schema, t->name),
-                     &t->get_config);
-    if (rc != SQLITE_OK) return rc;
-  }
+  int rc = statement(t, &t->get_config,
+                     "SELECT value FROM \"%w\".\"%w_config\" WHERE key = ?1");
+  if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(t->get_config, 1, key, -1, SQLITE_STATIC);
-  int rc = sqlite3_step(t->get_config);
+  rc = sqlite3_step(t->get_config);
   *value = rc == SQLITE_ROW ? sqlite3_column_int64(t->get_config, 0) : -1;
   int reset = sqlite3_reset(t->get_config);
   if (rc == SQLITE_ROW || rc == SQLITE_DONE) return SQLITE_OK;
@@ -239,13 +236,9 @@ int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value) {
 }
 
 int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt) {
-  if (t->scan_chunks == NULL) {
-    int rc = prepare(t->db,
-                     sqlite3_mprintf("SELECT id, data FROM \"%w\".\"%w_chunks\" "
-                                     "ORDER BY id", t->schema, t->name),
-                     &t->scan_chunks);
-    if (rc != SQLITE_OK) return rc;
-  }
-  *stmt = t->scan_chunks;
-  return SQLITE_OK;
+  *stmt = NULL;
+  int rc = statement(t, &t->scan_chunks,
+                     "SELECT id, data FROM \"%w\".\"%w_chunks\" ORDER BY id");
+  if (rc == SQLITE_OK) *stmt = t->scan_chunks;
+  return rc;
 }

@@ -47,9 +47,6 @@
 #include "store/layout.h"
 #include "store/store.h"
 
-/* Chunks held in memory: past this, changed ones are written back and the
-** cache emptied, and reads stop adding to it. */
-#define CACHE_BUDGET_BYTES (64u << 20)
 
 enum { COL_VALUE, COL_FILTER };
 
@@ -205,7 +202,7 @@ int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
 }
 
 int store_cache_full(const store *s, size_t more) {
-  return s->cache.bytes + more > CACHE_BUDGET_BYTES;
+  return s->cache.bytes + more > STORE_CACHE_BUDGET_BYTES;
 }
 
 int store_load_all(store *s, const store_layer *l) {
@@ -262,16 +259,21 @@ static arg_status hash_of(const store *s, sqlite3_value *value,
   return value_hash(value, sqlite3_value_type(value), s->header.seed, h);
 }
 
+/* A change that loads every chunk it touches (a cuckoo relocation does)
+** can take the cache past its budget: then the cache is written back and
+** emptied first.  A Bloom store never gets there (it defers instead). */
+static int make_room(store *s) {
+  return s->cache.bytes > STORE_CACHE_BUDGET_BYTES ? flush(s, 1) : SQLITE_OK;
+}
+
 static int add_value(store *s, sqlite3_value *value) {
   filter_hash h;
   arg_status st = hash_of(s, value, &h);
   if (st == ARG_NULL) return SQLITE_OK; /* NULL is never added */
   if (st == ARG_ERROR) return SQLITE_NOMEM;
-  if (s->cache.bytes > CACHE_BUDGET_BYTES) {
-    int rc = flush(s, 1);
-    if (rc != SQLITE_OK) return rc;
-  }
-  int rc = s->layout->add(s, newest(s), h);
+  int rc = make_room(s);
+  if (rc != SQLITE_OK) return rc;
+  rc = s->layout->add(s, newest(s), h);
   if (rc != STORE_LAYER_FULL) return rc;
   /* Only the newest layer takes items: when it is full, the next one
   ** (the adds deferred to the full one applied first). */
@@ -763,10 +765,8 @@ static int delete_row(store *s, sqlite3_value *rowid) {
     return store_error(s, "DELETE removes a value: write DELETE FROM %s "
                        "WHERE value = ... (or value IN (...))",
                        s->tables.name);
-  if (s->cache.bytes > CACHE_BUDGET_BYTES) {
-    int rc = flush(s, 1);
-    if (rc != SQLITE_OK) return rc;
-  }
+  int rc = make_room(s);
+  if (rc != SQLITE_OK) return rc;
   /* One copy, from the one layer whose buckets hold its fingerprint.  When
   ** several layers do, one of them may hold another value's colliding
   ** fingerprint (as often as the store's rate): taking that one would make
