@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/bloom_spec.h"
 #include "lib/sqldb.h"
 #include "lib/tap.h"
 
@@ -172,55 +173,35 @@ static void test_export(void) {
   int layers = (int)config_int(db, "s", "layers");
   int size = 0;
   unsigned char *blob = q_blob(db, "SELECT filter FROM s", NOARGS, &size);
-  /* The directory: 8 bytes a layer, padded to a multiple of 64. */
-  uint64_t directory = 64 * (((uint64_t)layers + 7) / 8);
-  int ok = blob != NULL && (uint64_t)size >= 64 + directory &&
-           memcmp(blob, "BLMF", 4) == 0 && blob[4] == 1 && blob[5] == 3 &&
-           blob[6] == 1 && blob[7] == 0 && blob[12] == 1 && blob[13] == layers &&
-           blob[14] == 2 && blob[15] == 0;
-  tap_ok(ok, "layered header: magic, version 1, kind 3, layer kind 1, %d "
-         "layers, growth 2", layers);
+  /* FORMAT.md's kind-3 rules, checked by the independent spec: the
+  ** directory tiles the blob, every layer is a valid Bloom filter with the
+  ** outer seed, capacity and count are the layers' sums. */
+  tap_ok(blob && spec_layered_valid(blob, (size_t)size, 1) && blob[13] == layers &&
+             spec_le64(blob + SPEC_OFF_INSERTED) == 5000 && blob[14] == 2 &&
+             blob[15] == 0,
+         "a valid layered filter of %d Bloom layers, growth 2, counting the "
+         "5000 values", layers);
   must_exec(db, "CREATE TEMP TABLE layer(i, f)");
-  uint64_t at = 64 + directory, capacity_sum = 0, count_sum = 0;
-  int layers_ok = ok;
-  for (int i = 0; ok && i < layers; i++) {
-    uint64_t len = 0, capacity = 0, count = 0, bits = 0;
-    for (int b = 7; b >= 0; b--) {
-      len = len << 8 | blob[64 + 8 * i + b];
-    }
-    if (at + len > (uint64_t)size) {
-      layers_ok = 0;
-      break;
-    }
-    for (uint64_t b = 8; b-- > 0;) {
-      bits = bits << 8 | blob[at + 16 + b];
-      capacity = capacity << 8 | blob[at + 24 + b];
-      count = count << 8 | blob[at + 40 + b];
-    }
-    capacity_sum += capacity;
-    count_sum += count;
-    layers_ok &= blob[at + 5] == 1 && len == 64 + bits / 8 &&
-                 (sqlite3_int64)capacity == layer_int(db, "s", i, "capacity") &&
-                 (sqlite3_int64)bits == layer_int(db, "s", i, "bits");
+  size_t at = SPEC_HEADER + spec_layered_directory((unsigned)layers);
+  int shapes = blob != NULL;
+  for (int i = 0; shapes && i < layers; i++) {
+    uint64_t len = spec_le64(blob + SPEC_HEADER + 8 * i);
+    shapes = at + len <= (size_t)size &&
+             (sqlite3_int64)spec_le64(blob + at + SPEC_OFF_CAPACITY) ==
+                 layer_int(db, "s", i, "capacity") &&
+             (sqlite3_int64)spec_le64(blob + at + SPEC_OFF_BITS) ==
+                 layer_int(db, "s", i, "bits");
     /* The layer alone, as a blob: bloom_test reads it. */
     sqlite3_stmt *st = prep(db, "INSERT INTO layer VALUES (?1, ?2)",
-              ARGS(a_int(i), a_blob(blob + at, (int)len)));
+                            ARGS(a_int(i), a_blob(blob + at, (int)len)));
     if (st) {
       sqlite3_step(st);
       sqlite3_finalize(st);
     }
     at += len;
   }
-  uint64_t outer_capacity = 0, outer_count = 0;
-  for (int b = 7; ok && b >= 0; b--) {
-    outer_capacity = outer_capacity << 8 | blob[24 + b];
-    outer_count = outer_count << 8 | blob[40 + b];
-  }
-  tap_ok(layers_ok && at == (uint64_t)size && capacity_sum == outer_capacity &&
-             count_sum == outer_count && count_sum == 5000,
-         "the directory's lengths tile the blob; each layer is a Bloom blob of "
-         "its configured shape; capacity and count are the sums (%llu items)",
-         (unsigned long long)count_sum);
+  tap_ok(shapes, "each layer has the capacity and bits its configuration "
+         "rows give");
   /* Every value, inserted or not, answers as the OR of the layers. */
   long disagree = (long)q_int(
       db, "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s "
