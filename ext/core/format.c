@@ -179,6 +179,7 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
   view->blob_bytes = len;
   view->body = b + FILTER_HEADER_BYTES;
   view->body_bytes = body;
+  view->layers = NULL;
   return 0;
 }
 

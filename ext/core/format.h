@@ -83,6 +83,8 @@ typedef struct filter_header {
 
 /* A validated view of a blob: header fields plus a pointer to the body,
 ** which lives in the caller's buffer. */
+struct layered_table;
+
 typedef struct filter_view {
   filter_header header;
   const unsigned char *blob; /* the whole blob, header first */
@@ -90,6 +92,9 @@ typedef struct filter_view {
   const unsigned char *body; /* blob + FILTER_HEADER_BYTES (layered: the
                                 directory of layer lengths) */
   size_t body_bytes;
+  /* A layered filter's layers read once (core/layered.h), by a holder that
+  ** probes it many times (bloom_probe, bloom_ref); NULL from filter_parse. */
+  const struct layered_table *layers;
 } filter_view;
 
 /* Validates blob[0..len) in O(1) and fills *view.  Returns 0 on success;

@@ -29,6 +29,7 @@
 ** filter is accepted, layered ones included.  A NULL argument gives no row; a malformed filter is an
 ** error.
 */
+#include "core/layered.h"
 #include "functions/aligned.h"
 #include "functions/onerow_vtab.h"
 
@@ -49,6 +50,7 @@ typedef struct ref_cursor {
   onerow_cursor base;
   unsigned char *blob; /* the cursor's own copy */
   filter_view view;    /* parsed, pointing into blob */
+  layered_table *layers; /* a layered filter's layers, read once */
 } ref_cursor;
 
 static int ref_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
@@ -58,6 +60,7 @@ static int ref_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
 
 static int ref_close(sqlite3_vtab_cursor *cur) {
   sql_aligned_free(((ref_cursor *)cur)->blob);
+  sqlite3_free(((ref_cursor *)cur)->layers);
   sqlite3_free(cur);
   return SQLITE_OK;
 }
@@ -79,6 +82,12 @@ static int ref_filter(sqlite3_vtab_cursor *cur, int idx_num,
   memcpy(c->blob, f.blob, f.blob_bytes);
   /* The copy holds the same bytes, so it parses the same way. */
   filter_parse(c->blob, f.blob_bytes, FILTER_WANT_LAYERED, &c->view, NULL, 0);
+  if (c->view.header.kind == FILTER_KIND_LAYERED) {
+    if (c->layers == NULL) c->layers = sqlite3_malloc(sizeof *c->layers);
+    if (c->layers == NULL) return SQLITE_NOMEM;
+    layered_table_of(&c->view, c->layers);
+    c->view.layers = c->layers;
+  }
   c->base.eof = 0;
   return SQLITE_OK;
 }

@@ -198,6 +198,7 @@ static query_copy *run_query(sqlite3_context *ctx, sqlite3_value *query,
       return NULL;
     }
     layered_table_of(&copy->view, copy->layers);
+    copy->view.layers = copy->layers;
   }
   return copy;
 }
@@ -241,10 +242,7 @@ void sql_filter_probe(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (st == ARG_OK) {
     filter_hash h;
     st = sql_hash_value(ctx, argv[1], copy->view.header.seed, &h);
-    if (st == ARG_OK)
-      sqlite3_result_int(ctx, copy->layers
-                                  ? layered_table_contains(copy->layers, h)
-                                  : filter_contains(&copy->view, h));
+    if (st == ARG_OK) sqlite3_result_int(ctx, filter_contains(&copy->view, h));
   }
   if (st == ARG_NULL) sqlite3_result_null(ctx);
 }
