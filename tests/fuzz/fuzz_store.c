@@ -109,6 +109,12 @@ typedef struct added_values {
   size_t count;
 } added_values;
 
+/* 1 if a damaging statement ran and changed a row (one that changes
+** nothing leaves the store whole, and its invariants checked). */
+static int changed(sqlite3 *db, int rc) {
+  return rc == SQLITE_DONE && sqlite3_changes(db) > 0;
+}
+
 static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
                      added_values *added) {
   int damaged = 0;
@@ -133,17 +139,17 @@ static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
       case 1:
         snprintf(sql, sizeof sql,
                  "UPDATE s_chunks SET data = ?1 WHERE id = %d", arg % 4);
-        damaged |= run(db, sql, slice, take, NULL, NULL) == SQLITE_DONE;
+        damaged |= changed(db, run(db, sql, slice, take, NULL, NULL));
         break;
       case 2:
         snprintf(sql, sizeof sql, "DELETE FROM s_chunks WHERE id = %d", arg % 4);
-        damaged |= run(db, sql, NULL, 0, NULL, NULL) == SQLITE_DONE;
+        damaged |= changed(db, run(db, sql, NULL, 0, NULL, NULL));
         break;
       case 3:
         snprintf(sql, sizeof sql,
                  "INSERT OR REPLACE INTO s_chunks VALUES (%d, ?1)",
                  (int)(arg % 8) - 2);
-        damaged |= run(db, sql, slice, take, NULL, NULL) == SQLITE_DONE;
+        damaged |= changed(db, run(db, sql, slice, take, NULL, NULL));
         break;
       case 4: {
         const char *key = config_keys[arg % FZ_KEYS];
@@ -153,13 +159,13 @@ static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
         snprintf(sql, sizeof sql,
                  "UPDATE s_config SET value = %s WHERE key = '%s'",
                  forms[(arg / FZ_KEYS) % 6], key);
-        damaged |= run(db, sql, slice, take, NULL, NULL) == SQLITE_DONE;
+        damaged |= changed(db, run(db, sql, slice, take, NULL, NULL));
         break;
       }
       default:
         snprintf(sql, sizeof sql, "DELETE FROM s_config WHERE key = '%s'",
                  config_keys[arg % FZ_KEYS]);
-        damaged |= run(db, sql, NULL, 0, NULL, NULL) == SQLITE_DONE;
+        damaged |= changed(db, run(db, sql, NULL, 0, NULL, NULL));
         break;
     }
   }

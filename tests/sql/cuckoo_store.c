@@ -186,7 +186,7 @@ static void test_mirror(void) {
   TAP_EQ_U64(q_int(db, "WITH f AS MATERIALIZED (SELECT filter FROM s) "
                        "SELECT count(*) FROM (" SERIES("0", "5999")
                        "SELECT x FROM s) WHERE EXISTS (SELECT 1 FROM s AS st "
-                       "WHERE st.value = x) != cuckoo_test((SELECT filter FROM "
+                       "WHERE st.value = x) IS NOT cuckoo_test((SELECT filter FROM "
                        "f), x)", NOARGS),
              0, "6000 probes: the store answers as cuckoo_test on its export");
   int missing = 0;
@@ -289,7 +289,6 @@ static void test_full(void) {
                    NOARGS),
              (uint64_t)added, "items is the number added");
   /* The same values into the mirror, in the same order: the same bytes. */
-  must_exec(db, "UPDATE m SET f = (SELECT f FROM m)");
   sqlite3_stmt *st = must_prep(db, "UPDATE m SET f = cuckoo_add(f, ?1)");
   for (int i = 0; i < added; i++) {
     sqlite3_bind_int(st, 1, i);

@@ -293,7 +293,8 @@ static const scenario SCENARIOS[] = {
      "SELECT CASE (SELECT count(*) FROM t WHERE x <= 300 AND EXISTS (SELECT 1"
      " FROM ss WHERE value = t.x)) WHEN 0 THEN (SELECT value FROM ss_config"
      " WHERE key = 'layers') = 1 WHEN 300 THEN (SELECT value FROM ss_config"
-     " WHERE key = 'layers') > 3 ELSE 0 END", NULL},
+     " WHERE key = 'layers') > 3 ELSE 0 END AND (SELECT inserted FROM"
+     " bloom_info((SELECT filter FROM ss))) IN (0, 300)", NULL},
     {"bloom_store, scalable: probes and the layered export", "UTF-16le",
      {SETUP_T, SETUP_VALS, SETUP_SSTORE
       "INSERT INTO ss(value) SELECT v FROM vals;"
@@ -312,8 +313,9 @@ static const scenario SCENARIOS[] = {
      {SETUP_T, SETUP_SCSTORE,
       "INSERT INTO scs(value) SELECT x FROM t WHERE x <= 300;"},
      "DELETE FROM scs WHERE value IN (SELECT x FROM t WHERE x <= 150)",
-     "SELECT NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN 151 AND 300 AND NOT"
-     " EXISTS (SELECT 1 FROM scs WHERE value = t.x))", NULL},
+     "SELECT (SELECT items FROM cuckoo_info((SELECT filter FROM scs))) IN"
+     " (150, 300) AND NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN 151 AND 300"
+     " AND NOT EXISTS (SELECT 1 FROM scs WHERE value = t.x))", NULL},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 

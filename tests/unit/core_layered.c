@@ -22,8 +22,6 @@
 #include "lib/tap.h"
 
 #define LAYERS 3
-/* The directory of l layers: 8 bytes each, padded to a multiple of 64. */
-#define DIRECTORY(l) (64 * (((l) + 7) / 8))
 
 typedef struct blob {
   unsigned char *p;
@@ -103,7 +101,7 @@ static uint64_t le64_at(const unsigned char *p) { return spec_le64(p); }
 static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   const unsigned char *b = out->p;
   const char *k = filter_kind_name(kind);
-  size_t want_len = 64 + DIRECTORY(LAYERS);
+  size_t want_len = 64 + spec_layered_directory(LAYERS);
   uint64_t capacity = 0, count = 0;
   for (unsigned i = 0; i < LAYERS; i++) {
     want_len += layers[i].n;
@@ -126,9 +124,9 @@ static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   for (int i = 48; i < 64; i++) zero &= b[i] == 0;
   tap_ok(zero, "%s: reserved bytes zero", k);
   int padded = 1;
-  for (size_t i = 8 * LAYERS; i < DIRECTORY(LAYERS); i++) padded &= b[64 + i] == 0;
+  for (size_t i = 8 * LAYERS; i < spec_layered_directory(LAYERS); i++) padded &= b[64 + i] == 0;
   tap_ok(padded, "%s: the directory is padded with zeros to 64 bytes", k);
-  size_t at = 64 + DIRECTORY(LAYERS);
+  size_t at = 64 + spec_layered_directory(LAYERS);
   int same = 1;
   for (unsigned i = 0; i < LAYERS; i++) {
     same &= le64_at(b + 64 + 8 * i) == layers[i].n;
@@ -160,7 +158,7 @@ static void check_two_step(const blob *out, blob *layers, unsigned kind) {
   tap_ok(plan.total_bytes == out->n && memcmp(buf, out->p, out->n) == 0,
          "%s: header then bodies in place gives the one-call bytes",
          filter_kind_name(kind));
-  TAP_EQ_U64(layered_header_bytes(LAYERS), 64 + DIRECTORY(LAYERS),
+  TAP_EQ_U64(layered_header_bytes(LAYERS), 64 + spec_layered_directory(LAYERS),
              "layered_header_bytes(3)");
   free(buf);
 }
@@ -247,7 +245,7 @@ static void expect_refused(const blob *good, unsigned kind, const char *rule,
 }
 
 static uint64_t layer0_at(const unsigned char *b) {
-  return 64 + DIRECTORY((uint64_t)b[13]);
+  return 64 + spec_layered_directory(b[13]);
 }
 static void d_layers0(unsigned char *b, size_t *n) { (void)n; b[13] = 0; }
 static void d_layers65(unsigned char *b, size_t *n) { (void)n; b[13] = 65; }
@@ -271,7 +269,7 @@ static void d_tightening_nan(unsigned char *b, size_t *n) {
 }
 static void d_short_directory(unsigned char *b, size_t *n) {
   (void)b;
-  *n = 64 + DIRECTORY(3) - 1;
+  *n = 64 + spec_layered_directory(3) - 1;
 }
 static void d_padding(unsigned char *b, size_t *n) {
   (void)n;
@@ -390,7 +388,7 @@ static void check_plan_errors(blob *bl, blob *cu) {
          "plan: 65 layers refused (%s)", why);
   tap_ok(layered_plan_for(h, FILTER_MAX_LAYERS, &params, &plan, why,
                           sizeof why) == 0 &&
-             plan.total_bytes == 64 + DIRECTORY(64) + 64 * bl[0].n,
+             plan.total_bytes == 64 + spec_layered_directory(64) + 64 * bl[0].n,
          "plan: 64 layers accepted, sized 64 + 8*64 + 64 layers");
   h[1] = c.header;
   tap_ok(layered_plan_for(h, 2, &params, &plan, why, sizeof why) != 0 &&
