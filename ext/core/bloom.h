@@ -62,11 +62,6 @@ int bloom_shape_check(const filter_header *a, const filter_header *b,
 void bloom_or(unsigned char *dst, const unsigned char *src, size_t n);
 void bloom_and(unsigned char *dst, const unsigned char *src, size_t n);
 
-/* a + b, stopping at UINT64_MAX. */
-static inline uint64_t saturating_add(uint64_t a, uint64_t b) {
-  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* Sets the k bits of h in bits[] (blocks * 64 bytes). */
 void bloom_insert(unsigned char *bits, uint64_t blocks, unsigned k,
                   filter_hash h);

@@ -44,6 +44,11 @@ static inline void store_le32(unsigned char *p, uint32_t v) {
   memcpy(p, &v, sizeof v);
 }
 
+/* a + b, stopping at UINT64_MAX (the counters of a header). */
+static inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* floor(a * b / 2^64): for a uniform a, a uniform value in [0, b). */
 static inline uint64_t mul_high64(uint64_t a, uint64_t b) {
 #ifdef __SIZEOF_INT128__

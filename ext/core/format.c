@@ -285,8 +285,7 @@ static int check_layered(const unsigned char *b, size_t len, filter_header *h,
                   (unsigned long)lv.header.seed, (unsigned long)h->seed);
     capacity += lv.header.capacity; /* two values below 2^63: no wrap */
     if (capacity > (uint64_t)INT64_MAX) capacity = (uint64_t)INT64_MAX;
-    count = count > UINT64_MAX - lv.header.count ? UINT64_MAX
-                                                 : count + lv.header.count;
+    count = saturating_add(count, lv.header.count);
     layer += n;
     left -= (size_t)n;
   }
