@@ -50,26 +50,35 @@ static inline void check_chunk_damage(const char *module) {
   sqlite3_close(db);
 }
 
-static inline void check_config_damage(const char *module,
-                                       const char *const *changes, size_t n) {
-  char path[128], sql[128], want[160];
-  snprintf(path, sizeof path, "/tmp/bloom-%s-damage-%ld.db", module,
-           (long)getpid());
-  snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING %s(capacity = 10)",
-           module);
+/* Each change made to store s, created as module(args) and given setup
+** (SQL, or NULL), must make it refused as damaged once connected again. */
+static inline void check_config_damage_of(const char *module, const char *args,
+                                          const char *setup,
+                                          const char *const *changes,
+                                          size_t n) {
+  char sql[256], want[160];
+  snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING %s(%s)", module,
+           args);
   snprintf(want, sizeof want,
            "%s: the configuration of s is missing or damaged", module);
+  const char *path = NULL;
   for (size_t i = 0; i < n; i++) {
-    remove(path);
+    path = temp_db_file(module, "damage"); /* removed first: a new store */
     sqlite3 *db = open_db_at(path);
     must_exec(db, sql);
+    if (setup) must_exec(db, setup);
     must_exec(db, changes[i]);
     sqlite3_close(db);
     db = open_db_at(path);
     expect_error(db, changes[i], "SELECT filter FROM s", NOARGS, want, 0);
     sqlite3_close(db);
   }
-  remove(path);
+  if (path) remove(path);
+}
+
+static inline void check_config_damage(const char *module,
+                                       const char *const *changes, size_t n) {
+  check_config_damage_of(module, "capacity = 10", NULL, changes, n);
 }
 
 #endif

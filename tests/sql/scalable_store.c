@@ -23,6 +23,7 @@
 
 #include "lib/bloom_spec.h"
 #include "lib/sqldb.h"
+#include "lib/store_damage.h"
 #include "lib/tap.h"
 
 static const char *temp_db(const char *tag) {
@@ -314,41 +315,22 @@ static void test_cuckoo(void) {
 }
 
 static void test_damage(void) {
-  static const char *const damage[][2] = {
-      {"UPDATE s_config SET value = 0 WHERE key = 'layers'",
-       "the configuration of s is missing or damaged"},
-      {"UPDATE s_config SET value = 65 WHERE key = 'layers'",
-       "the configuration of s is missing or damaged"},
-      {"DELETE FROM s_config WHERE key = 'layer.1.bits'",
-       "the configuration of s is missing or damaged"},
-      {"UPDATE s_config SET value = 0 WHERE key = 'layer.0.capacity'",
-       "the configuration of s is missing or damaged"},
-      {"UPDATE s_config SET value = 1 WHERE key = 'layer.1.fpr'",
-       "the configuration of s is missing or damaged"},
-      {"UPDATE s_config SET value = 0 WHERE key = 'growth'",
-       "the configuration of s is missing or damaged"},
-      {"UPDATE s_config SET value = 1 WHERE key = 'tightening'",
-       "the configuration of s is missing or damaged"},
-      {"DELETE FROM s_config WHERE key = 'growth'",
-       "the configuration of s is missing or damaged"},
+  static const char *const damage[] = {
+      "UPDATE s_config SET value = 0 WHERE key = 'layers'",
+      "UPDATE s_config SET value = 65 WHERE key = 'layers'",
+      "DELETE FROM s_config WHERE key = 'layer.1.bits'",
+      "UPDATE s_config SET value = 0 WHERE key = 'layer.0.capacity'",
+      "UPDATE s_config SET value = 1 WHERE key = 'layer.1.fpr'",
+      "UPDATE s_config SET value = 0 WHERE key = 'growth'",
+      "UPDATE s_config SET value = 1 WHERE key = 'tightening'",
+      "DELETE FROM s_config WHERE key = 'growth'",
   };
-  const char *path = temp_db("damage");
-  for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
-    remove(path);
-    sqlite3 *db = open_db_at(path);
-    must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 100, "
-                  "growth = 2)");
-    insert_range(db, "s", 1, 300);
-    must_exec(db, damage[i][0]);
-    sqlite3_close(db);
-    db = open_db_at(path);
-    char name[200], want[200];
-    snprintf(name, sizeof name, "after %s", damage[i][0]);
-    snprintf(want, sizeof want, "bloom_store: %s", damage[i][1]);
-    expect_error(db, name, "SELECT count(*) FROM s WHERE value = 'v1'", NOARGS,
-                 want, 0);
-    sqlite3_close(db);
-  }
+  /* 300 values: the store has grown to 3 layers before the damage. */
+  check_config_damage_of("bloom_store", "capacity = 100, growth = 2",
+                         "INSERT INTO s(value) WITH RECURSIVE n(x) AS (SELECT "
+                         "1 UNION ALL SELECT x + 1 FROM n WHERE x < 300) "
+                         "SELECT 'v' || x FROM n",
+                         damage, sizeof damage / sizeof damage[0]);
   sqlite3 *db = open_db(NULL);
   must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 100, "
                 "growth = 2)");
@@ -362,7 +344,6 @@ static void test_damage(void) {
   expect_error(db, "a chunk row cut short, in the newest layer",
                "SELECT filter FROM s", NOARGS, "bloom_store: chunk ", 0);
   sqlite3_close(db);
-  remove(path);
 }
 
 /* A layer larger than the 64 MB of chunks a transaction keeps in memory
