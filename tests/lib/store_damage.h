@@ -4,6 +4,8 @@
 ** of the store an error that starts with the module's name, never a crash
 ** or a guess.
 **
+** check_bad_arguments: CREATE arguments each refused with the module's name
+** (bad_growth_arguments: those of growth, for either kind).
 ** check_chunk_damage: a chunk row cut short, turned into TEXT, deleted, or
 ** added outside the layout, in a store of capacity 1000 (one chunk for
 ** either kind).  check_config_damage: each given change to the
@@ -18,6 +20,38 @@
 
 #include "lib/sqldb.h"
 #include "lib/tap.h"
+
+/* Each bad argument list {args, the start of the refusal} fails
+** CREATE VIRTUAL TABLE s USING module(args) with "module: <refusal>". */
+typedef struct bad_arguments {
+  const char *args, *why;
+} bad_arguments;
+
+static inline void check_bad_arguments(sqlite3 *db, const char *module,
+                                       const bad_arguments *bad, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char sql[256], want[160], name[200];
+    snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING %s(%s)", module,
+             bad[i].args);
+    snprintf(want, sizeof want, "%s: %s", module, bad[i].why);
+    snprintf(name, sizeof name, "%s(%s)", module, bad[i].args);
+    expect_error(db, name, sql, NOARGS, want, 0);
+  }
+}
+
+/* The arguments of growth, refused by either kind. */
+static const bad_arguments bad_growth_arguments[] = {
+    {"growth = 0", "growth must be an integer from 1 to 65535"},
+    {"growth = 65536", "growth must be an integer from 1 to 65535"},
+    {"growth = 1.5", "growth must be an integer from 1 to 65535"},
+    {"growth = 2, growth = 2", "growth is given twice"},
+    {"tightening = 1", "tightening must be a number"},
+    {"tightening = 0", "tightening must be a number"},
+    {"tightening = x", "tightening must be a number"},
+    {"tightening = 0.5, tightening = 0.5", "tightening is given twice"},
+};
+#define BAD_GROWTH_ARGUMENTS \
+  (sizeof bad_growth_arguments / sizeof bad_growth_arguments[0])
 
 static inline void check_chunk_damage(const char *module) {
   sqlite3 *db = open_db(NULL);

@@ -83,28 +83,16 @@ static void delete_both(sqlite3 *db, arg v) {
 
 static void test_arguments(void) {
   sqlite3 *db = open_db(NULL);
-  const char *bad[][2] = {
-      {"cuckoo_store(capacity = 0)", "capacity must be an integer >= 1"},
-      {"cuckoo_store(growth = 0)", "growth must be an integer from 1 to 65535"},
-      {"cuckoo_store(growth = 65536)", "growth must be an integer from 1 to 65535"},
-      {"cuckoo_store(growth = 1.5)", "growth must be an integer from 1 to 65535"},
-      {"cuckoo_store(growth = 2, growth = 2)", "growth is given twice"},
-      {"cuckoo_store(tightening = 1)", "tightening must be a number"},
-      {"cuckoo_store(tightening = 0)", "tightening must be a number"},
-      {"cuckoo_store(tightening = x)", "tightening must be a number"},
-      {"cuckoo_store(tightening = 0.5, tightening = 0.5)", "tightening is given twice"},
-      {"cuckoo_store(capacity = 10, fpr = 1)", "fpr must be a number"},
-      {"cuckoo_store(capacity = 10, fpr = 1e-13)", "fpr must be a number"},
-      {"cuckoo_store(capacity = 10, colour = 1)", "unknown argument \"colour\""},
-      {"cuckoo_store(capacity = 4611686018427387904, fpr = 1e-12)",
-       "no filter holds capacity"},
+  static const bad_arguments bad[] = {
+      {"capacity = 0", "capacity must be an integer >= 1"},
+      {"capacity = 10, fpr = 1", "fpr must be a number"},
+      {"capacity = 10, fpr = 1e-13", "fpr must be a number"},
+      {"capacity = 10, colour = 1", "unknown argument \"colour\""},
+      {"capacity = 4611686018427387904, fpr = 1e-12", "no filter holds capacity"},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    char sql[256], want[160];
-    snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING %s", bad[i][0]);
-    snprintf(want, sizeof want, "cuckoo_store: %s", bad[i][1]);
-    expect_error(db, bad[i][0], sql, NOARGS, want, 0);
-  }
+  check_bad_arguments(db, "cuckoo_store", bad, sizeof bad / sizeof bad[0]);
+  check_bad_arguments(db, "cuckoo_store", bad_growth_arguments,
+                      BAD_GROWTH_ARGUMENTS);
   tap_ok(q_int(db, "SELECT count(*) FROM sqlite_master", NOARGS) == 0,
          "a refused CREATE leaves no shadow table behind");
   /* The shape is cuckoo_build's at every size tried: an empty store exports

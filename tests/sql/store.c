@@ -47,37 +47,25 @@ static int same_as_build(sqlite3 *db, const char *store, const char *src,
 
 static void test_arguments(void) {
   sqlite3 *db = open_db(NULL);
-  const char *bad[][2] = {
-      {"bloom_store(capacity = 0)", "capacity must be an integer >= 1"},
-      {"bloom_store(growth = 0)", "growth must be an integer from 1 to 65535"},
-      {"bloom_store(growth = 65536)", "growth must be an integer from 1 to 65535"},
-      {"bloom_store(growth = 1.5)", "growth must be an integer from 1 to 65535"},
-      {"bloom_store(growth = 2, growth = 2)", "growth is given twice"},
-      {"bloom_store(tightening = 1)", "tightening must be a number"},
-      {"bloom_store(tightening = 0)", "tightening must be a number"},
-      {"bloom_store(tightening = x)", "tightening must be a number"},
-      {"bloom_store(tightening = 0.5, tightening = 0.5)", "tightening is given twice"},
-      {"bloom_store(capacity = -5)", "capacity must be an integer >= 1"},
-      {"bloom_store(capacity = 1.5)", "capacity must be an integer >= 1"},
-      {"bloom_store(capacity = ten)", "capacity must be an integer >= 1"},
-      {"bloom_store(capacity = 9223372036854775808)",
-       "capacity must be an integer >= 1"},
-      {"bloom_store(capacity = 10, fpr = 1)", "fpr must be a number"},
-      {"bloom_store(capacity = 10, fpr = 0)", "fpr must be a number"},
-      {"bloom_store(capacity = 10, fpr = 1e-13)", "fpr must be a number"},
-      {"bloom_store(capacity = 10, fpr = nan)", "fpr must be a number"},
-      {"bloom_store(capacity = 10, capacity = 10)", "capacity is given twice"},
-      {"bloom_store(capacity = 10, fpr = 0.1, fpr = 0.1)", "fpr is given twice"},
-      {"bloom_store(capacity = 10, colour = 1)", "unknown argument \"colour\""},
-      {"bloom_store(capacity 10)", "arguments are written name = value"},
-      {"bloom_store(capacity = )", "arguments are written name = value"},
+  static const bad_arguments bad[] = {
+      {"capacity = 0", "capacity must be an integer >= 1"},
+      {"capacity = -5", "capacity must be an integer >= 1"},
+      {"capacity = 1.5", "capacity must be an integer >= 1"},
+      {"capacity = ten", "capacity must be an integer >= 1"},
+      {"capacity = 9223372036854775808", "capacity must be an integer >= 1"},
+      {"capacity = 10, fpr = 1", "fpr must be a number"},
+      {"capacity = 10, fpr = 0", "fpr must be a number"},
+      {"capacity = 10, fpr = 1e-13", "fpr must be a number"},
+      {"capacity = 10, fpr = nan", "fpr must be a number"},
+      {"capacity = 10, capacity = 10", "capacity is given twice"},
+      {"capacity = 10, fpr = 0.1, fpr = 0.1", "fpr is given twice"},
+      {"capacity = 10, colour = 1", "unknown argument \"colour\""},
+      {"capacity 10", "arguments are written name = value"},
+      {"capacity = ", "arguments are written name = value"},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    char sql[256], want[160];
-    snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING %s", bad[i][0]);
-    snprintf(want, sizeof want, "bloom_store: %s", bad[i][1]);
-    expect_error(db, bad[i][0], sql, NOARGS, want, 0);
-  }
+  check_bad_arguments(db, "bloom_store", bad, sizeof bad / sizeof bad[0]);
+  check_bad_arguments(db, "bloom_store", bad_growth_arguments,
+                      BAD_GROWTH_ARGUMENTS);
   tap_ok(q_int(db, "SELECT count(*) FROM sqlite_master", NOARGS) == 0,
          "a refused CREATE leaves no shadow table behind");
   /* Accepted forms: 1e3 is an integral number, quotes and spaces are
