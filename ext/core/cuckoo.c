@@ -298,8 +298,12 @@ uint64_t cuckoo_sized_items(uint64_t buckets) {
   return (uint64_t)floor(slots * load);
 }
 
-cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
-                                   uint64_t max_bytes, cuckoo_sizing *sizing) {
+/* Plans n items in the fewest buckets; f for the table's load at `filled`
+** items (n, or every slot when the table takes items until one is
+** refused). */
+static cuckoo_sizing_status plan(uint64_t n, double p, double min_fpr,
+                                 uint64_t max_bytes, int fill_slots,
+                                 cuckoo_sizing *sizing) {
   if (n < 1 || n > (uint64_t)INT64_MAX) return CUCKOO_SIZING_BAD_N;
   if (!(p >= min_fpr && p < 1.0)) return CUCKOO_SIZING_BAD_P;
   uint64_t buckets = 1;
@@ -307,8 +311,9 @@ cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
     if (buckets >= (uint64_t)1 << 61) return CUCKOO_SIZING_TOO_BIG;
     buckets <<= 1;
   }
-  double load = (double)n / (SLOTS * (double)buckets);
-  /* The narrowest fingerprint meeting the target at n items.  Every p in
+  if (fill_slots) n = cuckoo_sized_items(buckets);
+  double load = fill_slots ? 1.0 : (double)n / (SLOTS * (double)buckets);
+  /* The narrowest fingerprint meeting the target at that load.  Every p in
   ** [1e-12, 1) is met by some f <= 64: at f = 64 the rate is ~4e-19. */
   unsigned f = CUCKOO_MIN_FINGERPRINT_BITS;
   double rate = cuckoo_model_fpr(load, f, buckets);
@@ -330,6 +335,17 @@ cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
   sizing->bytes = bytes;
   sizing->expected_fpr = rate;
   return CUCKOO_SIZING_OK;
+}
+
+cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
+                                   uint64_t max_bytes, cuckoo_sizing *sizing) {
+  return plan(n, p, min_fpr, max_bytes, 0, sizing);
+}
+
+cuckoo_sizing_status cuckoo_sizing_filled_for(uint64_t n, double p,
+                                              double min_fpr, uint64_t max_bytes,
+                                              cuckoo_sizing *sizing) {
+  return plan(n, p, min_fpr, max_bytes, 1, sizing);
 }
 
 filter_header cuckoo_header_for(const cuckoo_sizing *sizing) {

@@ -71,6 +71,15 @@ uint64_t cuckoo_sized_items(uint64_t buckets);
 cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
                                    uint64_t max_bytes, cuckoo_sizing *sizing);
 
+/* Plans a table that takes items until an insert is refused (a scalable
+** store's layer): the buckets cuckoo_sizing_for gives for n, capacity
+** raised to cuckoo_sized_items(buckets), and f the narrowest whose rate with
+** every slot full (load 1) is within p.  However full such a table gets,
+** its model rate stays within p; expected_fpr is that rate at load 1. */
+cuckoo_sizing_status cuckoo_sizing_filled_for(uint64_t n, double p,
+                                              double min_fpr, uint64_t max_bytes,
+                                              cuckoo_sizing *sizing);
+
 /* The false-positive rate at `load` (items / slots): a probe compares its
 ** fingerprint with the occupied slots of its two buckets, 8 * load on
 ** average (4 * load with one bucket), each equal with chance 1/(2^f - 1):

@@ -29,14 +29,15 @@ static uint32_t blocks_per_page(int page_size) {
   return fit < 1 ? 1 : (uint32_t)fit;
 }
 
-static int size_filter(store *s, uint64_t capacity, double fpr, int page_size,
-                       sqlite3_int64 values[]) {
-  /* No blob length limit: a store's size is bounded by the database. */
+static int size_filter(store *s, uint64_t *capacity, double fpr,
+                       int page_size, sqlite3_int64 values[]) {
+  /* No blob length limit: a store's size is bounded by the database.  A
+  ** layer is full at its capacity (layer_full), so it keeps it. */
   bloom_sizing sizing;
-  if (bloom_sizing_for(capacity, fpr, UINT64_MAX / 2, &sizing) !=
+  if (bloom_sizing_for(*capacity, fpr, UINT64_MAX / 2, &sizing) !=
       BLOOM_SIZING_OK)
     return store_error(s, "no filter holds capacity = %llu at fpr = %g",
-                       (unsigned long long)capacity, fpr);
+                       (unsigned long long)*capacity, fpr);
   values[KEY_BITS] = (sqlite3_int64)sizing.bits;
   values[KEY_HASHES] = sizing.hashes;
   values[KEY_CHUNK_BLOCKS] = blocks_per_page(page_size);
@@ -134,16 +135,19 @@ static int estimate_items(store *s, const store_layer *l, double *items) {
 
 /* A layer of a scalable store is full when it holds its capacity.  No row
 ** counts a layer's items (a counter changed by every insert would double
-** the pages an insert writes), so: while the chunk an add lands in holds
-** less than its share of the capacity the layer is not full (its chunks
-** fill evenly); past that, an estimate from a sample of chunks decides,
-** three standard errors on the safe side.  1 full, 0 not, or a negated
-** error code. */
+** the pages an insert writes), so the chunks' counters decide.  A layer of
+** at most FILL_SAMPLE chunks sums them all: exact.  In a larger one, a
+** chunk holding less than its share of the capacity by three standard
+** deviations of a chunk's count says the layer is not full (once the layer
+** is full, a chunk is that far below its share about once in 700); past
+** that, an estimate from a sample of chunks decides, three standard errors
+** on the safe side.  1 full, 0 not, or a negated error code. */
 static int layer_full(store *s, const store_layer *l, int64_t local,
                       uint64_t count) {
   double share = (double)l->header.capacity *
                  (double)store_units_in_chunk(l, local) / (double)l->units;
-  if ((double)count + 1 <= share) return 0;
+  if (l->chunks > FILL_SAMPLE && (double)count + 1 + 3 * sqrt(share) <= share)
+    return 0;
   double items;
   int rc = estimate_items(s, l, &items);
   if (rc != SQLITE_OK) return -rc;

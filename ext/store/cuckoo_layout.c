@@ -31,15 +31,23 @@ static uint32_t buckets_per_page(int page_size, unsigned f) {
   return fit < 2 ? 2 : (uint32_t)fit;
 }
 
-static int size_filter(store *s, uint64_t capacity, double fpr, int page_size,
-                       sqlite3_int64 values[]) {
-  /* As cuckoo_build sizes, without a blob length limit. */
+static int size_filter(store *s, uint64_t *capacity, double fpr,
+                       int page_size, sqlite3_int64 values[]) {
+  /* A fixed store sizes as cuckoo_build, without a blob length limit.  A
+  ** scalable store's layer takes items until an insert is refused (add),
+  ** past the load its capacity gives: its fingerprints are sized for a
+  ** full table, so that its rate stays within fpr however full it gets,
+  ** and its capacity is what its buckets are sized to hold. */
   cuckoo_sizing sizing;
-  if (cuckoo_sizing_for(capacity, fpr, FILTER_MIN_FPR, UINT64_MAX,
-                        &sizing) != CUCKOO_SIZING_OK ||
-      sizing.buckets > (uint64_t)MAX_BUCKETS)
+  cuckoo_sizing_status st =
+      s->scalable ? cuckoo_sizing_filled_for(*capacity, fpr, FILTER_MIN_FPR,
+                                             UINT64_MAX, &sizing)
+                  : cuckoo_sizing_for(*capacity, fpr, FILTER_MIN_FPR,
+                                      UINT64_MAX, &sizing);
+  if (st != CUCKOO_SIZING_OK || sizing.buckets > (uint64_t)MAX_BUCKETS)
     return store_error(s, "no filter holds capacity = %llu at fpr = %g",
-                       (unsigned long long)capacity, fpr);
+                       (unsigned long long)*capacity, fpr);
+  *capacity = sizing.capacity;
   values[KEY_BUCKETS] = (sqlite3_int64)sizing.buckets;
   values[KEY_FINGERPRINT_BITS] = sizing.fingerprint_bits;
   values[KEY_CHUNK_BUCKETS] =

@@ -263,7 +263,7 @@ static int write_filter_rows(store *s, int layer, uint64_t capacity,
   int rc = page_size_of(s->tables.db, s->tables.schema, &page_size);
   if (rc != SQLITE_OK) return rc;
   sqlite3_int64 v[LAYOUT_MAX_KEYS] = {0};
-  rc = l->size(s, capacity, fpr, page_size, v);
+  rc = l->size(s, &capacity, fpr, page_size, v);
   char key[64];
   for (int k = 0; rc == SQLITE_OK && k < LAYOUT_MAX_KEYS && l->keys[k]; k++)
     rc = shadow_put_config(&s->tables,
@@ -304,6 +304,7 @@ int store_write_config(store *s, const store_options *o) {
     }
     return rc;
   }
+  s->scalable = 1; /* the layout sizes layer 0 as a layer */
   s->header.target_fpr = o->fpr;
   s->tightening = o->tightening;
   if (rc == SQLITE_OK)

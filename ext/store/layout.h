@@ -106,10 +106,12 @@ struct store_layout {
   const char *no_delete;   /* the refusal of DELETE, or NULL if it deletes */
   const char *no_update;   /* the refusal of UPDATE */
   const char *load_verb;   /* what INSERT INTO t(filter) does: merge, load */
-  /* Sizes a filter of this capacity and rate (for the database's page
+  /* Sizes a filter of *capacity items at rate fpr (for the database's page
   ** size) into values[] of keys; SQLITE_OK, or an error set with
-  ** store_error. */
-  int (*size)(store *s, uint64_t capacity, double fpr, int page_size,
+  ** store_error.  A layout whose layers take items past their capacity
+  ** (cuckoo: until an insert is refused) raises *capacity, for a scalable
+  ** store's layer, to what the layer is sized to hold at its rate. */
+  int (*size)(store *s, uint64_t *capacity, double fpr, int page_size,
               sqlite3_int64 values[]);
   /* Checks values[] read back and sets the layer's header (beyond kind,
   ** capacity, fpr and seed), units and chunk_units: 0, or -1 if they are

@@ -164,6 +164,35 @@ static void test_growth(const char *module, double fpr) {
   sqlite3_close(db);
 }
 
+/* Each layer keeps its own target, so that the targets' sum bounds the
+** whole: a Bloom layer holds at most its capacity; a cuckoo layer, which
+** takes items until one is refused, has a model rate within its target
+** (cuckoo_info's estimated_fpr, from its load) however full it got. */
+static void test_layer_targets(const char *module) {
+  sqlite3 *db = open_db(NULL);
+  char sql[200];
+  snprintf(sql, sizeof sql,
+           "CREATE VIRTUAL TABLE s USING %s(capacity = 1000, growth = 2, "
+           "fpr = 0.01)", module);
+  must_exec(db, sql);
+  insert_range(db, "s", 1, 200000);
+  must_exec(db, "CREATE TEMP TABLE l AS SELECT * FROM bloom_layers("
+                "(SELECT filter FROM s))");
+  long layers = (long)q_int(db, "SELECT count(*) FROM l", NOARGS);
+  long full = strcmp(module, "bloom_store") == 0
+                  ? (long)q_int(db, "SELECT count(*) FROM l WHERE "
+                                    "inserted <= capacity", NOARGS)
+                  : (long)q_int(db, "SELECT count(*) FROM l WHERE "
+                                    "estimated_fpr <= target_fpr", NOARGS);
+  tap_ok(layers >= 7 && full == layers,
+         "%s at 200x: %ld of %ld layers within their own target", module,
+         full, layers);
+  double sum = q_real(db, "SELECT sum(target_fpr) FROM l", NOARGS);
+  tap_ok(sum < 0.01, "%s: the layers' targets sum to %.6f < fpr 0.01",
+         module, sum);
+  sqlite3_close(db);
+}
+
 /* The exported blob: a layered header (kind 3) whose layers are the
 ** store's, each a kind-1 blob answering bloom_test as the store does. */
 static void test_export(void) {
@@ -387,6 +416,8 @@ int main(void) {
   test_arguments();
   test_growth("bloom_store", 0.01);
   test_growth("cuckoo_store", 0.01);
+  test_layer_targets("bloom_store");
+  test_layer_targets("cuckoo_store");
   test_export();
   test_transactions();
   test_cuckoo();
