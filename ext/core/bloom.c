@@ -97,6 +97,21 @@ int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
   return (int)(all & 1);
 }
 
+void bloom_masks_of(filter_hash h, const unsigned *widths, unsigned count,
+                    bloom_mask *masks) {
+  bloom_mask m = {{0}};
+  uint64_t word = h.h1, chunks = 0;
+  unsigned i = 0;
+  for (unsigned j = 0; j < count; j++) {
+    for (; i < widths[j]; i++, chunks >>= 9) {
+      if (i % BLOOM_CHUNKS_PER_WORD == 0) chunks = word += h.h2;
+      unsigned bit = (unsigned)(chunks & 511);
+      m.word[bit >> 6] |= (uint64_t)1 << (bit & 63);
+    }
+    masks[j] = m;
+  }
+}
+
 /* x^k by squaring: exact IEEE operations, so the same on every platform. */
 static double ipow(double x, unsigned k) {
   double r = 1.0;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/bytes.h"
 #include "core/format.h"
 #include "core/hash.h"
 
@@ -70,6 +71,31 @@ int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
                    filter_hash h);
 /* Index of the block h falls in: floor(h1 * blocks / 2^64). */
 uint64_t bloom_block_of(filter_hash h, uint64_t blocks);
+
+/* One hash against many blocks (a layered filter's layers, where k
+** differs by layer): the bits an item sets in its block as eight words,
+** word w holding block bits 64w..64w+63 (bit j of the block is bit j mod 64
+** of the little-endian word at byte 8 * (j / 64)).  Testing a block is then
+** eight ANDs with no branch, where bloom_contains computes its k bits anew
+** for every block. */
+typedef struct bloom_mask {
+  uint64_t word[BLOOM_BLOCK_BYTES / 8];
+} bloom_mask;
+
+/* masks[j] = the first widths[j] of the k bits of h, for count widths in
+** ascending order, each 1..BLOOM_MAX_HASHES. */
+void bloom_masks_of(filter_hash h, const unsigned *widths, unsigned count,
+                    bloom_mask *masks);
+
+/* 1 if every bit of m is set in the 64-byte block: bloom_contains for the
+** item and width m was made from. */
+static inline int bloom_block_holds(const unsigned char *block,
+                                    const bloom_mask *m) {
+  uint64_t missing = 0;
+  for (unsigned w = 0; w < BLOOM_BLOCK_BYTES / 8; w++)
+    missing |= m->word[w] & ~load_le64(block + 8 * w);
+  return missing == 0;
+}
 
 /* Inserts many items into a filter larger than the cache, where each insert
 ** is a write to a random cache line.  An insert trails its hash by

@@ -180,6 +180,23 @@ void layered_table_of(const filter_view *f, layered_table *t) {
       t->width[i] = end[12];
     }
   }
+  /* Distinct widths by insertion into a sorted list: at most 64. */
+  t->widths = 0;
+  for (unsigned i = 0; i < t->layers; i++) {
+    unsigned j = 0;
+    while (j < t->widths && t->distinct_width[j] < t->width[i]) j++;
+    if (j == t->widths || t->distinct_width[j] != t->width[i]) {
+      memmove(t->distinct_width + j + 1, t->distinct_width + j,
+              (t->widths - j) * sizeof t->distinct_width[0]);
+      t->distinct_width[j] = t->width[i];
+      t->widths++;
+    }
+  }
+  for (unsigned i = 0; i < t->layers; i++) {
+    unsigned j = 0;
+    while (t->distinct_width[j] != t->width[i]) j++;
+    t->width_rank[i] = (unsigned char)j;
+  }
 }
 
 int layered_table_contains(const layered_table *t, filter_hash h) {
@@ -195,8 +212,13 @@ int layered_table_contains(const layered_table *t, filter_hash h) {
       __builtin_prefetch(block[i]);
 #endif
     }
+    /* The layers' k bits are prefixes of one sequence: compute it once
+    ** (callgrind, 10 layers: about 1,300 instructions a probe with
+    ** bloom_contains per layer). */
+    bloom_mask mask[FILTER_MAX_LAYERS];
+    bloom_masks_of(h, t->distinct_width, t->widths, mask);
     for (unsigned i = n; i-- > 0;)
-      if (bloom_contains(block[i], 1, t->width[i], h)) return 1;
+      if (bloom_block_holds(block[i], &mask[t->width_rank[i]])) return 1;
     return 0;
   }
   for (unsigned i = n; i-- > 0;)

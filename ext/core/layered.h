@@ -114,6 +114,11 @@ typedef struct layered_table {
   const unsigned char *body[FILTER_MAX_LAYERS];
   uint64_t units[FILTER_MAX_LAYERS]; /* Bloom blocks or cuckoo buckets */
   unsigned width[FILTER_MAX_LAYERS]; /* hashes k, or fingerprint bits f */
+  /* Bloom layers: their distinct k ascending, and layer i's among them, so
+  ** that a probe builds each layer's bit mask once (bloom_masks_of). */
+  unsigned widths;
+  unsigned distinct_width[FILTER_MAX_LAYERS];
+  unsigned char width_rank[FILTER_MAX_LAYERS];
 } layered_table;
 
 void layered_table_of(const filter_view *f, layered_table *t);

@@ -1008,6 +1008,58 @@ static void test_bloom_quick_agrees(void) {
          rejected);
 }
 
+/* bloom_masks_of + bloom_block_holds answer as bloom_contains, for every
+** width of a ladder, on blocks from empty to full: blocks made by inserting
+** the probed hash (always 1), random items (mostly 0 when sparse), and
+** random bytes of varying density (both answers). */
+static void test_masks_agree(void) {
+  rng_seed(0x5eed3a5c, "bloom_masks_of against bloom_contains");
+  long disagree = 0, yes = 0, no = 0;
+  unsigned char block[BLOOM_BLOCK_BYTES];
+  for (int t = 0; t < 20000; t++) {
+    filter_hash h = rng_hash();
+    unsigned widths[8], count = 1 + (unsigned)(rng_next() % 8);
+    unsigned k = 0;
+    for (unsigned j = 0; j < count; j++) {
+      k += 1 + (unsigned)(rng_next() % 8);
+      widths[j] = k;
+    }
+    bloom_mask masks[8];
+    bloom_masks_of(h, widths, count, masks);
+    switch (t % 3) {
+      case 0:
+        memset(block, 0, sizeof block);
+        bloom_insert(block, 1, k, h);
+        break;
+      case 1:
+        memset(block, 0, sizeof block);
+        for (uint64_t i = rng_next() % 40; i-- > 0;)
+          bloom_insert(block, 1, 1 + (unsigned)(rng_next() % 64), rng_hash());
+        break;
+      default: {
+        unsigned density = (unsigned)(rng_next() % 9); /* 0..8 ANDed words */
+        for (unsigned i = 0; i < sizeof block; i++) {
+          uint64_t r = ~(uint64_t)0;
+          for (unsigned d = 0; d < density; d++) r &= rng_next();
+          block[i] = (unsigned char)~r;
+        }
+      }
+    }
+    for (unsigned j = 0; j < count; j++) {
+      int want = bloom_contains(block, 1, widths[j], h);
+      int got = bloom_block_holds(block, &masks[j]);
+      if (want != got) disagree++;
+      if (want) yes++;
+      else no++;
+    }
+  }
+  TAP_EQ_U64(disagree, 0,
+             "bloom_block_holds over bloom_masks_of = bloom_contains on every "
+             "width (%ld maybe, %ld absent)", yes, no);
+  tap_ok(yes > 10000 && no > 10000, "both answers were tested (%ld, %ld)",
+         yes, no);
+}
+
 int main(void) {
   test_murmur_reference();
   test_murmur_vectors();
@@ -1026,5 +1078,6 @@ int main(void) {
   test_format_layout();
   test_format_rejections();
   test_bloom_quick_agrees();
+  test_masks_agree();
   return tap_done();
 }
