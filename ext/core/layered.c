@@ -168,16 +168,19 @@ void layered_table_of(const filter_view *f, layered_table *t) {
   const unsigned char *end = f->blob + f->blob_bytes;
   t->layers = f->header.layers;
   t->layer_kind = f->header.layer_kind;
-  /* Fields at the offsets of FORMAT.md, checked when the whole parsed. */
   for (unsigned i = t->layers; i-- > 0;) {
-    end -= load_le64(f->body + 8 * i);
-    t->body[i] = end + FILTER_HEADER_BYTES;
+    uint64_t bytes = load_le64(f->body + 8 * i);
+    end -= bytes;
+    filter_view layer;
+    /* Validated with the whole, so it parses again. */
+    filter_parse(end, (size_t)bytes, t->layer_kind, &layer, NULL, 0);
+    t->body[i] = layer.body;
     if (t->layer_kind == FILTER_KIND_BLOOM) {
-      t->units[i] = load_le64(end + 16) / BLOOM_BLOCK_BITS;
-      t->width[i] = load_le32(end + 12);
+      t->units[i] = layer.header.bits / BLOOM_BLOCK_BITS;
+      t->width[i] = layer.header.hashes;
     } else {
-      t->units[i] = load_le64(end + 16);
-      t->width[i] = end[12];
+      t->units[i] = layer.header.buckets;
+      t->width[i] = layer.header.fingerprint_bits;
     }
   }
   /* Distinct widths by insertion into a sorted list: at most 64. */
@@ -236,11 +239,16 @@ void layered_sync_sums(unsigned char *blob, const filter_view *f) {
   uint64_t offset = layered_header_bytes(f->header.layers);
   uint64_t capacity = 0, count = 0;
   for (unsigned i = 0; i < f->header.layers; i++) {
-    capacity += load_le64(blob + offset + 24);
+    uint64_t bytes = load_le64(f->body + 8 * i);
+    filter_view layer;
+    /* The caller changed counters only: each layer still parses. */
+    filter_parse(blob + offset, (size_t)bytes, f->header.layer_kind, &layer,
+                 NULL, 0);
+    capacity += layer.header.capacity;
     if (capacity > (uint64_t)INT64_MAX) capacity = (uint64_t)INT64_MAX;
-    count = saturating_add(count, load_le64(blob + offset + 40));
-    offset += load_le64(f->body + 8 * i);
+    count = saturating_add(count, layer.header.count);
+    offset += bytes;
   }
-  store_le64(blob + 24, capacity);
-  store_le64(blob + 40, count);
+  filter_write_capacity(blob, capacity);
+  filter_write_count(blob, count);
 }
