@@ -33,11 +33,11 @@ $(COUNTING_BIN): tests/bench/counting.c $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -Iext -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
 
-$(STORE_BIN): tests/bench/store.c
+$(STORE_BIN): tests/bench/store.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-$(SCALABLE_BIN): tests/bench/scalable.c
+$(SCALABLE_BIN): tests/bench/scalable.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 

@@ -63,8 +63,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *so_path;
-static int failures;
+#define BENCH_NAME "scalable bench"
+#include "sqlbench.h"
 
 enum { FIRST = 10000, GROWTH = 2 };
 
@@ -75,36 +75,6 @@ enum { STREAM_ITEMS = 0, STREAM_ABSENT = 1, STREAM_PROBES = 2, STREAM_AGEING = 3
 
 /* Ids added to the big timing store after the layer its growth opened. */
 enum { AGEING_AFTER = 100000 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(sqlite3 *db, const char *what) {
-  fprintf(stderr, "scalable bench: %s: %s\n", what, db ? sqlite3_errmsg(db) : "?");
-  exit(2);
-}
-
-static void exec(sqlite3 *db, const char *sql) {
-  char *err = NULL;
-  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
-    fprintf(stderr, "scalable bench: %s\n  %s\n", err ? err : "?", sql);
-    exit(2);
-  }
-}
-
-/* sqlite3_vmprintf formats (%w quotes a name), so no printf attribute. */
-static void execf(sqlite3 *db, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *sql = sqlite3_vmprintf(fmt, ap);
-  va_end(ap);
-  if (sql == NULL) die(db, "out of memory");
-  exec(db, sql);
-  sqlite3_free(sql);
-}
 
 /* SplitMix64's finalizer: a bijection, so distinct (stream, i) give
 ** distinct 64-bit words, and 63-bit ids that collide only when two words
@@ -126,60 +96,18 @@ static void bench_id(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
                                   (uint64_t)sqlite3_value_int64(argv[1])));
 }
 
-static sqlite3 *open_db(const char *path) {
-  sqlite3 *db;
-  if (sqlite3_open(path, &db) != SQLITE_OK) die(db, path);
-  sqlite3_enable_load_extension(db, 1);
-  char *err = NULL;
-  if (sqlite3_load_extension(db, so_path, "sqlite3_bloom_init", &err) != SQLITE_OK) {
-    fprintf(stderr, "scalable bench: load %s: %s\n", so_path, err ? err : "?");
-    exit(2);
-  }
+/* open_db, with bench_id. */
+static sqlite3 *open_bench_db(const char *path) {
+  sqlite3 *db = open_db(path);
   if (sqlite3_create_function(db, "bench_id", 2,
                               SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
                               bench_id, NULL, NULL) != SQLITE_OK)
     die(db, "bench_id");
-  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-           "PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824");
   return db;
 }
 
-static sqlite3_int64 q_int(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(db, sql);
-  int rc = sqlite3_step(st);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) die(db, sql);
-  sqlite3_int64 v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-  sqlite3_finalize(st);
-  return v;
-}
-
-static double q_real(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
-      sqlite3_step(st) != SQLITE_ROW)
-    die(db, sql);
-  double v = sqlite3_column_double(st, 0);
-  sqlite3_finalize(st);
-  return v;
-}
-
-static sqlite3_int64 q_intf(sqlite3 *db, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *sql = sqlite3_vmprintf(fmt, ap);
-  va_end(ap);
-  if (sql == NULL) die(db, "out of memory");
-  sqlite3_int64 v = q_int(db, sql);
-  sqlite3_free(sql);
-  return v;
-}
-
 static void target(const char *name, double ratio, double limit) {
-  int pass = ratio <= limit;
-  if (!pass) failures++;
-  printf("  %-58s %6.2f   <= %.2f   %s\n", name, ratio, limit,
-         pass ? "PASS" : "FAIL");
+  target_of(name, ratio, limit, 1);
 }
 
 /* Adds ids [from, to] of a stream to store `name` (in the transaction
@@ -233,7 +161,7 @@ static sqlite3 *prepare_db(const char *dir) {
   char path[512], digest[32];
   snprintf(path, sizeof path, "%s/scalable.db", dir);
   so_digest(digest);
-  sqlite3 *db = open_db(path);
+  sqlite3 *db = open_bench_db(path);
   if (q_int(db, "SELECT count(*) FROM pragma_table_info('ready') WHERE name = "
                "'so_digest'") == 1 &&
       q_intf(db, "SELECT count(*) FROM ready WHERE so_digest = %Q", digest) == 1)
@@ -247,7 +175,7 @@ static sqlite3 *prepare_db(const char *dir) {
     snprintf(file, sizeof file, "%s%s", path, suffixes[i]);
     unlink(file);
   }
-  db = open_db(path);
+  db = open_bench_db(path);
   fprintf(stderr, "scalable bench: building %s (once per build of the "
           "extension, a minute or two)\n", path);
   double t0 = now();

@@ -42,52 +42,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_NAME "store bench"
+#include "sqlbench.h"
+
 /* Timed rounds of the trigger inserts. */
 #define ROUNDS 6
-
-static const char *so_path;
-static int failures;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(sqlite3 *db, const char *what) {
-  fprintf(stderr, "store bench: %s: %s\n", what, db ? sqlite3_errmsg(db) : "?");
-  exit(2);
-}
-
-static void exec(sqlite3 *db, const char *sql) {
-  char *err = NULL;
-  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
-    fprintf(stderr, "store bench: %s\n  %s\n", err ? err : "?", sql);
-    exit(2);
-  }
-}
-
-static sqlite3 *open_db(const char *path) {
-  sqlite3 *db;
-  if (sqlite3_open(path, &db) != SQLITE_OK) die(db, path);
-  sqlite3_enable_load_extension(db, 1);
-  char *err = NULL;
-  if (sqlite3_load_extension(db, so_path, "sqlite3_bloom_init", &err) != SQLITE_OK) {
-    fprintf(stderr, "store bench: load %s: %s\n", so_path, err ? err : "?");
-    exit(2);
-  }
-  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-           "PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824");
-  return db;
-}
-
-static sqlite3_int64 q_int(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(db, sql);
-  sqlite3_int64 v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-  sqlite3_finalize(st);
-  return v;
-}
 
 static uint64_t rng = 0x5707e5eedULL;
 static uint64_t next_id(void) {
@@ -95,13 +54,6 @@ static uint64_t next_id(void) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return (z ^ (z >> 31)) >> 1;
-}
-
-static void target(const char *name, double ratio, double limit, int below) {
-  int pass = below ? ratio <= limit : ratio >= limit;
-  if (!pass) failures++;
-  printf("  %-58s %6.2f   %s %.2f   %s\n", name, ratio, below ? "<=" : ">=",
-         limit, pass ? "PASS" : "FAIL");
 }
 
 /* A database holding: ids(id) n random ids; plain(id) and kept(id) copies,
@@ -305,16 +257,16 @@ int main(int argc, char **argv) {
   printf("  INFO bloom_add trigger on a BLOB column: %.1f us (%lld), %.1f us (%lld)\n",
          blob1 * 1e6, small, blobb * 1e6, big);
   snprintf(name, sizeof name, "trigger insert vs plain INSERT, %lld", small);
-  target(name, kept1 / plain1, 2.0, 1);
+  target_of(name, kept1 / plain1, 2.0, 1);
   snprintf(name, sizeof name, "trigger insert vs plain INSERT, %lld", big);
-  target(name, keptb / plainb, 2.0, 1);
+  target_of(name, keptb / plainb, 2.0, 1);
   snprintf(name, sizeof name, "trigger insert at %lld vs at %lld", big, small);
-  target(name, (keptb / plainb) / (kept1 / plain1), 1.3, 1);
+  target_of(name, (keptb / plainb) / (kept1 / plain1), 1.3, 1);
   if (dbl) {
     snprintf(name, sizeof name, "trigger insert vs plain INSERT, %lld", largest);
-    target(name, keptl / plainl, 2.0, 1);
+    target_of(name, keptl / plainl, 2.0, 1);
     snprintf(name, sizeof name, "trigger insert at %lld vs at %lld", largest, small);
-    target(name, (keptl / plainl) / (kept1 / plain1), 1.3, 1);
+    target_of(name, (keptl / plainl) / (kept1 / plain1), 1.3, 1);
     sqlite3_close(dbl);
   }
 
@@ -333,7 +285,7 @@ int main(int argc, char **argv) {
   double bulk_store = now() - t0;
   printf("  INFO bulk insert of %lld ids: table %.2f s, store %.2f s\n", big,
          bulk_table, bulk_store);
-  target("bulk insert into a store vs into an INTEGER PRIMARY KEY table",
+  target_of("bulk insert into a store vs into an INTEGER PRIMARY KEY table",
          bulk_store / bulk_table, 2.0, 1);
   exec(dbb, "DROP TABLE bulk_t; DROP TABLE bulk_s");
 
@@ -345,7 +297,7 @@ int main(int argc, char **argv) {
   }
   printf("  INFO prepared EXISTS: table %.2f us, store %.2f us\n",
          p_table / 3 * 1e6, p_store / 3 * 1e6);
-  target("point probe of a store vs EXISTS on INTEGER PRIMARY KEY",
+  target_of("point probe of a store vs EXISTS on INTEGER PRIMARY KEY",
          p_store / p_table, 1.5, 1);
 
   /* Bulk probes and reading the filter. */
@@ -369,9 +321,9 @@ int main(int argc, char **argv) {
   printf("  INFO bloom_probe over %lld rows: BLOB %.2f s, store %.2f s; reading"
          " the filter: BLOB %.1f ms, store %.1f ms\n", big, b_blob / 3,
          b_store / 3, r_blob / 3 * 1e3, r_store / 3 * 1e3);
-  target("bloom_probe over a store's filter vs over the BLOB", b_store / b_blob,
+  target_of("bloom_probe over a store's filter vs over the BLOB", b_store / b_blob,
          1.1, 1);
-  target("reading a store's filter vs reading a BLOB of its size",
+  target_of("reading a store's filter vs reading a BLOB of its size",
          r_store / r_blob, 2.0, 1);
 
   /* Space. */
@@ -380,7 +332,7 @@ int main(int argc, char **argv) {
   sqlite3_int64 blob_bytes = q_int(dbb, "SELECT length(f) FROM blobs");
   printf("  INFO space: shadow tables %lld bytes, the blob %lld bytes\n",
          (long long)pages, (long long)blob_bytes);
-  target("store's pages vs the blob's bytes", (double)pages / (double)blob_bytes,
+  target_of("store's pages vs the blob's bytes", (double)pages / (double)blob_bytes,
          1.10, 1);
 
   /* The timed inserts added a few thousand rows a run: well within what a

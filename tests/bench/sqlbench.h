@@ -1,0 +1,115 @@
+/*
+** What the store and scalable-store benchmarks share: a connection with the
+** extension loaded and the benchmarks' settings, one-value queries that
+** stop the run when they fail, the clock, and the target line.  Define
+** BENCH_NAME (the prefix of error messages) before including; set so_path
+** (the extension) before open_db.
+*/
+#ifndef BENCH_SQLBENCH_H
+#define BENCH_SQLBENCH_H
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static const char *so_path;
+static int failures; /* targets failed */
+
+static inline double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void die(sqlite3 *db, const char *what) {
+  fprintf(stderr, BENCH_NAME ": %s: %s\n", what,
+          db ? sqlite3_errmsg(db) : "?");
+  exit(2);
+}
+
+static inline void exec(sqlite3 *db, const char *sql) {
+  char *err = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+    fprintf(stderr, BENCH_NAME ": %s\n  %s\n", err ? err : "?", sql);
+    exit(2);
+  }
+}
+
+/* sqlite3_vmprintf formats (%w quotes a name), so no printf attribute on
+** the functions that take them. */
+static inline char *sql_of(sqlite3 *db, const char *fmt, va_list ap) {
+  char *sql = sqlite3_vmprintf(fmt, ap);
+  if (sql == NULL) die(db, "out of memory");
+  return sql;
+}
+
+static inline void execf(sqlite3 *db, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *sql = sql_of(db, fmt, ap);
+  va_end(ap);
+  exec(db, sql);
+  sqlite3_free(sql);
+}
+
+/* The database at path with the extension loaded, in WAL mode with
+** synchronous = NORMAL, a 256 MB page cache and 1 GB of mmap. */
+static inline sqlite3 *open_db(const char *path) {
+  sqlite3 *db;
+  if (sqlite3_open(path, &db) != SQLITE_OK) die(db, path);
+  sqlite3_enable_load_extension(db, 1);
+  char *err = NULL;
+  if (sqlite3_load_extension(db, so_path, "sqlite3_bloom_init", &err) !=
+      SQLITE_OK) {
+    fprintf(stderr, BENCH_NAME ": load %s: %s\n", so_path, err ? err : "?");
+    exit(2);
+  }
+  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+           "PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824");
+  return db;
+}
+
+/* The first column of the first row; -1 when there is no row. */
+static inline sqlite3_int64 q_int(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(db, sql);
+  int rc = sqlite3_step(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) die(db, sql);
+  sqlite3_int64 v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  return v;
+}
+
+static inline sqlite3_int64 q_intf(sqlite3 *db, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *sql = sql_of(db, fmt, ap);
+  va_end(ap);
+  sqlite3_int64 v = q_int(db, sql);
+  sqlite3_free(sql);
+  return v;
+}
+
+static inline double q_real(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
+      sqlite3_step(st) != SQLITE_ROW)
+    die(db, sql);
+  double v = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* A target line: the ratio against its limit, at most (below) or at
+** least; a miss counts in failures. */
+static inline void target_of(const char *name, double ratio, double limit,
+                             int below) {
+  int pass = below ? ratio <= limit : ratio >= limit;
+  if (!pass) failures++;
+  printf("  %-58s %6.2f   %s %.2f   %s\n", name, ratio, below ? "<=" : ">=",
+         limit, pass ? "PASS" : "FAIL");
+}
+
+#endif
