@@ -23,6 +23,7 @@
 ** combine (an error): which layer would the plain one match?
 */
 #include "core/bloom.h"
+#include "core/bytes.h"
 #include "core/layered.h"
 #include "functions/filter_arg.h"
 #include "functions/registry.h"
@@ -30,8 +31,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Combines the header of `into` (a serialized filter) with b's. */
-static void combine_header(unsigned char *into, const filter_header *a,
+/* Combines the header of `into` (a serialized filter) with b's; *a becomes
+** the header written. */
+static void combine_header(unsigned char *into, filter_header *a,
                            const filter_header *b, int intersect) {
   filter_header h = *a;
   h.capacity = a->capacity > b->capacity ? a->capacity : b->capacity;
@@ -39,10 +41,11 @@ static void combine_header(unsigned char *into, const filter_header *a,
   h.count = intersect ? (a->count < b->count ? a->count : b->count)
                       : saturating_add(a->count, b->count);
   filter_write_header(into, &h);
+  *a = h;
 }
 
 /* One filter of kind 1 at `into` (a's bytes) combined with b. */
-static void combine_plain(unsigned char *into, const filter_view *a,
+static void combine_plain(unsigned char *into, filter_view *a,
                           const filter_view *b, int intersect) {
   if (intersect)
     bloom_and(into + FILTER_HEADER_BYTES, b->body, b->body_bytes);
@@ -52,11 +55,15 @@ static void combine_plain(unsigned char *into, const filter_view *a,
 }
 
 /* Combines b into `into`, which holds a's bytes (a may be a view of it).
-** Nothing is written unless the two combine; otherwise -1 with the reason
-** in why. */
-static int combine_into(unsigned char *into, const filter_view *a,
-                        const filter_view *b, int intersect, char *why,
-                        size_t why_size) {
+** a_layers, when not NULL, holds a's layers as filter_layer gives them (a
+** holder that combines into the same bytes again keeps them, rather than
+** parse a's layers anew each time); NULL: they are read here.  Nothing is
+** written unless the two combine; otherwise -1 with the reason in why.  On
+** success the headers of *a and of a_layers are those now in `into`, so
+** the views describe it. */
+static int combine_into(unsigned char *into, filter_view *a,
+                        filter_view *a_layers, const filter_view *b,
+                        int intersect, char *why, size_t why_size) {
   int layered = a->header.kind == FILTER_KIND_LAYERED;
   if (layered != (b->header.kind == FILTER_KIND_LAYERED)) {
     snprintf(why, why_size, "a layered filter combines only with a layered "
@@ -76,26 +83,30 @@ static int combine_into(unsigned char *into, const filter_view *a,
     return -1;
   }
   unsigned layers = a->header.layers;
-  filter_view x, y;
+  filter_view read, y;
   for (unsigned i = 0; i < layers; i++) {
     char shape[160];
-    filter_layer(a, i, &x);
+    const filter_view *x = a_layers ? &a_layers[i] : &read;
+    if (a_layers == NULL) filter_layer(a, i, &read);
     filter_layer(b, i, &y);
-    if (bloom_shape_check(&x.header, &y.header, shape, sizeof shape) != 0) {
+    if (bloom_shape_check(&x->header, &y.header, shape, sizeof shape) != 0) {
       snprintf(why, why_size, "layer %u: %s", i, shape);
       return -1;
     }
   }
   for (unsigned i = 0; i < layers; i++) {
-    filter_layer(a, i, &x);
+    filter_view *x = a_layers ? &a_layers[i] : &read;
+    if (a_layers == NULL) filter_layer(a, i, &read);
     filter_layer(b, i, &y);
-    combine_plain(into + filter_layer_offset(a, i), &x, &y, intersect);
+    combine_plain(into + (x->blob - a->blob), x, &y, intersect);
   }
-  filter_header outer = a->header;
-  if (b->header.target_fpr > outer.target_fpr)
-    outer.target_fpr = b->header.target_fpr;
-  filter_write_header(into, &outer);
+  if (b->header.target_fpr > a->header.target_fpr)
+    a->header.target_fpr = b->header.target_fpr;
+  filter_write_header(into, &a->header);
   layered_sync_sums(into, a);
+  /* the sums just written (FORMAT.md offsets) */
+  a->header.capacity = load_le64(into + 24);
+  a->header.count = load_le64(into + 40);
   return 0;
 }
 
@@ -114,7 +125,7 @@ static void combine_pair(sqlite3_context *ctx, sqlite3_value **argv,
   unsigned char *out = sql_copy_filter(ctx, &a);
   if (out == NULL) return;
   char why[200];
-  if (combine_into(out, &a, &b, intersect, why, sizeof why) != 0) {
+  if (combine_into(out, &a, NULL, &b, intersect, why, sizeof why) != 0) {
     sqlite3_free(out);
     sql_error(ctx, "%s", why);
     return;
@@ -134,10 +145,32 @@ void sql_bloom_intersect(sqlite3_context *ctx, int argc,
   combine_pair(ctx, argv, 1);
 }
 
+/* The union so far and its parsed view, kept across rows: the blob is ours
+** and never moves, and combine_into keeps the view's headers current, so
+** a row parses only its argument. */
 typedef struct merge_state {
   unsigned char *blob; /* the union so far; NULL until the first filter */
   size_t bytes;
+  filter_view acc;     /* of blob */
+  filter_view *layers; /* layered: acc's layers, from sqlite3_malloc64 */
 } merge_state;
+
+/* Takes a copy of the first filter f as the running union. */
+static int merge_start(merge_state *s, const filter_view *f) {
+  const unsigned want = FILTER_KIND_BLOOM | FILTER_WANT_LAYERED;
+  s->bytes = f->blob_bytes;
+  s->blob = sqlite3_malloc64(s->bytes);
+  if (s->blob == NULL) return -1;
+  memcpy(s->blob, f->blob, s->bytes);
+  /* A copy of a valid filter, so it parses. */
+  filter_parse(s->blob, s->bytes, want, &s->acc, NULL, 0);
+  if (s->acc.header.kind != FILTER_KIND_LAYERED) return 0;
+  unsigned n = s->acc.header.layers;
+  s->layers = sqlite3_malloc64(n * sizeof *s->layers);
+  if (s->layers == NULL) return -1;
+  for (unsigned i = 0; i < n; i++) filter_layer(&s->acc, i, &s->layers[i]);
+  return 0;
+}
 
 void sql_bloom_merge_step(sqlite3_context *ctx, int argc,
                                  sqlite3_value **argv) {
@@ -152,26 +185,23 @@ void sql_bloom_merge_step(sqlite3_context *ctx, int argc,
   if (sql_filter_arg(ctx, argv[0], want, &f) != ARG_OK)
     return; /* NULL: skipped; error: already set */
   if (s->blob == NULL) {
-    s->bytes = f.blob_bytes;
-    s->blob = sqlite3_malloc64(s->bytes);
-    if (s->blob == NULL) {
-      sqlite3_result_error_nomem(ctx);
-      return;
-    }
-    memcpy(s->blob, f.blob, s->bytes);
+    if (merge_start(s, &f) != 0) sqlite3_result_error_nomem(ctx);
     return;
   }
-  /* The running union was written by us, so it parses. */
-  filter_view acc;
-  filter_parse(s->blob, s->bytes, want, &acc, NULL, 0);
   char why[200];
-  if (combine_into(s->blob, &acc, &f, 0, why, sizeof why) != 0)
+  if (combine_into(s->blob, &s->acc, s->layers, &f, 0, why, sizeof why) != 0)
     sql_error(ctx, "%s", why);
 }
 
 void sql_bloom_merge_final(sqlite3_context *ctx) {
   merge_state *s = sqlite3_aggregate_context(ctx, 0);
-  if (s == NULL || s->blob == NULL) {
+  if (s == NULL) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  sqlite3_free(s->layers);
+  s->layers = NULL;
+  if (s->blob == NULL) {
     sqlite3_result_null(ctx);
     return;
   }

@@ -62,6 +62,7 @@ typedef enum info_field {
 typedef struct info_spec {
   onerow_spec base; /* first: the frame reads it */
   const unsigned char *fields; /* column i shows fields[i] */
+  int per_layer; /* a row per layer (bloom_layers), else one of totals */
 } info_spec;
 
 static const unsigned char bloom_fields[] = {
@@ -98,6 +99,7 @@ const info_spec sql_layers_spec = {
         .usage = "needs a filter argument, as in SELECT * FROM bloom_layers(f)",
     },
     .fields = layer_fields,
+    .per_layer = 1,
 };
 
 const info_spec sql_bloom_info_spec = {
@@ -131,44 +133,51 @@ const info_spec sql_cuckoo_info_spec = {
 };
 
 /* What one row shows: a filter of one kind, a layer of a layered filter,
-** or a layered filter's totals. */
+** or a layered filter's totals (then header is the outer one, of kind 3).
+** A bloom_layers row's layer number is the cursor's row. */
 typedef struct info_row {
   filter_header header; /* the filter's or the layer's */
-  unsigned kind;        /* FILTER_KIND_BLOOM or FILTER_KIND_CUCKOO */
-  int totals;           /* a layered filter summed up */
-  unsigned layer;
   sqlite3_int64 bytes;
   uint64_t bits, buckets; /* sums for totals */
   bloom_stats stats;      /* Bloom: counted over the bit arrays */
-  double load;            /* cuckoo: items per slot */
   double estimated_fpr;
 } info_row;
 
+static int row_is_totals(const info_row *r) {
+  return r->header.kind == FILTER_KIND_LAYERED;
+}
+
+/* FILTER_KIND_BLOOM or FILTER_KIND_CUCKOO: the filter's, or its layers'. */
+static unsigned row_kind(const info_row *r) {
+  return row_is_totals(r) ? r->header.layer_kind : r->header.kind;
+}
+
+/* Cuckoo: items per slot, over all the layers' slots for totals. */
+static double row_load(const info_row *r) {
+  return (double)r->header.count /
+         ((double)r->buckets * CUCKOO_SLOTS_PER_BUCKET);
+}
+
 /* The row of one filter of kind 1 or 2. */
-static void row_of_plain(const filter_view *f, unsigned layer, info_row *r) {
+static void row_of_plain(const filter_view *f, info_row *r) {
   memset(r, 0, sizeof *r);
   r->header = f->header;
-  r->kind = f->header.kind;
-  r->totals = 0;
-  r->layer = layer;
   r->bytes = (sqlite3_int64)f->blob_bytes;
   r->bits = f->header.bits;
   r->buckets = f->header.buckets;
-  if (r->kind == FILTER_KIND_BLOOM) {
+  if (f->header.kind == FILTER_KIND_BLOOM) {
     r->stats = bloom_stats_of(f->body, f->header.bits, f->header.hashes);
     r->estimated_fpr = r->stats.estimated_fpr;
   } else {
-    r->load = (double)f->header.count /
-              ((double)f->header.buckets * CUCKOO_SLOTS_PER_BUCKET);
-    r->estimated_fpr = cuckoo_model_fpr(r->load, f->header.fingerprint_bits,
-                                        f->header.buckets);
+    r->estimated_fpr = cuckoo_model_fpr(
+        row_load(r), f->header.fingerprint_bits, f->header.buckets);
   }
 }
 
 /* The totals of a filter: its own row when not layered. */
 static void row_of_filter(const filter_view *f, info_row *r) {
   if (f->header.kind != FILTER_KIND_LAYERED) {
-    row_of_plain(f, 0, r);
+    row_of_plain(f, r);
     return;
   }
   info_row sum;
@@ -180,7 +189,7 @@ static void row_of_filter(const filter_view *f, info_row *r) {
     filter_view layer;
     info_row one;
     filter_layer(f, i, &layer);
-    row_of_plain(&layer, i, &one);
+    row_of_plain(&layer, &one);
     sum.bits += one.bits;
     sum.buckets += one.buckets;
     sum.stats.bits_set += one.stats.bits_set;
@@ -188,14 +197,9 @@ static void row_of_filter(const filter_view *f, info_row *r) {
     log_clear += log1p(-one.estimated_fpr);
   }
   sum.header = f->header;
-  sum.kind = f->header.layer_kind;
-  sum.totals = 1;
   sum.bytes = (sqlite3_int64)f->blob_bytes;
-  if (sum.kind == FILTER_KIND_BLOOM)
+  if (f->header.layer_kind == FILTER_KIND_BLOOM)
     sum.stats.fill_ratio = (double)sum.stats.bits_set / (double)sum.bits;
-  else
-    sum.load = (double)f->header.count /
-               ((double)sum.buckets * CUCKOO_SLOTS_PER_BUCKET);
   sum.estimated_fpr = -expm1(log_clear);
   *r = sum;
 }
@@ -218,37 +222,28 @@ static int read_arg(sqlite3_vtab_cursor *cur, int idx_num, int argc,
                            f, found);
 }
 
+/* xFilter of all three.  Every row is made here, while the argument's
+** blob is sure to be there. */
 static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
                        const char *idx_str, int argc, sqlite3_value **argv) {
   (void)idx_str;
   info_cursor *c = (info_cursor *)cur;
+  const info_spec *spec = (const info_spec *)onerow_function(cur)->module_spec;
   c->base.eof = 1;
   filter_view f;
   int found;
   int rc = read_arg(cur, idx_num, argc, argv, &f, &found);
   if (rc != SQLITE_OK || !found) return rc;
-  row_of_filter(&f, &c->info[0]);
-  c->row = 0;
-  c->rows = 1;
-  c->base.eof = 0;
-  return SQLITE_OK;
-}
-
-/* Every row is made here, while the argument's blob is sure to be there. */
-static int layers_filter(sqlite3_vtab_cursor *cur, int idx_num,
-                         const char *idx_str, int argc, sqlite3_value **argv) {
-  (void)idx_str;
-  info_cursor *c = (info_cursor *)cur;
-  c->base.eof = 1;
-  filter_view f;
-  int found;
-  int rc = read_arg(cur, idx_num, argc, argv, &f, &found);
-  if (rc != SQLITE_OK || !found) return rc;
-  c->rows = filter_layer_count(&f);
-  for (unsigned i = 0; i < c->rows; i++) {
-    filter_view layer;
-    filter_layer(&f, i, &layer);
-    row_of_plain(&layer, i, &c->info[i]);
+  if (spec->per_layer) {
+    c->rows = filter_layer_count(&f);
+    for (unsigned i = 0; i < c->rows; i++) {
+      filter_view layer;
+      filter_layer(&f, i, &layer);
+      row_of_plain(&layer, &c->info[i]);
+    }
+  } else {
+    c->rows = 1;
+    row_of_filter(&f, &c->info[0]);
   }
   c->row = 0;
   c->base.eof = 0;
@@ -294,7 +289,8 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
     return SQLITE_OK;
   }
   info_field field = (info_field)spec->fields[col];
-  int bloom = r->kind == FILTER_KIND_BLOOM;
+  unsigned kind = row_kind(r);
+  int bloom = kind == FILTER_KIND_BLOOM;
   switch (field) {
     case FIELD_BITS: case FIELD_HASHES: case FIELD_INSERTED:
     case FIELD_BITS_SET: case FIELD_FILL_RATIO: case FIELD_ESTIMATED_ITEMS:
@@ -313,9 +309,9 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
     default: break;
   }
   switch (field) {
-    case FIELD_LAYER: sqlite3_result_int(ctx, (int)r->layer); break;
+    case FIELD_LAYER: sqlite3_result_int(ctx, (int)c->row); break;
     case FIELD_KIND:
-      sqlite3_result_text(ctx, filter_kind_name(r->kind), -1, SQLITE_STATIC);
+      sqlite3_result_text(ctx, filter_kind_name(kind), -1, SQLITE_STATIC);
       break;
     case FIELD_VERSION: sqlite3_result_int(ctx, (int)h->version); break;
     case FIELD_HASH:
@@ -331,7 +327,7 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
       break;
     case FIELD_BITS: sqlite3_result_int64(ctx, (sqlite3_int64)r->bits); break;
     case FIELD_HASHES:
-      if (r->totals)
+      if (row_is_totals(r))
         sqlite3_result_null(ctx); /* each layer has its own */
       else
         sqlite3_result_int64(ctx, h->hashes);
@@ -354,7 +350,7 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
       sqlite3_result_int(ctx, CUCKOO_SLOTS_PER_BUCKET);
       break;
     case FIELD_FINGERPRINT_BITS:
-      if (r->totals)
+      if (row_is_totals(r))
         sqlite3_result_null(ctx); /* each layer has its own */
       else
         sqlite3_result_int(ctx, (int)h->fingerprint_bits);
@@ -363,7 +359,7 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
       /* At most the slot count, which the blob's length bounds. */
       result_count(ctx, h->count);
       break;
-    case FIELD_LOAD_FACTOR: sqlite3_result_double(ctx, r->load); break;
+    case FIELD_LOAD_FACTOR: sqlite3_result_double(ctx, row_load(r)); break;
   }
   return SQLITE_OK;
 }
@@ -375,6 +371,6 @@ const sqlite3_module sql_layers_module = {
     .iVersion = 0, .xCreate = NULL, .xConnect = onerow_connect,
     .xBestIndex = layers_best_index, .xDisconnect = onerow_disconnect,
     .xDestroy = onerow_disconnect, .xOpen = info_open, .xClose = onerow_close,
-    .xFilter = layers_filter, .xNext = layers_next, .xEof = onerow_eof,
+    .xFilter = info_filter, .xNext = layers_next, .xEof = onerow_eof,
     .xColumn = info_column, .xRowid = layers_rowid,
 };

@@ -22,10 +22,14 @@
 ** CREATE text, out of memory, a full database and SQLITE_TOOBIG aside);
 ** an exported filter is a valid filter of the store's kind by FORMAT.md
 ** (bloom_spec.h), layered for a scalable store;
-** while the shadow tables are undamaged the export holds every value
-** added.  Each input gets its own in-memory database, shared between the
-** two connections, and a page limit that keeps a huge capacity quick (it
-** fails as a full database).
+** while the shadow tables are undamaged, the store and its export (probed
+** with bloom_test or cuckoo_test) both hold every value added, and they
+** agree on every value asked (the added ones and a few from the input);
+** the same again after the reader's own writes (a cuckoo store's DELETE of
+** one added value among them: the other values stay).  Each input gets
+** its own in-memory database, shared between the two connections, and a
+** page limit that keeps a huge capacity quick (it fails as a full
+** database).
 */
 #include "fuzz_common.h"
 
@@ -113,6 +117,127 @@ typedef struct added_values {
 ** nothing leaves the store whole, and its invariants checked). */
 static int changed(sqlite3 *db, int rc) {
   return rc == SQLITE_DONE && sqlite3_changes(db) > 0;
+}
+
+/* A value to probe with: a BLOB, or an INTEGER or TEXT the store hashes
+** by its own type. */
+typedef struct probe_value {
+  int type; /* SQLITE_BLOB, SQLITE_INTEGER or SQLITE_TEXT */
+  const unsigned char *p;
+  size_t n;
+  sqlite3_int64 i;
+} probe_value;
+
+/* What one probe statement answers for v bound to ?<idx>: the first column
+** of its row as 0 or 1, or -1 when it fails or answers something else. */
+static int ask(sqlite3 *db, const char *sql, const unsigned char *blob,
+               size_t len, const probe_value *v, int idx) {
+  sqlite3_stmt *q = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+    check_error(db, sqlite3_errcode(db), sql);
+    return -1;
+  }
+  if (blob) fz_bind_blob(q, 1, blob, len);
+  unsigned char *copy = NULL;
+  switch (v->type) {
+    case SQLITE_INTEGER: sqlite3_bind_int64(q, idx, v->i); break;
+    case SQLITE_TEXT:
+      sqlite3_bind_text(q, idx, (const char *)v->p, (int)v->n, SQLITE_STATIC);
+      break;
+    default:
+      copy = fz_copy(v->p, v->n); /* exactly sized, for ASan */
+      fz_bind_blob(q, idx, copy, v->n);
+      break;
+  }
+  int answer = -1;
+  int rc = sqlite3_step(q);
+  if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER) {
+    sqlite3_int64 a = sqlite3_column_int64(q, 0);
+    if (a == 0 || a == 1) answer = (int)a;
+  } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    check_error(db, rc, sql);
+  }
+  sqlite3_finalize(q);
+  free(copy);
+  return answer;
+}
+
+/* The store's answer for v: its rows with value = v (0 or 1). */
+static int store_says(sqlite3 *db, const probe_value *v) {
+  return ask(db, "SELECT count(*) FROM s WHERE value = ?1", NULL, 0, v, 1);
+}
+
+/* The exported filter's answer for v. */
+static int export_says(sqlite3 *db, const unsigned char *blob, size_t len,
+                       const probe_value *v) {
+  return ask(db,
+             is_cuckoo ? "SELECT cuckoo_test(?1, ?2)"
+                       : "SELECT bloom_test(?1, ?2)",
+             blob, len, v, 2);
+}
+
+/* Dies unless blob is a valid filter of the store's kind by FORMAT.md. */
+static void check_export_valid(const unsigned char *blob, size_t len) {
+  /* A scalable store exports a layered filter. */
+  int valid = len > 5 && blob[5] == 3
+                  ? spec_layered_valid(blob, len, is_cuckoo ? 2 : 1)
+              : is_cuckoo ? spec_cuckoo_valid(blob, len)
+                          : spec_bloom_valid(blob, len);
+  if (!valid)
+    fz_die("the export is not a valid %s filter (%zu bytes)",
+           is_cuckoo ? "cuckoo" : "Bloom", len);
+}
+
+/* The values asked besides the added ones: a few from the input (which
+** were added only by chance), of each storage class the store hashes. */
+#define FZ_EXTRA_PROBES 12
+static size_t extra_probes(const uint8_t *ops, size_t ops_len,
+                           probe_value *out) {
+  size_t n = 0;
+  for (size_t k = 0; k <= 8 && k <= ops_len; k++) {
+    probe_value v = {SQLITE_BLOB, ops, k, 0};
+    out[n++] = v;
+  }
+  probe_value one = {SQLITE_INTEGER, NULL, 0, 1};
+  out[n++] = one;
+  probe_value x = {SQLITE_TEXT, (const unsigned char *)"x", 1, 0};
+  out[n++] = x;
+  uint64_t u = 0;
+  for (size_t k = 0; k < 8 && k < ops_len; k++) u |= (uint64_t)ops[k] << (8 * k);
+  probe_value from_input = {SQLITE_INTEGER, NULL, 0, (sqlite3_int64)u};
+  out[n++] = from_input;
+  return n;
+}
+
+/* With the shadow tables undamaged: the exported filter (blob) holds every
+** added value that must still be there (all but skip, when skip is not
+** NULL), and it answers as the store does for every added value and every
+** extra probe. */
+static void check_export_agrees(sqlite3 *db, const unsigned char *blob,
+                                size_t len, const added_values *added,
+                                const probe_value *skip,
+                                const probe_value *extra, size_t n_extra,
+                                const char *when) {
+  for (size_t i = 0; i < added->count; i++) {
+    probe_value v = {SQLITE_BLOB, added->bytes[i], added->len[i], 0};
+    int from_export = export_says(db, blob, len, &v);
+    int from_store = store_says(db, &v);
+    int must_hold = skip == NULL || skip->n != v.n ||
+                    memcmp(skip->p, v.p, v.n) != 0;
+    if (must_hold && from_export != 1)
+      fz_die("%s: the exported filter misses added value %zu (answers %d)",
+             when, i, from_export);
+    if (from_export != from_store)
+      fz_die("%s: added value %zu: the export says %d, the store %d", when,
+             i, from_export, from_store);
+  }
+  for (size_t i = 0; i < n_extra; i++) {
+    int from_export = export_says(db, blob, len, &extra[i]);
+    int from_store = store_says(db, &extra[i]);
+    if (from_export < 0 || from_export != from_store)
+      fz_die("%s: probe %zu: the export says %d, the store %d", when, i,
+             from_export, from_store);
+  }
 }
 
 static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
@@ -216,16 +341,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned char *blob = NULL;
   size_t len = 0;
   int exported = run(reader, "SELECT filter FROM s", NULL, 0, &blob, &len);
-  if (exported == SQLITE_DONE && blob) {
-    /* A scalable store exports a layered filter. */
-    int valid = len > 5 && blob[5] == 3
-                    ? spec_layered_valid(blob, len, is_cuckoo ? 2 : 1)
-                : is_cuckoo ? spec_cuckoo_valid(blob, len)
-                            : spec_bloom_valid(blob, len);
-    if (!valid)
-      fz_die("the export is not a valid %s filter (%zu bytes)",
-             is_cuckoo ? "cuckoo" : "Bloom", len);
-  }
+  if (exported == SQLITE_DONE && blob) check_export_valid(blob, len);
   for (size_t i = 0; i < added.count; i++) {
     /* No false negative: an added value has its row. */
     rc = run(reader, "SELECT 1 FROM s WHERE value = ?1 AND value = ?1",
@@ -245,6 +361,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* A filter longer than the run's blob limit is SQLITE_TOOBIG, rightly. */
   if (!damaged && blob == NULL && (exported & 0xff) != SQLITE_TOOBIG)
     fz_die("an undamaged store did not export its filter");
+  probe_value extra[FZ_EXTRA_PROBES];
+  size_t n_extra = extra_probes(ops, ops_len, extra);
+  if (!damaged && blob)
+    check_export_agrees(reader, blob, len, &added, NULL, extra, n_extra,
+                        "after the inserts");
   run(reader, "SELECT count(*) FROM s WHERE value IN (1, 'x', ?1)", ops,
       ops_len > 8 ? 8 : ops_len, NULL, NULL);
   run(reader, "INSERT INTO s(value) VALUES (?1)", ops, ops_len > 4 ? 4 : ops_len,
@@ -254,6 +375,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (added.count > 0)
     run(reader, "DELETE FROM s WHERE value = ?1", added.bytes[0],
         added.len[0], NULL, NULL);
+  if (!damaged) {
+    /* The reader's writes only add, but for that DELETE (a cuckoo store
+    ** may drop the one value it names; a Bloom store refuses it). */
+    unsigned char *again = NULL;
+    size_t again_len = 0;
+    int rc2 = run(reader, "SELECT filter FROM s", NULL, 0, &again, &again_len);
+    if (rc2 == SQLITE_DONE && again) {
+      check_export_valid(again, again_len);
+      probe_value first = {SQLITE_BLOB, added.bytes[0], added.len[0], 0};
+      check_export_agrees(reader, again, again_len, &added,
+                          is_cuckoo && added.count > 0 ? &first : NULL, extra,
+                          n_extra, "after the reader's writes");
+    } else if ((rc2 & 0xff) != SQLITE_TOOBIG) {
+      fz_die("an undamaged store did not export its filter again");
+    }
+    free(again);
+  }
   free(blob);
   sqlite3_close(reader);
   sqlite3_close(writer);

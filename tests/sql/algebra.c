@@ -1,6 +1,7 @@
 /*
 ** Filter-algebra tests: bloom_build against bloom_empty + bloom_add,
-** bloom_merge against bloom_build, bloom_union / bloom_intersect (no false
+** bloom_merge against bloom_build and, over many plain or layered rows,
+** against a chain of bloom_union, bloom_union / bloom_intersect (no false
 ** negatives, header rules, shape mismatches, corrupt arguments), bloom_add's
 ** value rules, auto-sized filters measured at their actual distinct count,
 ** bloom_plan against what bloom_build makes, bloom_count, and a
@@ -28,6 +29,7 @@
 
 #include "lib/sqldb.h"
 #include "lib/blob.h"
+#include "lib/bloom_spec.h"
 #include "lib/clock.h"
 #include "lib/rng.h"
 #include "lib/tap.h"
@@ -414,6 +416,193 @@ static void test_merge(sqlite3 *db) {
   }
   free(e10);
   free(e1e5);
+}
+
+/* ---- 2b. bloom_merge over many rows ------------------------------------- */
+
+/* The Bloom filter, sized n at p, of the integers [lo, lo + count). */
+static unsigned char *build_range(sqlite3 *db, sqlite3_int64 lo, int count,
+                                  int n, double p, int *len) {
+  return q_blob(db,
+                "WITH RECURSIVE c(v) AS (SELECT ?1 UNION ALL SELECT v + 1 "
+                "FROM c WHERE v + 1 < ?1 + ?2) "
+                "SELECT bloom_build(v, ?3, ?4) FROM c",
+                ARGS(a_int(lo), a_int(count), a_int(n), a_real(p)), len);
+}
+
+#define MANY_ROWS 200
+#define MANY_LAYERS 3
+
+/* One group of MANY_ROWS filters (every seventh NULL), plain or layered,
+** whose headers differ row to row in capacity and target rate (and, when
+** layered, in growth and tightening): bloom_merge over them in row order
+** must give, byte for byte, what a chain of bloom_union over the same rows
+** gives, and its header must follow the README's rules computed here. */
+static void merge_many(sqlite3 *db, int layered) {
+  const char *what = layered ? "layered" : "plain";
+  static const int layer_n[MANY_LAYERS] = {200, 400, 800};
+  static const double layer_p[MANY_LAYERS] = {0.01, 0.009, 0.0081};
+  unsigned char *row[MANY_ROWS];
+  int len[MANY_ROWS];
+  uint64_t sum_count = 0, max_cap[MANY_LAYERS] = {0};
+  double max_fpr = 0.0, first_fpr = -1.0;
+  int values = 0, built = 0;
+  for (int i = 0; i < MANY_ROWS; i++) {
+    row[i] = NULL;
+    len[i] = 0;
+    if (i % 7 == 3) continue;
+    unsigned char *layer[MANY_LAYERS];
+    int llen[MANY_LAYERS];
+    int nl = layered ? MANY_LAYERS : 1;
+    int ok = 1;
+    for (int j = 0; j < nl; j++) {
+      int count = 1 + (int)(rng_next() % 30);
+      layer[j] = build_range(db, (sqlite3_int64)i * 1000 + j * 100, count,
+                             layered ? layer_n[j] : 500,
+                             layered ? layer_p[j] : 0.01, &llen[j]);
+      if (layer[j] == NULL) {
+        ok = 0;
+        continue;
+      }
+      /* Another capacity and rate, with the bits and hashes kept. */
+      uint64_t cap = H_CAPACITY(layer[j]) + rng_next() % 1000;
+      double fpr = H_TARGET(layer[j]) * (1.0 + (double)(rng_next() % 64) / 64);
+      spec_put64(layer[j] + SPEC_OFF_CAPACITY, cap);
+      spec_put_double(layer[j] + SPEC_OFF_FPR, fpr);
+      if (cap > max_cap[j]) max_cap[j] = cap;
+      sum_count += H_INSERTED(layer[j]);
+      values += count;
+      if (!layered) {
+        if (fpr > max_fpr) max_fpr = fpr;
+        if (first_fpr < 0) first_fpr = fpr;
+      }
+    }
+    if (!ok) {
+      for (int j = 0; j < nl; j++) free(layer[j]);
+      continue;
+    }
+    if (layered) {
+      static const double tightening[] = {0.5, 0.9, 1.0};
+      const unsigned char *lp[MANY_LAYERS];
+      size_t ll[MANY_LAYERS];
+      for (int j = 0; j < nl; j++) {
+        lp[j] = layer[j];
+        ll[j] = (size_t)llen[j];
+      }
+      double fpr = 0.02 + (double)(rng_next() % 100) / 1000;
+      if (fpr > max_fpr) max_fpr = fpr;
+      if (first_fpr < 0) first_fpr = fpr;
+      size_t n = 0;
+      row[i] = spec_layered_build(lp, ll, MANY_LAYERS,
+                                  1 + (unsigned)(rng_next() % 3),
+                                  tightening[rng_next() % 3], fpr, &n);
+      len[i] = (int)n;
+      for (int j = 0; j < nl; j++) free(layer[j]);
+    } else {
+      row[i] = layer[0];
+      len[i] = llen[0];
+    }
+    if (row[i]) built++;
+  }
+  TAP_EQ_U64(built, MANY_ROWS - (MANY_ROWS + 3) / 7,
+             "%s: every non-NULL row of the group built", what);
+  tap_ok(max_fpr != first_fpr,
+         "%s: the rows' target rates differ (the first %g, the largest %g)",
+         what, first_fpr, max_fpr);
+
+  exec_ok(db, "DROP TABLE IF EXISTS many");
+  exec_ok(db, "CREATE TABLE many(ord INTEGER PRIMARY KEY, f BLOB)");
+  sqlite3_stmt *ins = prep(db, "INSERT INTO many VALUES (?1, ?2)", NOARGS);
+  for (int i = 0; i < MANY_ROWS && ins; i++) {
+    sqlite3_reset(ins);
+    sqlite3_bind_int(ins, 1, i);
+    if (row[i])
+      sqlite3_bind_blob(ins, 2, row[i], len[i], SQLITE_STATIC);
+    else
+      sqlite3_bind_null(ins, 2);
+    if (sqlite3_step(ins) != SQLITE_DONE) tap_diag("insert: %s", sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(ins);
+
+  /* The chain: acc = bloom_union(acc, f) over the rows in order. */
+  unsigned char *acc = NULL;
+  int acc_len = 0, links = 0;
+  for (int i = 0; i < MANY_ROWS; i++) {
+    if (row[i] == NULL) continue;
+    if (acc == NULL) {
+      acc = dup_exact(row[i], (size_t)len[i]);
+      acc_len = len[i];
+      continue;
+    }
+    int nl = 0;
+    unsigned char *next = q_blob(db, "SELECT bloom_union(?1, ?2)",
+                                 ARGS(a_blob(acc, acc_len), a_blob(row[i], len[i])),
+                                 &nl);
+    free(acc);
+    acc = next;
+    acc_len = nl;
+    if (acc == NULL) break;
+    links++;
+  }
+  TAP_EQ_U64(links, built - 1, "%s: the bloom_union chain took every row", what);
+
+  int ml = 0;
+  unsigned char *m = q_blob(db, "SELECT bloom_merge(f) FROM (SELECT f FROM many ORDER BY ord)",
+                            NOARGS, &ml);
+  if (!tap_ok(blob_eq(m, ml, acc, acc_len),
+              "%s: bloom_merge over %d rows (%d NULL) = the chain of "
+              "bloom_union over them, byte for byte",
+              what, MANY_ROWS, MANY_ROWS - built))
+    diag_diff("merge vs chain", m, ml, acc, acc_len);
+
+  /* The merged header by the README's rules, from the rows made here. */
+  uint64_t want_cap = 0;
+  for (int j = 0; j < (layered ? MANY_LAYERS : 1); j++) want_cap += max_cap[j];
+  if (m && ml >= 64) {
+    TAP_EQ_U64(H_INSERTED(m), sum_count,
+               "%s: the merged counter is the sum of the rows' counters", what);
+    TAP_EQ_U64(H_CAPACITY(m), want_cap,
+               "%s: the merged capacity is the largest %s", what,
+               layered ? "of each layer, summed" : "of the rows");
+    tap_ok(H_TARGET(m) == max_fpr,
+           "%s: the merged target rate is the largest of the rows' (%g vs %g)",
+           what, H_TARGET(m), max_fpr);
+  } else {
+    tap_ok(0, "%s: a merged filter", what);
+  }
+
+  /* Every value of every row is in the merge. */
+  int missing = 0, asked = 0;
+  sqlite3_stmt *probe = prep(db, "SELECT bloom_test(?1, ?2)", NOARGS);
+  if (m && probe) {
+    sqlite3_bind_blob(probe, 1, m, ml, SQLITE_STATIC);
+    for (int i = 0; i < MANY_ROWS; i++) {
+      if (row[i] == NULL) continue;
+      for (int j = 0; j < (layered ? MANY_LAYERS : 1); j++) {
+        /* a row's layer j holds [i*1000 + j*100, + count), count >= 1 */
+        sqlite3_reset(probe);
+        sqlite3_bind_int64(probe, 2, (sqlite3_int64)i * 1000 + j * 100);
+        asked++;
+        if (sqlite3_step(probe) != SQLITE_ROW || sqlite3_column_int(probe, 0) != 1)
+          missing++;
+      }
+    }
+  }
+  sqlite3_finalize(probe);
+  tap_ok(m && asked > 0 && missing == 0,
+         "%s: the merge holds the first value of every row's %s (%d asked, "
+         "%d missing; %d values in all)",
+         what, layered ? "layers" : "filter", asked, missing, values);
+  free(m);
+  free(acc);
+  for (int i = 0; i < MANY_ROWS; i++) free(row[i]);
+  exec_ok(db, "DROP TABLE many");
+}
+
+static void test_merge_many(sqlite3 *db) {
+  rng_seed(0x5eed4011, "merge of many rows");
+  merge_many(db, 0);
+  merge_many(db, 1);
 }
 
 /* ---- 3. union and intersection ------------------------------------------- */
@@ -1370,6 +1559,7 @@ int main(void) {
   sqlite3 *db = open_db_at(NULL);
   timed("build = empty + add", test_build_equals_adds, db);
   timed("merge", test_merge, db);
+  timed("merge of many rows", test_merge_many, db);
   timed("union/intersect", test_union_intersect, db);
   timed("mismatches", test_mismatch, db);
   timed("bloom_add rules", test_add_rules, db);
