@@ -152,6 +152,20 @@ uint64_t filter_layer_offset(const filter_view *f, unsigned i) {
   return offset;
 }
 
+void filter_layer_next(filter_layer_walk *w, filter_view *layer) {
+  const filter_view *f = w->f;
+  if (f->header.kind != FILTER_KIND_LAYERED) {
+    *layer = *f;
+    return;
+  }
+  uint64_t bytes = load_le64(f->body + 8 * w->next);
+  /* Validated with the whole, so it parses again. */
+  filter_parse(f->blob + w->offset, (size_t)bytes, f->header.layer_kind,
+               layer, NULL, 0);
+  w->offset += bytes;
+  w->next++;
+}
+
 void filter_layer(const filter_view *f, unsigned i, filter_view *layer) {
   if (f->header.kind != FILTER_KIND_LAYERED) {
     *layer = *f;

@@ -98,8 +98,27 @@ static inline unsigned filter_layer_count(const filter_view *f) {
 ** own view; a filter that is not layered is its own layer 0.  O(i). */
 void filter_layer(const filter_view *f, unsigned i, filter_view *layer);
 
-/* The byte offset of layer i within a valid layered filter's blob. */
+/* The byte offset of layer i within a valid layered filter's blob.  O(i). */
 uint64_t filter_layer_offset(const filter_view *f, unsigned i);
+
+/* The layers in order, each in O(1), where a loop over filter_layer would
+** take O(L^2):
+**   filter_layer_walk w = filter_layers_of(f);
+**   for (unsigned i = 0; i < filter_layer_count(f); i++) {
+**     filter_view layer;
+**     filter_layer_next(&w, &layer);  ...                               */
+typedef struct filter_layer_walk {
+  const filter_view *f;
+  unsigned next;    /* the layer the next call gives */
+  uint64_t offset;  /* where it starts in the blob */
+} filter_layer_walk;
+
+static inline filter_layer_walk filter_layers_of(const filter_view *f) {
+  filter_layer_walk w = {f, 0, layered_header_bytes(f->header.layers)};
+  return w;
+}
+/* The next layer; at most filter_layer_count(f) calls. */
+void filter_layer_next(filter_layer_walk *w, filter_view *layer);
 
 /* 1 if some layer of a valid layered filter may hold h: the layers are
 ** probed newest first (the newest, largest one holds most items), stopping

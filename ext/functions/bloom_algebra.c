@@ -84,20 +84,23 @@ static int combine_into(unsigned char *into, filter_view *a,
   }
   unsigned layers = a->header.layers;
   filter_view read, y;
+  filter_layer_walk wa = filter_layers_of(a), wb = filter_layers_of(b);
   for (unsigned i = 0; i < layers; i++) {
     char shape[160];
     const filter_view *x = a_layers ? &a_layers[i] : &read;
-    if (a_layers == NULL) filter_layer(a, i, &read);
-    filter_layer(b, i, &y);
+    if (a_layers == NULL) filter_layer_next(&wa, &read);
+    filter_layer_next(&wb, &y);
     if (bloom_shape_check(&x->header, &y.header, shape, sizeof shape) != 0) {
       snprintf(why, why_size, "layer %u: %s", i, shape);
       return -1;
     }
   }
+  wa = filter_layers_of(a);
+  wb = filter_layers_of(b);
   for (unsigned i = 0; i < layers; i++) {
     filter_view *x = a_layers ? &a_layers[i] : &read;
-    if (a_layers == NULL) filter_layer(a, i, &read);
-    filter_layer(b, i, &y);
+    if (a_layers == NULL) filter_layer_next(&wa, &read);
+    filter_layer_next(&wb, &y);
     combine_plain(into + (x->blob - a->blob), x, &y, intersect);
   }
   if (b->header.target_fpr > a->header.target_fpr)
@@ -168,7 +171,8 @@ static int merge_start(merge_state *s, const filter_view *f) {
   unsigned n = s->acc.header.layers;
   s->layers = sqlite3_malloc64(n * sizeof *s->layers);
   if (s->layers == NULL) return -1;
-  for (unsigned i = 0; i < n; i++) filter_layer(&s->acc, i, &s->layers[i]);
+  filter_layer_walk w = filter_layers_of(&s->acc);
+  for (unsigned i = 0; i < n; i++) filter_layer_next(&w, &s->layers[i]);
   return 0;
 }
 

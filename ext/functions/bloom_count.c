@@ -24,9 +24,10 @@ void sql_bloom_count(sqlite3_context *ctx, int argc,
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
   double items = 0.0;
+  filter_layer_walk w = filter_layers_of(&f);
   for (unsigned i = 0; i < filter_layer_count(&f); i++) {
     filter_view layer;
-    filter_layer(&f, i, &layer);
+    filter_layer_next(&w, &layer);
     items += bloom_stats_of(layer.body, layer.header.bits,
                             layer.header.hashes).estimated_items;
   }

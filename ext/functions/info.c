@@ -185,10 +185,11 @@ static void row_of_filter(const filter_view *f, info_row *r) {
   /* ln of the chance that no layer says maybe, summed with log1p so that
   ** rates far below a double's epsilon keep their precision */
   double log_clear = 0.0;
+  filter_layer_walk w = filter_layers_of(f);
   for (unsigned i = 0; i < f->header.layers; i++) {
     filter_view layer;
     info_row one;
-    filter_layer(f, i, &layer);
+    filter_layer_next(&w, &layer);
     row_of_plain(&layer, &one);
     sum.bits += one.bits;
     sum.buckets += one.buckets;
@@ -236,9 +237,10 @@ static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
   if (rc != SQLITE_OK || !found) return rc;
   if (spec->per_layer) {
     c->rows = filter_layer_count(&f);
+    filter_layer_walk w = filter_layers_of(&f);
     for (unsigned i = 0; i < c->rows; i++) {
       filter_view layer;
-      filter_layer(&f, i, &layer);
+      filter_layer_next(&w, &layer);
       row_of_plain(&layer, &c->info[i]);
     }
   } else {

@@ -184,19 +184,27 @@ static void check_parse(const blob *out, blob *layers, unsigned kind) {
          "%s: refused as the other kind (%s)", k, why);
   filter_parse(out->p, out->n, kind | FILTER_WANT_LAYERED, &f, NULL, 0);
   TAP_EQ_U64(filter_layer_count(&f), LAYERS, "%s: three layers", k);
-  int views = 1;
+  int views = 1, walked = 1;
+  filter_layer_walk w = filter_layers_of(&f);
   for (unsigned i = 0; i < LAYERS; i++) {
-    filter_view l;
+    filter_view l, next;
     filter_layer(&f, i, &l);
     views &= l.blob_bytes == layers[i].n &&
              memcmp(l.blob, layers[i].p, layers[i].n) == 0 &&
              l.header.kind == kind;
+    filter_layer_next(&w, &next);
+    walked &= next.blob == l.blob && next.blob_bytes == l.blob_bytes &&
+              next.body == l.body && next.header.count == l.header.count;
   }
   tap_ok(views, "%s: filter_layer gives each layer's bytes", k);
-  filter_view plain, l0;
+  tap_ok(walked, "%s: filter_layer_next walks the same layers in order", k);
+  filter_view plain, l0, walked0;
   filter_parse(layers[0].p, layers[0].n, kind, &plain, NULL, 0);
   filter_layer(&plain, 0, &l0);
-  tap_ok(filter_layer_count(&plain) == 1 && l0.blob == plain.blob,
+  filter_layer_walk wp = filter_layers_of(&plain);
+  filter_layer_next(&wp, &walked0);
+  tap_ok(filter_layer_count(&plain) == 1 && l0.blob == plain.blob &&
+             walked0.blob == plain.blob,
          "%s: a plain filter is its own layer 0", k);
 
   /* Membership: the OR of the layers, and every item found. */
