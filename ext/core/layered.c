@@ -249,7 +249,8 @@ int layered_contains(const filter_view *f, filter_hash h) {
   return layered_table_contains(&t, h);
 }
 
-void layered_sync_sums(unsigned char *blob, const filter_view *f) {
+void layered_sync_sums(unsigned char *blob, const filter_view *f,
+                       filter_header *outer) {
   uint64_t offset = layered_header_bytes(f->header.layers);
   uint64_t capacity = 0, count = 0;
   for (unsigned i = 0; i < f->header.layers; i++) {
@@ -265,4 +266,8 @@ void layered_sync_sums(unsigned char *blob, const filter_view *f) {
   }
   filter_write_capacity(blob, capacity);
   filter_write_count(blob, count);
+  if (outer) {
+    outer->capacity = capacity;
+    outer->count = count;
+  }
 }

@@ -147,7 +147,9 @@ int layered_table_contains(const layered_table *t, filter_hash h);
 /* After a caller changed layers' counts in place in a layered blob
 ** (bloom_add, cuckoo_add and the like): rewrites the outer count and
 ** capacity as the layers' sums.  f is the view the blob parsed into
-** (offsets are unchanged); blob is the writable copy. */
-void layered_sync_sums(unsigned char *blob, const filter_view *f);
+** (offsets are unchanged); blob is the writable copy.  outer, when not
+** NULL, takes the sums written (its capacity and count). */
+void layered_sync_sums(unsigned char *blob, const filter_view *f,
+                       filter_header *outer);
 
 #endif

@@ -49,6 +49,6 @@ void sql_bloom_add(sqlite3_context *ctx, int argc,
     added++;
   }
   filter_write_count(layer, saturating_add(newest.header.count, added));
-  if (f.header.kind == FILTER_KIND_LAYERED) layered_sync_sums(out, &f);
+  if (f.header.kind == FILTER_KIND_LAYERED) layered_sync_sums(out, &f, NULL);
   sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
 }

@@ -106,10 +106,7 @@ static int combine_into(unsigned char *into, filter_view *a,
   if (b->header.target_fpr > a->header.target_fpr)
     a->header.target_fpr = b->header.target_fpr;
   filter_write_header(into, &a->header);
-  layered_sync_sums(into, a);
-  /* the sums just written (FORMAT.md offsets) */
-  a->header.capacity = load_le64(into + 24);
-  a->header.count = load_le64(into + 40);
+  layered_sync_sums(into, a, &a->header);
   return 0;
 }
 

@@ -71,7 +71,7 @@ static uint64_t layer_at(const filter_view *f, unsigned i, filter_view *layer) {
 static void write_count(unsigned char *out, uint64_t at, const filter_view *f,
                         uint64_t count) {
   filter_write_count(out + at, count);
-  if (f->header.kind == FILTER_KIND_LAYERED) layered_sync_sums(out, f);
+  if (f->header.kind == FILTER_KIND_LAYERED) layered_sync_sums(out, f, NULL);
 }
 
 void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
