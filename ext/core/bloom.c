@@ -97,6 +97,26 @@ int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
   return (int)(all & 1);
 }
 
+unsigned bloom_width_ladder(const unsigned *width, unsigned n,
+                            unsigned *distinct, unsigned char *rank) {
+  unsigned count = 0;
+  for (unsigned i = 0; i < n; i++) {
+    unsigned j = 0;
+    while (j < count && distinct[j] < width[i]) j++;
+    if (j == count || distinct[j] != width[i]) {
+      memmove(distinct + j + 1, distinct + j, (count - j) * sizeof *distinct);
+      distinct[j] = width[i];
+      count++;
+    }
+  }
+  for (unsigned i = 0; i < n; i++) {
+    unsigned j = 0;
+    while (distinct[j] != width[i]) j++;
+    rank[i] = (unsigned char)j;
+  }
+  return count;
+}
+
 void bloom_masks_of(filter_hash h, const unsigned *widths, unsigned count,
                     bloom_mask *masks) {
   bloom_mask m = {{0}};

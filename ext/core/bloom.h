@@ -82,6 +82,13 @@ typedef struct bloom_mask {
   uint64_t word[BLOOM_BLOCK_BYTES / 8];
 } bloom_mask;
 
+/* The distinct values among width[0..n) in ascending order into
+** distinct[] (their number is returned), and in rank[i] the place of
+** width[i] among them: the widths bloom_masks_of takes, for n filters
+** (layers) of various k probed with one hash.  O(n^2), n <= 255. */
+unsigned bloom_width_ladder(const unsigned *width, unsigned n,
+                            unsigned *distinct, unsigned char *rank);
+
 /* masks[j] = the first widths[j] of the k bits of h, for count widths in
 ** ascending order, each 1..BLOOM_MAX_HASHES. */
 void bloom_masks_of(filter_hash h, const unsigned *widths, unsigned count,

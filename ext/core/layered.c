@@ -197,23 +197,8 @@ void layered_table_of(const filter_view *f, layered_table *t) {
       t->width[i] = layer.header.fingerprint_bits;
     }
   }
-  /* Distinct widths by insertion into a sorted list: at most 64. */
-  t->widths = 0;
-  for (unsigned i = 0; i < t->layers; i++) {
-    unsigned j = 0;
-    while (j < t->widths && t->distinct_width[j] < t->width[i]) j++;
-    if (j == t->widths || t->distinct_width[j] != t->width[i]) {
-      memmove(t->distinct_width + j + 1, t->distinct_width + j,
-              (t->widths - j) * sizeof t->distinct_width[0]);
-      t->distinct_width[j] = t->width[i];
-      t->widths++;
-    }
-  }
-  for (unsigned i = 0; i < t->layers; i++) {
-    unsigned j = 0;
-    while (t->distinct_width[j] != t->width[i]) j++;
-    t->width_rank[i] = (unsigned char)j;
-  }
+  t->widths = bloom_width_ladder(t->width, t->layers, t->distinct_width,
+                                 t->width_rank);
 }
 
 int layered_table_contains(const layered_table *t, filter_hash h) {

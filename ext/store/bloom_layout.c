@@ -106,6 +106,39 @@ static int contains(store *s, const store_layer *l, filter_hash h) {
   return maybe;
 }
 
+/* A probe of every layer, the newest (most items) first: the value's bits
+** are made once for each distinct k among the layers, and each layer's
+** block is tested with eight ANDs (callgrind, 10 layers: about 1,000
+** instructions a probe in bloom_contains alone when each layer made its
+** own). */
+static int contains_any(store *s, filter_hash h) {
+  unsigned n = (unsigned)s->layer_count;
+  int same = s->probe_widths.layers == n;
+  for (unsigned i = 0; same && i < n; i++)
+    same = s->probe_widths.width[i] == s->layers[i].header.hashes;
+  if (!same) {
+    for (unsigned i = 0; i < n; i++)
+      s->probe_widths.width[i] = s->layers[i].header.hashes;
+    s->probe_widths.widths =
+        bloom_width_ladder(s->probe_widths.width, n, s->probe_widths.distinct,
+                           s->probe_widths.rank);
+    s->probe_widths.layers = n;
+  }
+  bloom_mask mask[STORE_MAX_LAYERS];
+  bloom_masks_of(h, s->probe_widths.distinct, s->probe_widths.widths, mask);
+  for (unsigned i = n; i-- > 0;) {
+    block_place p;
+    int rc = find_block(s, &s->layers[i], h, 0, &p);
+    if (rc != SQLITE_OK) return -rc;
+    int maybe = p.bytes != NULL &&
+                bloom_block_holds(p.bytes + p.offset,
+                                  &mask[s->probe_widths.rank[i]]);
+    if (p.held) shadow_done(p.held);
+    if (maybe) return 1;
+  }
+  return 0;
+}
+
 /* Chunks read to estimate how full a layer is. */
 #define FILL_SAMPLE 16
 
@@ -366,6 +399,7 @@ const store_layout store_bloom_layout = {
     .size = size_filter, .configure = configure, .unit_bytes = unit_bytes,
     .chunk_items = chunk_counter,
     /* the items */
-    .add = add, .contains = contains, .remove = NULL, .settle = settle,
+    .add = add, .contains = contains, .contains_any = contains_any,
+    .remove = NULL, .settle = settle,
     .load = merge,
 };

@@ -80,6 +80,13 @@ typedef struct store {
   int deferred_layer;
   double deferred_base;
   uint64_t deferred_adds;
+  /* The layers' k as bloom_masks_of takes them (bloom_layout.c), for the
+  ** `layers` first layers with these k; made again when they differ. */
+  struct {
+    unsigned layers, widths;
+    unsigned width[STORE_MAX_LAYERS], distinct[STORE_MAX_LAYERS];
+    unsigned char rank[STORE_MAX_LAYERS];
+  } probe_widths;
   unsigned data_version;
   int data_version_known;
   int in_write; /* between xBegin and the transaction's end */
@@ -126,6 +133,9 @@ struct store_layout {
   ** negated error code. */
   int (*add)(store *s, const store_layer *l, filter_hash h);
   int (*contains)(store *s, const store_layer *l, filter_hash h);
+  /* 1 if some layer may hold h, 0 if none, or a negated error code; NULL:
+  ** contains asks the layers one by one, newest first. */
+  int (*contains_any)(store *s, filter_hash h);
   int (*remove)(store *s, const store_layer *l, filter_hash h);
   /* Applies the adds the layout deferred (NULL: it defers none). */
   int (*settle)(store *s);

@@ -628,6 +628,7 @@ static int probe(store *s, sqlite3_value *value, filter_hash *h) {
   if (st == ARG_ERROR) return -SQLITE_NOMEM;
   int rc = settle(s);
   if (rc != SQLITE_OK) return -rc;
+  if (s->layout->contains_any) return s->layout->contains_any(s, *h);
   /* The newest layer holds the most items: ask it first. */
   for (int i = s->layer_count - 1; i >= 0; i--) {
     int maybe = s->layout->contains(s, &s->layers[i], *h);
