@@ -23,6 +23,10 @@
 **                    the same size
 **   space            the shadow tables' pages (dbstat) against the bytes
 **                    of the equivalent blob
+**   cuckoo_store     INFO, no targets: the trigger inserts at 1M and 10M,
+**                    the EXISTS probe at 10M and an autocommit DELETE of
+**                    a present value, for a cuckoo_store loaded with a
+**                    cuckoo_build of the same ids
 **
 ** Databases are built once under the bench folder (store-*.db, git-ignored)
 ** and reused; each store is filled by merging a bloom_build over its ids
@@ -113,6 +117,24 @@ static sqlite3 *prepare_db(const char *dir, long long n, int with_blob) {
   }
   exec(db, "CREATE TABLE ready(x); COMMIT; PRAGMA wal_checkpoint(TRUNCATE)");
   return db;
+}
+
+/* Adds, once, a cuckoo_store `cseen` (capacity n) holding the ids, and
+** ckept(id), a copy of ids whose trigger inserts into it. */
+static void prepare_cuckoo(sqlite3 *db, long long n) {
+  if (q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'cready'") == 1)
+    return;
+  fprintf(stderr, "store bench: adding the cuckoo store (once)\n");
+  execf(db,
+        "BEGIN;"
+        "CREATE TABLE ckept(id INTEGER PRIMARY KEY);"
+        "INSERT INTO ckept SELECT id FROM ids;"
+        "CREATE VIRTUAL TABLE cseen USING cuckoo_store(capacity = %lld, fpr = 0.01);"
+        "INSERT INTO cseen(filter) SELECT cuckoo_build(id, %lld, 0.01) FROM ids;"
+        "CREATE TRIGGER ckept_cseen AFTER INSERT ON ckept BEGIN"
+        "  INSERT INTO cseen(value) VALUES (NEW.id); END;"
+        "CREATE TABLE cready(x); COMMIT; PRAGMA wal_checkpoint(TRUNCATE)",
+        n, n);
 }
 
 /* Seconds per autocommit INSERT of `count` new ids into `table`. */
@@ -268,6 +290,66 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "trigger insert at %lld vs at %lld", largest, small);
     target_of(name, (keptl / plainl) / (kept1 / plain1), 1.3, 1);
     sqlite3_close(dbl);
+  }
+
+  /* cuckoo_store beside it, INFO only: trigger inserts against the plain
+  ** INSERT, interleaved as above; EXISTS against the table; and an
+  ** autocommit DELETE of a present value. */
+  printf("  -- cuckoo_store beside it (INFO)\n");
+  prepare_cuckoo(db1, small);
+  prepare_cuckoo(dbb, big);
+  exec(db1, "SELECT count(*) FROM cseen_chunks WHERE length(data) > 0");
+  exec(dbb, "SELECT count(*) FROM cseen_chunks WHERE length(data) > 0");
+  double cplain1 = 0, ckept1 = 0, cplainb = 0, ckeptb = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    int kept_first = round % 2;
+    if (kept_first) ckept1 += insert_cost(db1, "ckept", 2000);
+    cplain1 += insert_cost(db1, "plain", 2000);
+    if (!kept_first) ckept1 += insert_cost(db1, "ckept", 2000);
+    if (kept_first) ckeptb += insert_cost(dbb, "ckept", 2000);
+    cplainb += insert_cost(dbb, "plain", 2000);
+    if (!kept_first) ckeptb += insert_cost(dbb, "ckept", 2000);
+  }
+  printf("  INFO per autocommit insert, warm: plain %.1f us, cuckoo-kept %.1f us"
+         " (%lld, ratio %.2f); plain %.1f us, cuckoo-kept %.1f us (%lld, ratio"
+         " %.2f)\n", cplain1 / ROUNDS * 1e6, ckept1 / ROUNDS * 1e6, small,
+         ckept1 / cplain1, cplainb / ROUNDS * 1e6, ckeptb / ROUNDS * 1e6, big,
+         ckeptb / cplainb);
+  double cp_table = 0, cp_store = 0;
+  for (int round = 0; round < 3; round++) {
+    cp_table += probe_cost(dbb, "SELECT EXISTS (SELECT 1 FROM plain WHERE id = ?1)", 100000);
+    cp_store += probe_cost(dbb, "SELECT EXISTS (SELECT 1 FROM cseen WHERE value = ?1)", 100000);
+  }
+  printf("  INFO prepared EXISTS, %lld: table %.2f us, cuckoo store %.2f us"
+         " (ratio %.2f)\n", big, cp_table / 3 * 1e6, cp_store / 3 * 1e6,
+         cp_store / cp_table);
+  {
+    enum { DELETES = 2000 };
+    sqlite3_int64 *victims = malloc(sizeof *victims * DELETES);
+    sqlite3_stmt *st;
+    char pick[160];
+    snprintf(pick, sizeof pick, "SELECT id FROM ids LIMIT %d OFFSET %lld",
+             DELETES, (long long)(next_id() % (uint64_t)(big - DELETES)));
+    if (victims == NULL || sqlite3_prepare_v2(dbb, pick, -1, &st, NULL) != SQLITE_OK)
+      die(dbb, pick);
+    int got = 0;
+    while (got < DELETES && sqlite3_step(st) == SQLITE_ROW)
+      victims[got++] = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(dbb, "DELETE FROM cseen WHERE value = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+      die(dbb, "DELETE");
+    double td = now();
+    for (int i = 0; i < got; i++) {
+      sqlite3_bind_int64(st, 1, victims[i]);
+      if (sqlite3_step(st) != SQLITE_DONE) die(dbb, "DELETE");
+      sqlite3_reset(st);
+    }
+    td = (now() - td) / (got ? got : 1);
+    sqlite3_finalize(st);
+    free(victims);
+    printf("  INFO autocommit DELETE of a present value, %lld: %.1f us\n", big,
+           td * 1e6);
   }
 
   /* Bulk: the big database's ids into a new store and a new table. */
