@@ -154,6 +154,18 @@ static double insert_cost(sqlite3 *db, const char *table, int count) {
   return t;
 }
 
+/* One round of 2,000 inserts into `plain` and 2,000 into `kept` (a table
+** with a store's trigger), added to *plain and *kept; odd rounds start
+** with `kept`, so that WAL checkpoints (every 1000 pages, in whichever
+** insert crosses) fall on both alike. */
+static void insert_pair(sqlite3 *db, const char *kept_table, int round,
+                        double *plain, double *kept) {
+  int kept_first = round % 2;
+  if (kept_first) *kept += insert_cost(db, kept_table, 2000);
+  *plain += insert_cost(db, "plain", 2000);
+  if (!kept_first) *kept += insert_cost(db, kept_table, 2000);
+}
+
 /* Seconds per run of a one-parameter statement over `count` random ids
 ** (nearly all absent, as most incoming ids of an idempotency check are). */
 static double probe_cost(sqlite3 *db, const char *sql, int count) {
@@ -247,22 +259,11 @@ int main(int argc, char **argv) {
   warm_store(dbb);
 
   /* Trigger-kept inserts, interleaved so every size sees the same machine. */
-  /* Each round alternates which table goes first, so that WAL checkpoints
-  ** (every 1000 pages, in whichever insert crosses) fall on both alike. */
   double plain1 = 0, kept1 = 0, plainb = 0, keptb = 0, plainl = 0, keptl = 0;
   for (int round = 0; round < ROUNDS; round++) {
-    int kept_first = round % 2;
-    if (kept_first) kept1 += insert_cost(db1, "kept", 2000);
-    plain1 += insert_cost(db1, "plain", 2000);
-    if (!kept_first) kept1 += insert_cost(db1, "kept", 2000);
-    if (kept_first) keptb += insert_cost(dbb, "kept", 2000);
-    plainb += insert_cost(dbb, "plain", 2000);
-    if (!kept_first) keptb += insert_cost(dbb, "kept", 2000);
-    if (dbl) {
-      if (kept_first) keptl += insert_cost(dbl, "kept", 2000);
-      plainl += insert_cost(dbl, "plain", 2000);
-      if (!kept_first) keptl += insert_cost(dbl, "kept", 2000);
-    }
+    insert_pair(db1, "kept", round, &plain1, &kept1);
+    insert_pair(dbb, "kept", round, &plainb, &keptb);
+    if (dbl) insert_pair(dbl, "kept", round, &plainl, &keptl);
   }
   double blob1 = insert_cost(db1, "blobkept", 200);
   double blobb = insert_cost(dbb, "blobkept", 20);
@@ -302,13 +303,8 @@ int main(int argc, char **argv) {
   exec(dbb, "SELECT count(*) FROM cseen_chunks WHERE length(data) > 0");
   double cplain1 = 0, ckept1 = 0, cplainb = 0, ckeptb = 0;
   for (int round = 0; round < ROUNDS; round++) {
-    int kept_first = round % 2;
-    if (kept_first) ckept1 += insert_cost(db1, "ckept", 2000);
-    cplain1 += insert_cost(db1, "plain", 2000);
-    if (!kept_first) ckept1 += insert_cost(db1, "ckept", 2000);
-    if (kept_first) ckeptb += insert_cost(dbb, "ckept", 2000);
-    cplainb += insert_cost(dbb, "plain", 2000);
-    if (!kept_first) ckeptb += insert_cost(dbb, "ckept", 2000);
+    insert_pair(db1, "ckept", round, &cplain1, &ckept1);
+    insert_pair(dbb, "ckept", round, &cplainb, &ckeptb);
   }
   printf("  INFO per autocommit insert, warm: plain %.1f us, cuckoo-kept %.1f us"
          " (%lld, ratio %.2f); plain %.1f us, cuckoo-kept %.1f us (%lld, ratio"
