@@ -41,10 +41,15 @@ typedef struct config_rows {
   layer_rows layers[STORE_MAX_LAYERS]; /* layer.i.* */
 } config_rows;
 
-static int layout_key(const store_layout *l, const char *name) {
-  for (int k = 0; k < LAYOUT_MAX_KEYS && l->keys[k]; k++)
-    if (strcmp(name, l->keys[k]) == 0) return k;
+/* The index of name among keys[0..n) (a NULL ends them early), or -1. */
+static int key_index(const char *const *keys, int n, const char *name) {
+  for (int k = 0; k < n && keys[k]; k++)
+    if (strcmp(name, keys[k]) == 0) return k;
   return -1;
+}
+
+static int layout_key(const store_layout *l, const char *name) {
+  return key_index(l->keys, LAYOUT_MAX_KEYS, name);
 }
 
 static unsigned layout_key_bits(const store_layout *l) {
@@ -72,15 +77,15 @@ static void take_layer_row(const store_layout *l, layer_rows *r,
 
 static void take_row(const store_layout *l, config_rows *c, const char *key,
                      sqlite3_stmt *stmt) {
-  for (int k = 0; k < COMMON_KEYS; k++) {
-    if (strcmp(key, common_keys[k]) != 0) continue;
+  int k = key_index(common_keys, COMMON_KEYS, key);
+  if (k >= 0) {
     c->common[k] = sqlite3_column_int64(stmt, 1);
     if (k == KEY_FPR) c->fpr = sqlite3_column_double(stmt, 1);
     c->seen_common |= 1u << k;
     return;
   }
-  for (int k = 0; k < SCHEDULE_KEYS; k++) {
-    if (strcmp(key, schedule_keys[k]) != 0) continue;
+  k = key_index(schedule_keys, SCHEDULE_KEYS, key);
+  if (k >= 0) {
     c->schedule[k] = sqlite3_column_int64(stmt, 1);
     if (k == KEY_TIGHTENING) c->tightening = sqlite3_column_double(stmt, 1);
     c->seen_schedule |= 1u << k;
@@ -95,7 +100,7 @@ static void take_row(const store_layout *l, config_rows *c, const char *key,
     take_layer_row(l, &c->layers[i], end + 1, stmt);
     return;
   }
-  int k = layout_key(l, key);
+  k = layout_key(l, key);
   if (k >= 0) {
     c->fixed.values[k] = sqlite3_column_int64(stmt, 1);
     c->fixed.seen |= 1u << k;
