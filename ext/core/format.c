@@ -353,7 +353,3 @@ void filter_write_header(unsigned char *dst, const filter_header *h) {
 void filter_write_count(unsigned char *dst, uint64_t count) {
   store_le64(dst + OFF_COUNT, count);
 }
-
-void filter_write_capacity(unsigned char *dst, uint64_t capacity) {
-  store_le64(dst + OFF_CAPACITY, capacity);
-}

@@ -125,10 +125,8 @@ filter_header filter_header_new(unsigned kind, uint64_t capacity,
 /* Writes the 64-byte header for h into dst. */
 void filter_write_header(unsigned char *dst, const filter_header *h);
 
-/* Overwrite only the counter, or only the capacity, of a serialized
-** header. */
+/* Overwrites only the counter of a serialized header. */
 void filter_write_count(unsigned char *dst, uint64_t count);
-void filter_write_capacity(unsigned char *dst, uint64_t capacity);
 
 /* Total blob size for a bloom filter of `bits` bits. */
 static inline uint64_t bloom_blob_bytes(uint64_t bits) {

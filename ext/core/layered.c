@@ -9,8 +9,11 @@
 
 #include "core/bloom.h"
 #include "core/cuckoo.h"
+#include "core/filter.h"
 
-uint64_t filter_blob_bytes(const filter_header *h) {
+/* The length of the blob of a valid filter with header h (kind 1 or 2):
+** 64 + its body.  0 if the header's sizes cannot be a blob (a wrap). */
+static uint64_t filter_blob_bytes(const filter_header *h) {
   if (h->kind == FILTER_KIND_BLOOM) return bloom_blob_bytes(h->bits);
   if (h->kind != FILTER_KIND_CUCKOO || h->fingerprint_bits == 0) return 0;
   /* buckets / 2 * f + 64 must not wrap (cuckoo_body_bytes' promise). */
@@ -146,12 +149,6 @@ int layered_write(unsigned char *dst, uint64_t dst_bytes,
   return 0;
 }
 
-uint64_t filter_layer_offset(const filter_view *f, unsigned i) {
-  uint64_t offset = layered_header_bytes(f->header.layers);
-  for (unsigned j = 0; j < i; j++) offset += load_le64(f->body + 8 * j);
-  return offset;
-}
-
 void filter_layer_next(filter_layer_walk *w, filter_view *layer) {
   const filter_view *f = w->f;
   if (f->header.kind != FILTER_KIND_LAYERED) {
@@ -166,16 +163,17 @@ void filter_layer_next(filter_layer_walk *w, filter_view *layer) {
   w->next++;
 }
 
-void filter_layer(const filter_view *f, unsigned i, filter_view *layer) {
+void filter_layer_prev(filter_layer_walk *w, filter_view *layer) {
+  const filter_view *f = w->f;
   if (f->header.kind != FILTER_KIND_LAYERED) {
     *layer = *f;
     return;
   }
-  uint64_t offset = filter_layer_offset(f, i);
-  uint64_t bytes = load_le64(f->body + 8 * i);
-  /* Validated with the whole, so it parses again. */
-  filter_parse(f->blob + offset, (size_t)bytes, f->header.layer_kind, layer,
-               NULL, 0);
+  w->next--;
+  uint64_t bytes = load_le64(f->body + 8 * w->next);
+  w->offset -= bytes;
+  filter_parse(f->blob + w->offset, (size_t)bytes, f->header.layer_kind,
+               layer, NULL, 0);
 }
 
 void layered_table_of(const filter_view *f, layered_table *t) {
@@ -197,8 +195,9 @@ void layered_table_of(const filter_view *f, layered_table *t) {
       t->width[i] = layer.header.fingerprint_bits;
     }
   }
-  t->widths = bloom_width_ladder(t->width, t->layers, t->distinct_width,
-                                 t->width_rank);
+  if (t->layer_kind == FILTER_KIND_BLOOM)
+    t->widths = bloom_width_ladder(t->width, t->layers, t->distinct_width,
+                                   t->width_rank);
 }
 
 int layered_table_contains(const layered_table *t, filter_hash h) {
@@ -229,30 +228,13 @@ int layered_table_contains(const layered_table *t, filter_hash h) {
 }
 
 int layered_contains(const filter_view *f, filter_hash h) {
-  layered_table t;
-  layered_table_of(f, &t);
-  return layered_table_contains(&t, h);
+  /* One probe: each layer read as it is reached, no table. */
+  filter_layer_walk w = filter_layers_newest(f);
+  for (unsigned i = 0; i < f->header.layers; i++) {
+    filter_view layer;
+    filter_layer_prev(&w, &layer);
+    if (filter_contains(&layer, h)) return 1;
+  }
+  return 0;
 }
 
-void layered_sync_sums(unsigned char *blob, const filter_view *f,
-                       filter_header *outer) {
-  uint64_t offset = layered_header_bytes(f->header.layers);
-  uint64_t capacity = 0, count = 0;
-  for (unsigned i = 0; i < f->header.layers; i++) {
-    uint64_t bytes = load_le64(f->body + 8 * i);
-    filter_view layer;
-    /* The caller changed counters only: each layer still parses. */
-    filter_parse(blob + offset, (size_t)bytes, f->header.layer_kind, &layer,
-                 NULL, 0);
-    capacity += layer.header.capacity;
-    if (capacity > (uint64_t)INT64_MAX) capacity = (uint64_t)INT64_MAX;
-    count = saturating_add(count, layer.header.count);
-    offset += bytes;
-  }
-  filter_write_capacity(blob, capacity);
-  filter_write_count(blob, count);
-  if (outer) {
-    outer->capacity = capacity;
-    outer->count = count;
-  }
-}

@@ -7,7 +7,7 @@
 ** header.
 **
 ** Reading: filter_parse (format.h) validates the whole with
-** FILTER_WANT_LAYERED; then filter_layer_count / filter_layer give each
+** FILTER_WANT_LAYERED; then filter_layer_count / filter_layer_next give each
 ** layer as a filter_view of its own kind, and filter_contains (filter.h)
 ** probes them all.
 **
@@ -59,10 +59,6 @@ typedef struct layered_plan {
   uint64_t count;
 } layered_plan;
 
-/* The length of the blob of a valid filter with header h (kind 1 or 2):
-** 64 + its body.  0 if the header's sizes cannot be a blob (a wrap). */
-uint64_t filter_blob_bytes(const filter_header *h);
-
 /* Checks that layers[0..count) can be the layers of one filter (1 <= count
 ** <= 64, all of kind 1 or all of kind 2, version 1, MurmurHash3, one seed)
 ** and that p's fields are in range; fills *plan.  0, or -1 with the reason
@@ -94,31 +90,32 @@ static inline unsigned filter_layer_count(const filter_view *f) {
   return f->header.kind == FILTER_KIND_LAYERED ? f->header.layers : 1;
 }
 
-/* Layer i (0 = oldest, i < filter_layer_count) of a valid filter as its
-** own view; a filter that is not layered is its own layer 0.  O(i). */
-void filter_layer(const filter_view *f, unsigned i, filter_view *layer);
-
-/* The byte offset of layer i within a valid layered filter's blob.  O(i). */
-uint64_t filter_layer_offset(const filter_view *f, unsigned i);
-
-/* The layers in order, each in O(1), where a loop over filter_layer would
-** take O(L^2):
+/* Walking the layers of a valid filter, each step O(1) (a filter that is
+** not layered is its own only layer), oldest first:
 **   filter_layer_walk w = filter_layers_of(f);
 **   for (unsigned i = 0; i < filter_layer_count(f); i++) {
 **     filter_view layer;
-**     filter_layer_next(&w, &layer);  ...                               */
+**     filter_layer_next(&w, &layer);  ...
+** or newest first with filter_layers_newest and filter_layer_prev.  A
+** layer's place in the blob is layer.blob - f->blob. */
 typedef struct filter_layer_walk {
   const filter_view *f;
-  unsigned next;    /* the layer the next call gives */
-  uint64_t offset;  /* where it starts in the blob */
+  unsigned next;    /* oldest first: the layer the next call gives;
+                       newest first: one past it */
+  uint64_t offset;  /* where that layer starts (newest first: ends) */
 } filter_layer_walk;
 
 static inline filter_layer_walk filter_layers_of(const filter_view *f) {
   filter_layer_walk w = {f, 0, layered_header_bytes(f->header.layers)};
   return w;
 }
-/* The next layer; at most filter_layer_count(f) calls. */
+static inline filter_layer_walk filter_layers_newest(const filter_view *f) {
+  filter_layer_walk w = {f, filter_layer_count(f), f->blob_bytes};
+  return w;
+}
+/* The next layer, or the one before; at most filter_layer_count(f) calls. */
 void filter_layer_next(filter_layer_walk *w, filter_view *layer);
+void filter_layer_prev(filter_layer_walk *w, filter_view *layer);
 
 /* 1 if some layer of a valid layered filter may hold h: the layers are
 ** probed newest first (the newest, largest one holds most items), stopping
@@ -144,12 +141,5 @@ void layered_table_of(const filter_view *f, layered_table *t);
 /* layered_contains over a table. */
 int layered_table_contains(const layered_table *t, filter_hash h);
 
-/* After a caller changed layers' counts in place in a layered blob
-** (bloom_add, cuckoo_add and the like): rewrites the outer count and
-** capacity as the layers' sums.  f is the view the blob parsed into
-** (offsets are unchanged); blob is the writable copy.  outer, when not
-** NULL, takes the sums written (its capacity and count). */
-void layered_sync_sums(unsigned char *blob, const filter_view *f,
-                       filter_header *outer);
 
 #endif

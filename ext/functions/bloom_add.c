@@ -29,13 +29,12 @@ void sql_bloom_add(sqlite3_context *ctx, int argc,
   if (st != ARG_OK) return;
   unsigned char *out = sql_copy_filter(ctx, &f);
   if (out == NULL) return;
-  /* The layer that takes the values, and where it sits in the copy. */
+  /* The layer that takes the values (the last), and where it sits in the
+  ** copy. */
   filter_view newest;
-  unsigned last = filter_layer_count(&f) - 1;
-  filter_layer(&f, last, &newest);
-  unsigned char *layer =
-      out + (f.header.kind == FILTER_KIND_LAYERED ? filter_layer_offset(&f, last)
-                                                  : 0);
+  filter_layer_walk w = filter_layers_newest(&f);
+  filter_layer_prev(&w, &newest);
+  unsigned char *layer = out + (newest.blob - f.blob);
   uint64_t blocks = newest.header.bits / BLOOM_BLOCK_BITS, added = 0;
   for (int i = 1; i < argc; i++) {
     filter_hash h;
@@ -49,6 +48,9 @@ void sql_bloom_add(sqlite3_context *ctx, int argc,
     added++;
   }
   filter_write_count(layer, saturating_add(newest.header.count, added));
-  if (f.header.kind == FILTER_KIND_LAYERED) layered_sync_sums(out, &f, NULL);
+  /* The outer count is the layers' sum, saturated: adding to it is the
+  ** same sum. */
+  if (f.header.kind == FILTER_KIND_LAYERED)
+    filter_write_count(out, saturating_add(f.header.count, added));
   sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
 }

@@ -55,12 +55,13 @@ static void combine_plain(unsigned char *into, filter_view *a,
 }
 
 /* Combines b into `into`, which holds a's bytes (a may be a view of it).
-** a_layers, when not NULL, holds a's layers as filter_layer gives them (a
-** holder that combines into the same bytes again keeps them, rather than
-** parse a's layers anew each time); NULL: they are read here.  Nothing is
-** written unless the two combine; otherwise -1 with the reason in why.  On
-** success the headers of *a and of a_layers are those now in `into`, so
-** the views describe it. */
+** a_layers, when not NULL, holds a's layers as filter_layer_next gives them
+** (a holder that combines into the same bytes again keeps them, rather
+** than parse a's layers anew each time); NULL: they are read here.  0 on
+** success, with the headers of *a and of a_layers those now in `into`, so
+** the views describe it; otherwise -1 with the reason in why, and `into`
+** may be partly combined (both callers drop it: the error ends the
+** statement). */
 static int combine_into(unsigned char *into, filter_view *a,
                         filter_view *a_layers, const filter_view *b,
                         int intersect, char *why, size_t why_size) {
@@ -82,31 +83,30 @@ static int combine_into(unsigned char *into, filter_view *a,
              a->header.layers, b->header.layers);
     return -1;
   }
-  unsigned layers = a->header.layers;
+  /* One pass: each pair checked, then combined; the outer sums from the
+  ** layers' new headers. */
   filter_view read, y;
   filter_layer_walk wa = filter_layers_of(a), wb = filter_layers_of(b);
-  for (unsigned i = 0; i < layers; i++) {
+  uint64_t capacity = 0, count = 0;
+  for (unsigned i = 0; i < a->header.layers; i++) {
     char shape[160];
-    const filter_view *x = a_layers ? &a_layers[i] : &read;
+    filter_view *x = a_layers ? &a_layers[i] : &read;
     if (a_layers == NULL) filter_layer_next(&wa, &read);
     filter_layer_next(&wb, &y);
     if (bloom_shape_check(&x->header, &y.header, shape, sizeof shape) != 0) {
       snprintf(why, why_size, "layer %u: %s", i, shape);
       return -1;
     }
-  }
-  wa = filter_layers_of(a);
-  wb = filter_layers_of(b);
-  for (unsigned i = 0; i < layers; i++) {
-    filter_view *x = a_layers ? &a_layers[i] : &read;
-    if (a_layers == NULL) filter_layer_next(&wa, &read);
-    filter_layer_next(&wb, &y);
     combine_plain(into + (x->blob - a->blob), x, &y, intersect);
+    capacity += x->header.capacity;
+    if (capacity > (uint64_t)INT64_MAX) capacity = (uint64_t)INT64_MAX;
+    count = saturating_add(count, x->header.count);
   }
   if (b->header.target_fpr > a->header.target_fpr)
     a->header.target_fpr = b->header.target_fpr;
+  a->header.capacity = capacity;
+  a->header.count = count;
   filter_write_header(into, &a->header);
-  layered_sync_sums(into, a, &a->header);
   return 0;
 }
 

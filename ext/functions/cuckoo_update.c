@@ -31,8 +31,8 @@
 ** A layered filter: cuckoo_add places the value in its newest (last)
 ** layer, and an error when that layer is full says so (a store adds the
 ** next layer; a blob cannot grow here).  cuckoo_delete removes one copy
-** from the newest layer that holds the fingerprint.  The outer count
-** follows the layers'.
+** from the one layer that holds the fingerprint, and nothing when several
+** do (as the stores).  The outer count follows the layers'.
 */
 #include "core/cuckoo.h"
 #include "core/layered.h"
@@ -60,18 +60,14 @@ static arg_status read_update(sqlite3_context *ctx, sqlite3_value **argv,
   return st;
 }
 
-/* Layer i of f and where it starts in a copy of f's blob. */
-static uint64_t layer_at(const filter_view *f, unsigned i, filter_view *layer) {
-  filter_layer(f, i, layer);
-  return f->header.kind == FILTER_KIND_LAYERED ? filter_layer_offset(f, i) : 0;
-}
-
-/* The new counter of a layer (offset in out) and, for a layered filter,
-** the outer sums. */
-static void write_count(unsigned char *out, uint64_t at, const filter_view *f,
-                        uint64_t count) {
-  filter_write_count(out + at, count);
-  if (f->header.kind == FILTER_KIND_LAYERED) layered_sync_sums(out, f, NULL);
+/* A layer's new counter in the copy, and the outer count moved by as much:
+** a layered cuckoo filter's count is the exact sum of its layers' (items
+** never exceed slots, so the sum cannot saturate). */
+static void write_count(unsigned char *out, const filter_view *f,
+                        const filter_view *layer, uint64_t count) {
+  filter_write_count(out + (layer->blob - f->blob), count);
+  if (f->header.kind == FILTER_KIND_LAYERED)
+    filter_write_count(out, f->header.count - layer->header.count + count);
 }
 
 void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
@@ -79,20 +75,20 @@ void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   filter_view f, layer;
   filter_hash h;
   if (read_update(ctx, argv, &f, &h) != ARG_OK) return;
-  unsigned last = filter_layer_count(&f) - 1;
-  uint64_t at = layer_at(&f, last, &layer);
+  filter_layer_walk w = filter_layers_newest(&f);
+  filter_layer_prev(&w, &layer); /* the newest takes the value */
   unsigned char *out = sql_copy_filter(ctx, &f);
   if (out == NULL) return;
   uint64_t slots = layer.header.buckets * CUCKOO_SLOTS_PER_BUCKET;
-  cuckoo_status st =
-      cuckoo_insert(out + at + FILTER_HEADER_BYTES, layer.header.buckets,
-                    layer.header.fingerprint_bits, h);
+  cuckoo_status st = cuckoo_insert(out + (layer.body - f.blob),
+                                   layer.header.buckets,
+                                   layer.header.fingerprint_bits, h);
   if (st == CUCKOO_OK) {
     /* items <= slots holds for every blob that parses; a hand-made one
     ** with a wrong count must still give a blob that parses. */
-    write_count(out, at, &f, layer.header.count < slots
-                                 ? layer.header.count + 1
-                                 : slots);
+    write_count(out, &f, &layer, layer.header.count < slots
+                                     ? layer.header.count + 1
+                                     : slots);
     sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
     return;
   }
@@ -101,7 +97,7 @@ void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
                         sizeof why);
   if (f.header.kind == FILTER_KIND_LAYERED)
     sql_error(ctx, "%s (the newest layer of a layered filter, layer %u)", why,
-              last);
+              f.header.layers - 1);
   else if (st == CUCKOO_FULL)
     sql_error(ctx, "%s; rebuild it with a larger n", why);
   else
@@ -114,18 +110,30 @@ void sql_cuckoo_delete(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   filter_view f, layer;
   filter_hash h;
   if (read_update(ctx, argv, &f, &h) != ARG_OK) return;
-  /* Look before changing: an absent value gives the input unchanged. */
+  /* Look before changing.  One copy leaves the one layer whose buckets
+  ** hold the fingerprint.  None: the input unchanged.  Several: one of
+  ** them may hold another value's colliding copy, and removing that one
+  ** would make the other value a false negative, so nothing is removed
+  ** (the value stays "maybe"), as the stores do. */
+  filter_layer_walk w = filter_layers_newest(&f);
+  unsigned holders = 0;
+  layer = f; /* the holder, once found */
   for (unsigned i = filter_layer_count(&f); i-- > 0;) {
-    uint64_t at = layer_at(&f, i, &layer);
-    if (!cuckoo_contains(layer.body, layer.header.buckets,
-                         layer.header.fingerprint_bits, h))
-      continue;
+    filter_view here;
+    filter_layer_prev(&w, &here);
+    if (cuckoo_contains(here.body, here.header.buckets,
+                        here.header.fingerprint_bits, h) &&
+        holders++ == 0)
+      layer = here;
+  }
+  if (holders == 1) {
     unsigned char *out = sql_copy_filter(ctx, &f);
     if (out == NULL) return;
-    cuckoo_remove(out + at + FILTER_HEADER_BYTES, layer.header.buckets,
+    cuckoo_remove(out + (layer.body - f.blob), layer.header.buckets,
                   layer.header.fingerprint_bits, h);
     /* A hand-made blob may say 0 items and still hold fingerprints. */
-    write_count(out, at, &f, layer.header.count ? layer.header.count - 1 : 0);
+    write_count(out, &f, &layer,
+                layer.header.count ? layer.header.count - 1 : 0);
     sqlite3_result_blob64(ctx, out, f.blob_bytes, sqlite3_free);
     return;
   }

@@ -700,13 +700,16 @@ def layered_add(blob, *values):
 def cuckoo_delete(blob, v):
     f = Filter(blob)
     if f.header.kind == 3:
-        # the newest layer that holds the fingerprint loses one copy
+        # one copy leaves the one layer that holds the fingerprint; when
+        # several do, one may hold another value's copy: nothing changes
         h = f.hash(v)
-        for layer in reversed(f.impl.layers if h is not None else []):
-            if layer.impl.remove_hash(*h):
-                layer.header.inserted = max(layer.header.inserted - 1, 0)
-                return _relayer(f, f.impl.layers)
-        return bytes(blob)
+        holders = [layer for layer in f.impl.layers
+                   if h is not None and layer.impl.test_hash(*h)]
+        if len(holders) != 1:
+            return bytes(blob)
+        holders[0].impl.remove_hash(*h)
+        holders[0].header.inserted = max(holders[0].header.inserted - 1, 0)
+        return _relayer(f, f.impl.layers)
     h = f.hash(v)
     if h is None or not f.impl.remove_hash(*h):
         return bytes(blob)

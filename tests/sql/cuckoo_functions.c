@@ -303,14 +303,12 @@ static void test_copies(void) {
                 "INSERT INTO c SELECT cuckoo_build(NULL, 100);");
   for (int i = 0; i < 8; i++)
     must_exec(db, "UPDATE c SET f = cuckoo_add(f, 'x')");
-  double t0 = now();
+  /* The message names the copies: a failed relocation walk says otherwise. */
   int refused = error_starts(db, "UPDATE c SET f = cuckoo_add(f, 'x')", NOARGS,
                              "cuckoo_add: the value does not fit: its two "
                              "buckets already hold 8 copies");
-  double ms = 1000.0 * (now() - t0);
-  tap_ok(refused && ms < 100.0,
-         "the same value fits 8 times; the 9th add is an error after %.3f ms",
-         ms);
+  tap_ok(refused, "the same value fits 8 times; the 9th add is an error "
+                  "naming the copies");
   tap_ok(q_int(db, "SELECT cuckoo_delete(f, 'absent') = f AND"
                    " cuckoo_delete(f, NULL) = f AND cuckoo_add(f, NULL) = f"
                    " FROM c", NOARGS) == 1,

@@ -376,13 +376,13 @@ static void test_copies(void) {
       ok = 0;
   unsigned char *before = malloc(body_bytes);
   memcpy(before, body, body_bytes);
-  clock_t t0 = clock();
+  /* Refused before any relocation: a walk that failed would say
+  ** CUCKOO_FULL, not CUCKOO_TOO_MANY_COPIES. */
   cuckoo_status st = cuckoo_insert(body, pl.buckets, pl.fingerprint_bits, h);
-  double ms = 1000.0 * (double)(clock() - t0) / CLOCKS_PER_SEC;
   tap_ok(ok && st == CUCKOO_TOO_MANY_COPIES &&
-             memcmp(before, body, body_bytes) == 0 && ms < 50.0,
-         "8 copies fit, the 9th is refused at once (%.3f ms), body unchanged",
-         ms);
+             memcmp(before, body, body_bytes) == 0,
+         "8 copies fit, the 9th is refused at once (too many copies, not a "
+         "failed walk), body unchanged");
   /* Absent value: nothing removed, nothing changed. */
   filter_hash absent = filter_hash_integer(8, 0);
   tap_ok(cuckoo_remove(body, pl.buckets, pl.fingerprint_bits, absent) == 0 &&

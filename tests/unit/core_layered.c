@@ -185,27 +185,33 @@ static void check_parse(const blob *out, blob *layers, unsigned kind) {
   filter_parse(out->p, out->n, kind | FILTER_WANT_LAYERED, &f, NULL, 0);
   TAP_EQ_U64(filter_layer_count(&f), LAYERS, "%s: three layers", k);
   int views = 1, walked = 1;
-  filter_layer_walk w = filter_layers_of(&f);
+  filter_layer_walk w = filter_layers_of(&f), back = filter_layers_newest(&f);
+  filter_view forward[LAYERS];
   for (unsigned i = 0; i < LAYERS; i++) {
-    filter_view l, next;
-    filter_layer(&f, i, &l);
-    views &= l.blob_bytes == layers[i].n &&
-             memcmp(l.blob, layers[i].p, layers[i].n) == 0 &&
-             l.header.kind == kind;
-    filter_layer_next(&w, &next);
-    walked &= next.blob == l.blob && next.blob_bytes == l.blob_bytes &&
-              next.body == l.body && next.header.count == l.header.count;
+    filter_view *l = &forward[i];
+    filter_layer_next(&w, l);
+    views &= l->blob_bytes == layers[i].n &&
+             memcmp(l->blob, layers[i].p, layers[i].n) == 0 &&
+             l->header.kind == kind;
   }
-  tap_ok(views, "%s: filter_layer gives each layer's bytes", k);
-  tap_ok(walked, "%s: filter_layer_next walks the same layers in order", k);
-  filter_view plain, l0, walked0;
+  for (unsigned i = LAYERS; i-- > 0;) {
+    filter_view l;
+    filter_layer_prev(&back, &l);
+    walked &= l.blob == forward[i].blob && l.blob_bytes == forward[i].blob_bytes &&
+              l.body == forward[i].body;
+  }
+  tap_ok(views, "%s: filter_layer_next gives each layer's bytes, in order", k);
+  tap_ok(walked, "%s: filter_layer_prev gives the same layers, newest first",
+         k);
+  filter_view plain, l0, l0_back;
   filter_parse(layers[0].p, layers[0].n, kind, &plain, NULL, 0);
-  filter_layer(&plain, 0, &l0);
-  filter_layer_walk wp = filter_layers_of(&plain);
-  filter_layer_next(&wp, &walked0);
+  filter_layer_walk wp = filter_layers_of(&plain),
+                    bp = filter_layers_newest(&plain);
+  filter_layer_next(&wp, &l0);
+  filter_layer_prev(&bp, &l0_back);
   tap_ok(filter_layer_count(&plain) == 1 && l0.blob == plain.blob &&
-             walked0.blob == plain.blob,
-         "%s: a plain filter is its own layer 0", k);
+             l0_back.blob == plain.blob,
+         "%s: a plain filter is its own only layer", k);
 
   /* Membership: the OR of the layers, and every item found. */
   filter_view lv[LAYERS];
