@@ -168,23 +168,40 @@ static int estimate_items(store *s, const store_layer *l, double *items) {
 
 /* A layer of a scalable store is full when it holds its capacity.  No row
 ** counts a layer's items (a counter changed by every insert would double
-** the pages an insert writes), so the chunks' counters decide.  A layer of
-** at most FILL_SAMPLE chunks sums them all: exact.  In a larger one, a
-** chunk holding less than its share of the capacity by three standard
-** deviations of a chunk's count says the layer is not full (once the layer
-** is full, a chunk is that far below its share about once in 700); past
-** that, an estimate from a sample of chunks decides, three standard errors
-** on the safe side.  1 full, 0 not, or a negated error code. */
+** the pages an insert writes), so the chunks' counters decide.
+**
+** A layer of at most FILL_SAMPLE chunks sums them all once (exact), and
+** counts its own adds from there while the cache holds what it read (any
+** other connection's change, or a rollback, empties the cache).
+**
+** In a larger one, a chunk holding less than its share of the capacity by
+** three standard deviations of a chunk's count says the layer is not full
+** (once the layer is full, a chunk is that far below its share about once
+** in 700); past that, an estimate from a sample of chunks decides, three
+** standard errors on the safe side.
+**
+** 1 full, 0 not, or a negated error code. */
 static int layer_full(store *s, const store_layer *l, int64_t local,
                       uint64_t count) {
-  double share = (double)l->header.capacity *
-                 (double)store_units_in_chunk(l, local) / (double)l->units;
-  if (l->chunks > FILL_SAMPLE && (double)count + 1 + 3 * sqrt(share) <= share)
-    return 0;
+  double capacity = (double)l->header.capacity;
+  if (l->chunks <= FILL_SAMPLE) {
+    int layer = (int)(l - s->layers);
+    if (s->small_layer.layer != layer ||
+        s->small_layer.clears != s->cache.clears) {
+      int rc = estimate_items(s, l, &s->small_layer.items);
+      if (rc != SQLITE_OK) return -rc;
+      s->small_layer.layer = layer;
+      s->small_layer.clears = s->cache.clears;
+    }
+    return s->small_layer.items + 1 > capacity;
+  }
+  double share =
+      capacity * (double)store_units_in_chunk(l, local) / (double)l->units;
+  if ((double)count + 1 + 3 * sqrt(share) <= share) return 0;
   double items;
   int rc = estimate_items(s, l, &items);
   if (rc != SQLITE_OK) return -rc;
-  return items + 1 > (double)l->header.capacity;
+  return items + 1 > capacity;
 }
 
 /* --- adds deferred past the cache's budget ------------------------------
@@ -299,6 +316,7 @@ static int defer(store *s, const store_layer *l, uint64_t block,
     if (rc != SQLITE_OK) return rc;
   }
   s->deferred_layer = (int)(l - s->layers);
+  s->small_layer.layer = -1; /* its count no longer follows the chunks */
   if (s->deferred_count == s->deferred_room) {
     size_t room = s->deferred_room ? 2 * s->deferred_room : 1024;
     if (room > DEFERRED_MAX) room = DEFERRED_MAX;
@@ -360,6 +378,7 @@ static int add(store *s, const store_layer *l, filter_hash h) {
   bloom_insert(chunk + p.offset, 1, l->header.hashes, h);
   set_chunk_counter(l, p.chunk, chunk, saturating_add(count, 1));
   cache_mark_dirty(&s->cache, p.cached);
+  if (s->small_layer.layer == (int)(l - s->layers)) s->small_layer.items += 1;
   return SQLITE_OK;
 }
 

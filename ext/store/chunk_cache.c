@@ -93,5 +93,7 @@ void cache_clear(chunk_cache *c) {
   for (size_t i = 0; i < c->capacity; i++) sqlite3_free(c->slots[i].bytes);
   sqlite3_free(c->slots);
   sqlite3_free(c->dirty_ids);
+  uint64_t clears = c->clears + 1;
   memset(c, 0, sizeof *c);
+  c->clears = clears;
 }

@@ -29,6 +29,8 @@ typedef struct chunk_cache {
                           for `capacity`: written back without a scan of
                           the clean chunks a connection keeps) */
   size_t bytes;        /* chunk bytes held */
+  uint64_t clears;     /* how many times cache_clear emptied it: what was
+                          learnt from its chunks holds while this stays */
 } chunk_cache;
 
 /* The chunk numbered id, or NULL if the cache does not hold it. */

@@ -92,9 +92,13 @@ static void take_row(const store_layout *l, config_rows *c, const char *key,
     return;
   }
   if (strncmp(key, LAYER_PREFIX, strlen(LAYER_PREFIX)) == 0) {
+    /* Only the key the writer makes (filter_key): decimal digits, no sign,
+    ** no space, no leading zero, so that one layer has one spelling. */
+    const char *digits = key + strlen(LAYER_PREFIX);
     char *end;
-    long i = strtol(key + strlen(LAYER_PREFIX), &end, 10);
-    if (end == key + strlen(LAYER_PREFIX) || *end != '.' || i < 0 ||
+    long i = strtol(digits, &end, 10);
+    if (!(*digits >= '0' && *digits <= '9') ||
+        (*digits == '0' && end != digits + 1) || *end != '.' || i < 0 ||
         i >= STORE_MAX_LAYERS)
       return;
     take_layer_row(l, &c->layers[i], end + 1, stmt);

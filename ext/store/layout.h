@@ -87,6 +87,14 @@ typedef struct store {
     unsigned width[STORE_MAX_LAYERS], distinct[STORE_MAX_LAYERS];
     unsigned char rank[STORE_MAX_LAYERS];
   } probe_widths;
+  /* The items of a small layer (bloom_layout.c), summed from its chunks
+  ** once and counted on from there while the cache keeps them
+  ** (cache.clears unchanged). */
+  struct {
+    int layer; /* -1: none */
+    uint64_t clears;
+    double items;
+  } small_layer;
   unsigned data_version;
   int data_version_known;
   int in_write; /* between xBegin and the transaction's end */

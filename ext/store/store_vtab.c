@@ -493,6 +493,7 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
   store *s = sqlite3_malloc(sizeof *s);
   if (s == NULL) return SQLITE_NOMEM;
   memset(s, 0, sizeof *s);
+  s->small_layer.layer = -1;
   s->function = row;
   s->layout = row->kind == FILTER_KIND_CUCKOO ? &store_cuckoo_layout
                                               : &store_bloom_layout;

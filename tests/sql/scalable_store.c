@@ -343,6 +343,28 @@ static void test_cuckoo(void) {
   sqlite3_close(db);
 }
 
+/* Only the writer's spelling of a layer key counts: rows such as
+** layer.00.hashes (which sorts after layer.0.hashes) are ignored, not read
+** as layer 0's, which would change its k and lose every value. */
+static void test_layer_key_spelling(void) {
+  const char *path = temp_db("keys");
+  sqlite3 *db = open_db_at(path);
+  must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 100, "
+                "growth = 2)");
+  insert_range(db, "s", 1, 300);
+  sqlite3_int64 layers = config_int(db, "s", "layers");
+  must_exec(db, "INSERT INTO s_config VALUES ('layer.00.hashes', 60),"
+                " ('layer.+0.hashes', 60), ('layer. 0.hashes', 60),"
+                " ('layer.01.bits', 512)");
+  sqlite3_close(db);
+  db = open_db_at(path);
+  tap_ok(layers > 1 && count_present(db, "s", 1, 300) == 300,
+         "layer keys spelt otherwise (layer.00, layer.+0, layer. 0, "
+         "layer.01) are ignored after reopening");
+  sqlite3_close(db);
+  remove(path);
+}
+
 static void test_damage(void) {
   static const char *const damage[] = {
       "UPDATE s_config SET value = 0 WHERE key = 'layers'",
@@ -422,6 +444,7 @@ int main(void) {
   test_transactions();
   test_cuckoo();
   test_damage();
+  test_layer_key_spelling();
   test_past_the_budget();
   return tap_done();
 }
