@@ -99,21 +99,15 @@ int bloom_contains(const unsigned char *bits, uint64_t blocks, unsigned k,
 
 unsigned bloom_width_ladder(const unsigned *width, unsigned n,
                             unsigned *distinct, unsigned char *rank) {
+  /* Widths are 1..64: bit w - 1 of one word marks each present. */
+  uint64_t present = 0;
+  for (unsigned i = 0; i < n; i++) present |= (uint64_t)1 << (width[i] - 1);
   unsigned count = 0;
-  for (unsigned i = 0; i < n; i++) {
-    unsigned j = 0;
-    while (j < count && distinct[j] < width[i]) j++;
-    if (j == count || distinct[j] != width[i]) {
-      memmove(distinct + j + 1, distinct + j, (count - j) * sizeof *distinct);
-      distinct[j] = width[i];
-      count++;
-    }
-  }
-  for (unsigned i = 0; i < n; i++) {
-    unsigned j = 0;
-    while (distinct[j] != width[i]) j++;
-    rank[i] = (unsigned char)j;
-  }
+  for (unsigned w = 1; w <= BLOOM_MAX_HASHES; w++)
+    if (present >> (w - 1) & 1) distinct[count++] = w;
+  for (unsigned i = 0; i < n; i++)
+    rank[i] = (unsigned char)__builtin_popcountll(
+        present & (((uint64_t)1 << (width[i] - 1)) - 1));
   return count;
 }
 

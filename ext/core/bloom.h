@@ -85,7 +85,7 @@ typedef struct bloom_mask {
 /* The distinct values among width[0..n) in ascending order into
 ** distinct[] (their number is returned), and in rank[i] the place of
 ** width[i] among them: the widths bloom_masks_of takes, for n filters
-** (layers) of various k probed with one hash.  O(n^2), n <= 255. */
+** (layers) of various k probed with one hash.  Each width is 1..64. */
 unsigned bloom_width_ladder(const unsigned *width, unsigned n,
                             unsigned *distinct, unsigned char *rank);
 

@@ -147,11 +147,6 @@ static int row_is_totals(const info_row *r) {
   return r->header.kind == FILTER_KIND_LAYERED;
 }
 
-/* FILTER_KIND_BLOOM or FILTER_KIND_CUCKOO: the filter's, or its layers'. */
-static unsigned row_kind(const info_row *r) {
-  return row_is_totals(r) ? r->header.layer_kind : r->header.kind;
-}
-
 /* Cuckoo: items per slot, over all the layers' slots for totals. */
 static double row_load(const info_row *r) {
   return (double)r->header.count /
@@ -291,7 +286,7 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
     return SQLITE_OK;
   }
   info_field field = (info_field)spec->fields[col];
-  unsigned kind = row_kind(r);
+  unsigned kind = filter_base_kind(&r->header);
   int bloom = kind == FILTER_KIND_BLOOM;
   switch (field) {
     case FIELD_BITS: case FIELD_HASHES: case FIELD_INSERTED:

@@ -38,8 +38,8 @@ typedef struct store_layer {
   int64_t chunks;
 } store_layer;
 
-/* A layered blob holds at most 64 layers (ext/FORMAT.md, kind 3). */
-#define STORE_MAX_LAYERS 64
+/* As many layers as a layered blob holds (ext/FORMAT.md, kind 3). */
+#define STORE_MAX_LAYERS FILTER_MAX_LAYERS
 
 /* An add a fixed Bloom store has not applied yet: its block and hash. */
 typedef struct deferred_add {

@@ -1060,6 +1060,31 @@ static void test_masks_agree(void) {
          yes, no);
 }
 
+/* bloom_width_ladder: the distinct widths ascending, each once, and every
+** width found at its rank (random lists with repeats, fixed seed). */
+static void test_width_ladder(void) {
+  rng_seed(0x5eed1add, "bloom_width_ladder on random width lists");
+  int bad = 0;
+  for (int t = 0; t < 5000; t++) {
+    unsigned n = 1 + (unsigned)(rng_next() % 64), width[64], distinct[64];
+    unsigned char rank[64];
+    unsigned span = 1 + (unsigned)(rng_next() % 64); /* repeats when small */
+    for (unsigned i = 0; i < n; i++)
+      width[i] = 1 + (unsigned)(rng_next() % span);
+    unsigned count = bloom_width_ladder(width, n, distinct, rank);
+    for (unsigned j = 1; j < count; j++) bad |= distinct[j - 1] >= distinct[j];
+    for (unsigned i = 0; i < n; i++)
+      bad |= rank[i] >= count || distinct[rank[i]] != width[i];
+    for (unsigned j = 0; j < count; j++) { /* each one is some width */
+      int found = 0;
+      for (unsigned i = 0; i < n; i++) found |= width[i] == distinct[j];
+      bad |= !found;
+    }
+  }
+  tap_ok(!bad, "bloom_width_ladder: distinct widths ascending, each a "
+               "width given, every width at its rank (5000 lists)");
+}
+
 int main(void) {
   test_murmur_reference();
   test_murmur_vectors();
@@ -1079,5 +1104,6 @@ int main(void) {
   test_format_rejections();
   test_bloom_quick_agrees();
   test_masks_agree();
+  test_width_ladder();
   return tap_done();
 }
