@@ -342,11 +342,16 @@ class BloomKind:
 
     def count(self):
         """bloom_count: estimated_items rounded half away from zero."""
-        items = self.stats()["estimated_items"]
-        if items is None:
-            return None
-        f = math.floor(items)
-        return int(f) + (1 if items - f >= 0.5 else 0)
+        return _rounded_count(self.stats()["estimated_items"])
+
+
+def _rounded_count(items):
+    """bloom_count's rounding of estimated_items: half away from zero
+    (items is never negative); None stays None."""
+    if items is None:
+        return None
+    f = math.floor(items)
+    return int(f) + (1 if items - f >= 0.5 else 0)
 
 
 def _popcount(x):
@@ -563,11 +568,7 @@ class LayeredKind:
                 (float(buckets) * 4.0), "estimated_fpr": rate}
 
     def count(self):
-        items = self.stats()["estimated_items"]
-        if items is None:
-            return None
-        f = math.floor(items)
-        return int(f) + (1 if items - f >= 0.5 else 0)
+        return _rounded_count(self.stats()["estimated_items"])
 
     def layer_rows(self):
         """What bloom_layers reports: each layer's own info, numbered."""

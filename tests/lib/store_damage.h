@@ -22,13 +22,17 @@
 #include "lib/tap.h"
 
 /* Each bad argument list {args, the start of the refusal} fails
-** CREATE VIRTUAL TABLE s USING module(args) with "module: <refusal>". */
+** CREATE VIRTUAL TABLE s USING module(args) with "module: <refusal>", and
+** leaves the schema as it was (no shadow table behind). */
 typedef struct bad_arguments {
   const char *args, *why;
 } bad_arguments;
 
 static inline void check_bad_arguments(sqlite3 *db, const char *module,
                                        const bad_arguments *bad, size_t n) {
+  const char *count = "SELECT count(*) FROM sqlite_master";
+  sqlite3_int64 tables = q_int(db, count, NOARGS);
+  char left[200] = "";
   for (size_t i = 0; i < n; i++) {
     char sql[256], want[160], name[200];
     snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING %s(%s)", module,
@@ -36,7 +40,11 @@ static inline void check_bad_arguments(sqlite3 *db, const char *module,
     snprintf(want, sizeof want, "%s: %s", module, bad[i].why);
     snprintf(name, sizeof name, "%s(%s)", module, bad[i].args);
     expect_error(db, name, sql, NOARGS, want, 0);
+    if (!left[0] && q_int(db, count, NOARGS) != tables)
+      snprintf(left, sizeof left, "%s", name);
   }
+  tap_ok(!left[0], "%s: %zu refused CREATEs leave no table behind%s%s",
+         module, n, left[0] ? "; one did: " : "", left);
 }
 
 /* The arguments of growth, refused by either kind. */

@@ -232,6 +232,15 @@ static void test_export(void) {
   }
   tap_ok(shapes, "each layer has the capacity and bits its configuration "
          "rows give");
+  /* The schedule itself: layer i planned for 100 * 2^i items at
+  ** 0.05 * (1 - 0.8) * 0.8^i (a Bloom layer keeps its planned capacity). */
+  int schedule = layers > 1;
+  for (int i = 0; i < layers; i++)
+    schedule &= layer_int(db, "s", i, "capacity") == (sqlite3_int64)100 << i &&
+                close_to(layer_real(db, "s", i, "fpr"),
+                         0.05 * 0.2 * pow(0.8, i));
+  tap_ok(schedule, "each of the %d layers has capacity 100 * 2^i and rate "
+         "0.05 * 0.2 * 0.8^i", layers);
   /* Every value, inserted or not, answers as the OR of the layers. */
   long disagree = (long)q_int(
       db, "WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s "

@@ -38,6 +38,11 @@ static filter_hash random_hash(void) {
 /* Items given to layer i: hashes [start[i], start[i] + n[i]) of the seeded
 ** stream, kept to check for false negatives. */
 static filter_hash items[LAYERS][400];
+
+/* The layers' seed: not the default 0, so that a writer that wrote 0 for
+** the outer seed would be caught (the items are given as hashes, so the
+** seed does not change their bits). */
+#define LAYER_SEED 0x1234u
 static unsigned item_count[LAYERS];
 
 /* A Bloom layer for n items at rate p, with `fill` random items added. */
@@ -46,6 +51,7 @@ static blob bloom_layer(uint64_t n, double p, unsigned layer, unsigned fill) {
   if (bloom_sizing_for(n, p, UINT64_MAX, &s) != BLOOM_SIZING_OK) abort();
   blob b = {malloc(s.bytes), (size_t)s.bytes};
   bloom_write_empty(b.p, &s);
+  spec_put32(b.p + 8, LAYER_SEED);
   for (unsigned i = 0; i < fill; i++) {
     filter_hash h = random_hash();
     bloom_insert(b.p + 64, s.bits / 512, s.hashes, h);
@@ -63,6 +69,7 @@ static blob cuckoo_layer(uint64_t n, double p, unsigned layer, unsigned fill) {
     abort();
   blob b = {malloc(s.bytes), (size_t)s.bytes};
   cuckoo_write_empty(b.p, &s);
+  spec_put32(b.p + 8, LAYER_SEED);
   unsigned placed = 0;
   for (unsigned i = 0; i < fill; i++) {
     filter_hash h = random_hash();
@@ -112,7 +119,7 @@ static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   tap_ok(memcmp(b, "BLMF", 4) == 0 && b[4] == 1 && b[5] == 3 && b[6] == 1 &&
              b[7] == 0,
          "%s: magic, version 1, kind 3, hash 1, flags 0", k);
-  TAP_EQ_U64(spec_le32(b + 8), 0, "%s: seed of the layers", k);
+  TAP_EQ_U64(spec_le32(b + 8), LAYER_SEED, "%s: seed of the layers", k);
   TAP_EQ_U64(b[12], kind, "%s: layer_kind", k);
   TAP_EQ_U64(b[13], LAYERS, "%s: layer count", k);
   TAP_EQ_U64(b[14] + 256u * b[15], params.growth, "%s: growth", k);
@@ -374,7 +381,7 @@ static void check_malformed(const blob *good, unsigned kind) {
   expect_refused(good, kind, "one layer with another seed", d_mixed_seed,
                  "layer 0 has seed 7");
   expect_refused(good, kind, "an outer seed unlike the layers'", d_outer_seed,
-                 "has seed 0, the filter 7");
+                 "has seed 4660, the filter 7"); /* 0x1234 */
   expect_refused(good, kind, "a capacity that is not the sum", d_capacity,
                  "capacity");
   expect_refused(good, kind, "a layer capacity off the sum", d_layer_capacity,
