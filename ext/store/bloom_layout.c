@@ -222,49 +222,25 @@ static int by_block(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Reads the layer's chunk `local` into scratch: the row's bytes, or zeros
-** for a row a scalable store's layer has not written yet. */
-static int read_chunk_into(store *s, const store_layer *l, int64_t local,
-                           unsigned char *scratch, int size) {
-  int64_t id = l->first_chunk + local;
-  sqlite3_stmt *stmt;
-  int rc = shadow_find_chunk(&s->tables, id, &stmt);
-  if (rc == SQLITE_DONE && s->scalable) {
-    memset(scratch, 0, (size_t)size);
-    return SQLITE_OK;
-  }
-  if (rc == SQLITE_DONE)
-    return store_error(s, "chunk %lld of %s is missing: the store is damaged",
-                       (long long)id, s->tables.name);
-  if (rc != SQLITE_ROW) return rc;
-  const void *data = sqlite3_column_blob(stmt, 0);
-  int len = sqlite3_column_bytes(stmt, 0);
-  int shaped = len == size && sqlite3_column_type(stmt, 0) == SQLITE_BLOB;
-  if (shaped && data) memcpy(scratch, data, (size_t)size);
-  shadow_done(stmt);
-  if (!shaped)
-    return store_error(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
-                       "%d: the store is damaged", (long long)id,
-                       s->tables.name, len, size);
-  return data ? SQLITE_OK : SQLITE_NOMEM;
-}
-
-/* Applies the deferred adds of chunk `local` (the run adds[0..n)) and
-** writes the chunk back: into the cache's copy if it holds one, else read,
-** changed in scratch, written. */
+/* Applies the deferred adds of chunk `local` (the run adds[0..n)): into the
+** cache's copy if it holds one, else into a copy of the row (zeros for a
+** row not written yet) in scratch, written back. */
 static int apply_run(store *s, const store_layer *l, int64_t local,
                      const deferred_add *adds, size_t n,
                      unsigned char *scratch) {
-  int size = store_chunk_bytes(s, l, local);
-  cached_chunk *cached = cache_find(&s->cache, l->first_chunk + local);
-  if (cached && cached->size != (size_t)size)
-    return store_error(s, "chunk %lld of %s changed its layout: the store is "
-                       "damaged", (long long)(l->first_chunk + local),
-                       s->tables.name);
+  const unsigned char *bytes;
+  cached_chunk *cached;
+  sqlite3_stmt *held;
+  int rc = store_get_chunk(s, l, local, 0, &bytes, &cached, &held);
+  if (rc != SQLITE_OK) return rc;
   unsigned char *chunk = cached ? cached->bytes : scratch;
   if (!cached) {
-    int rc = read_chunk_into(s, l, local, scratch, size);
-    if (rc != SQLITE_OK) return rc;
+    size_t size = (size_t)store_chunk_bytes(s, l, local);
+    if (bytes)
+      memcpy(scratch, bytes, size);
+    else
+      memset(scratch, 0, size);
+    if (held) shadow_done(held);
   }
   for (size_t i = 0; i < n; i++)
     bloom_insert(chunk + (size_t)(adds[i].block % l->chunk_units) *
@@ -272,19 +248,9 @@ static int apply_run(store *s, const store_layer *l, int64_t local,
                  1, l->header.hashes, adds[i].hash);
   set_chunk_counter(l, local, chunk,
                     saturating_add(chunk_counter(l, local, chunk), n));
-  if (cached) {
-    cache_mark_dirty(&s->cache, cached);
-    return SQLITE_OK;
-  }
-  int rc = s->scalable
-               ? shadow_put_chunk(&s->tables, l->first_chunk + local, chunk, size)
-               : shadow_write_chunk(&s->tables, l->first_chunk + local, chunk,
-                                    size);
-  return rc == SQLITE_CORRUPT_VTAB
-             ? store_error(s, "chunk %lld of %s is missing: the store is "
-                           "damaged", (long long)(l->first_chunk + local),
-                           s->tables.name)
-             : rc;
+  if (!cached) return store_write_chunk(s, l, local, chunk);
+  cache_mark_dirty(&s->cache, cached);
+  return SQLITE_OK;
 }
 
 /* Applies every deferred add; on a failure, the adds not applied stay. */

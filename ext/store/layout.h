@@ -179,6 +179,11 @@ int store_get_chunk(store *s, const store_layer *l, int64_t local, int load,
                     const unsigned char **bytes, cached_chunk **cached,
                     sqlite3_stmt **held);
 
+/* Writes the layer's chunk `local` (bytes of its size) to its row, which a
+** scalable store creates when it is first written. */
+int store_write_chunk(store *s, const store_layer *l, int64_t local,
+                      const unsigned char *bytes);
+
 /* 1 if the cache holds its budget of chunk bytes: reads stop adding to
 ** it, and changes are written back. */
 int store_cache_full(const store *s, size_t more);

@@ -222,6 +222,16 @@ static int settle(store *s) {
 }
 
 /* Writes every change back; keeps the chunks cached unless `drop`. */
+int store_write_chunk(store *s, const store_layer *l, int64_t local,
+                      const unsigned char *bytes) {
+  int64_t id = l->first_chunk + local;
+  int size = store_chunk_bytes(s, l, local);
+  /* A layer's rows are created when first written. */
+  int rc = s->scalable ? shadow_put_chunk(&s->tables, id, bytes, size)
+                       : shadow_write_chunk(&s->tables, id, bytes, size);
+  return rc == SQLITE_CORRUPT_VTAB ? chunk_missing(s, id) : rc;
+}
+
 static int flush(store *s, int drop) {
   int settled = settle(s);
   if (settled != SQLITE_OK) return settled;
@@ -240,10 +250,7 @@ static int flush(store *s, int drop) {
       rc = chunk_damaged(s, l, id - l->first_chunk, (int)c->size);
       break;
     }
-    /* A layer's rows are created when first written. */
-    rc = s->scalable ? shadow_put_chunk(&s->tables, id, c->bytes, size)
-                     : shadow_write_chunk(&s->tables, id, c->bytes, size);
-    if (rc == SQLITE_CORRUPT_VTAB) rc = chunk_missing(s, id);
+    rc = store_write_chunk(s, l, id - l->first_chunk, c->bytes);
     if (rc != SQLITE_OK) break;
   }
   cache_mark_clean_first(&s->cache, done);
