@@ -22,7 +22,8 @@ cached_chunk *cache_find(const chunk_cache *c, int64_t id) {
   }
 }
 
-/* Doubles the table (or makes the first one), rehashing every chunk. */
+/* Doubles the table (or makes the first one), rehashing every chunk:
+** SQLITE_OK or SQLITE_NOMEM. */
 static int grow(chunk_cache *c) {
   size_t capacity = c->capacity ? c->capacity * 2 : 64;
   cached_chunk *slots = sqlite3_malloc64(capacity * sizeof *slots);
@@ -33,7 +34,7 @@ static int grow(chunk_cache *c) {
   if (dirty_ids) c->dirty_ids = dirty_ids;
   if (slots == NULL || dirty_ids == NULL) {
     sqlite3_free(slots);
-    return -1;
+    return SQLITE_NOMEM;
   }
   for (size_t i = 0; i < capacity; i++) {
     slots[i].id = -1;
@@ -50,13 +51,13 @@ static int grow(chunk_cache *c) {
   sqlite3_free(c->slots);
   c->slots = slots;
   c->capacity = capacity;
-  return 0;
+  return SQLITE_OK;
 }
 
 cached_chunk *cache_add(chunk_cache *c, int64_t id, unsigned char *bytes,
                         size_t size) {
   /* At most half full, so that probes stay short. */
-  if ((c->count + 1) * 2 > c->capacity && grow(c) != 0) {
+  if ((c->count + 1) * 2 > c->capacity && grow(c) != SQLITE_OK) {
     sqlite3_free(bytes);
     return NULL;
   }

@@ -1,6 +1,6 @@
 /*
-** The chunks of a store that a write transaction has read or changed,
-** kept in memory by chunk number.  A changed ("dirty") chunk is written
+** The chunks of a store that a connection has read or changed, kept in
+** memory by chunk number.  A changed ("dirty") chunk is written
 ** back to the shadow table when the store flushes (at xSync, at a
 ** savepoint, or when the cache outgrows its budget); until then a read in
 ** the same transaction sees it here.  After ROLLBACK or ROLLBACK TO, the
@@ -32,6 +32,11 @@ typedef struct chunk_cache {
   uint64_t clears;     /* how many times cache_clear emptied it: what was
                           learnt from its chunks holds while this stays */
 } chunk_cache;
+
+/* How long what the cache hands out stays valid: a cached_chunk * until
+** the next cache_add or cache_clear (adding may move every slot); its
+** bytes until cache_clear (adding moves no chunk's bytes).  store.h's
+** chunk_* functions hand out only bytes. */
 
 /* The chunk numbered id, or NULL if the cache does not hold it. */
 cached_chunk *cache_find(const chunk_cache *c, int64_t id);

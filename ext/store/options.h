@@ -6,7 +6,9 @@
 **                    of that capacity, or with growth or tightening the
 **                    first layer's capacity of a scalable one
 **   fpr = P          FILTER_MIN_FPR <= P < 1, default 0.01: the fixed
-**                    store's rate, or the bound on a scalable one's
+**                    store's rate, or the bound on a scalable one's (whose
+**                    first layer's rate P * (1 - R) must not be below
+**                    FILTER_MIN_FPR)
 **   growth = G       1 <= G <= 65535, default 2: each layer of a scalable
 **                    store holds G times the capacity of the one before
 **   tightening = R   0 < R < 1, default 0.9: each layer's target rate is R
@@ -33,7 +35,7 @@ typedef struct store_options {
 } store_options;
 
 /* Parses argv[0..argc) (the module arguments, after the three SQLite puts
-** first).  0 on success; -1 with a one-line reason in err. */
+** first): SQLITE_OK, or SQLITE_ERROR with a one-line reason in err. */
 int store_parse_options(int argc, const char *const *argv, store_options *o,
                         char *err, size_t err_size);
 

@@ -1,21 +1,355 @@
 /*
-** Virtual tables that store data: filters kept in place in shadow tables,
-** registered by bloom_ext.c.
+** The stores: a filter kept in place, in page-sized shadow-table chunks
+** (ext/FORMAT.md, "Stores"), so that an insert costs the same at any size
+** and is an ordinary, transactional SQLite write.  This is the one header
+** the files of ext/store/ share, in the manner of FTS5's fts5Int.h: the
+** types first, then a section for each file saying what it gives the
+** others.
 **
-**   store_vtab.c    CREATE VIRTUAL TABLE ... USING bloom_store(...) or
-**                   cuckoo_store(...): one module for both, fixed or scalable
-**   layers.c        the configuration rows and a scalable store's layers
-**   bloom_layout.c  what is Bloom's (layout.h), cuckoo_layout.c cuckoo's
-**   shadow.c        the shadow tables (configuration and chunk rows)
-**   chunk_cache.c   the chunks a write transaction holds in memory
-**   options.c       the CREATE arguments
+**   store_vtab.c    the virtual table's methods, and nothing else
+**   config.c        the configuration rows read into a store_config
+**                   value, checked as a whole, then swapped in
+**   schedule.c      how layers follow one another (store_schedule): a
+**                   fixed store's one filter, a scalable store's growth
+**   chunks.c        chunk I/O through the cache: read, change, write back,
+**                   the cache's budget, revalidation by data version
+**   items.c         a value's way through the layers: probe, add, remove
+**   export.c        SELECT filter: the chunks assembled into one blob
+**   bloom_kind.c    what kind 1 brings (store_kind), cuckoo_kind.c kind 2
+**   shadow.c        the shadow tables' SQL (shadow.h)
+**   chunk_cache.c   the chunks a connection holds in memory (chunk_cache.h)
+**   options.c       the CREATE arguments (options.h)
+**
+** Two axes meet in a store: its kind (what a chunk holds, how a value is
+** added, tested, removed) and its schedule (how many filters, when the
+** next one starts).  The shared code reaches both only through their
+** tables, so a new kind or schedule is its own file and one table row.
+**
+** Every function returns an SQLite code; answers come back through
+** out-parameters.
 */
 #ifndef STORE_STORE_H
 #define STORE_STORE_H
 
-#include "functions/api.h"
+#include <stdint.h>
 
-/* The kind comes from the registry row (its kind field). */
+#include "core/format.h"
+#include "core/hash.h"
+#include "functions/registry.h"
+#include "store/chunk_cache.h"
+#include "store/options.h"
+#include "store/shadow.h"
+
+/* The module bloom_ext.c registers once per kind (the registry row's kind
+** picks the store_kind). */
 extern const sqlite3_module store_module;
+
+typedef struct store store;
+typedef struct store_kind store_kind;
+typedef struct store_schedule store_schedule;
+
+/* One filter of a store: a fixed store has one, a scalable store one per
+** layer, each in its own run of chunk rows. */
+typedef struct store_layer {
+  filter_header header; /* kind, capacity, target_fpr, seed and the shape;
+                           count is computed at export */
+  uint64_t units;       /* Bloom blocks or cuckoo buckets */
+  uint32_t chunk_units; /* units per chunk row (the last may hold fewer) */
+  int64_t first_chunk;  /* the chunk id of its first chunk row */
+  int64_t chunks;
+} store_layer;
+
+/* As many layers as a layered blob holds (ext/FORMAT.md, kind 3). */
+#define STORE_MAX_LAYERS FILTER_MAX_LAYERS
+
+/* What the configuration rows say: read and checked as a whole (config.c)
+** before a store uses any of it. */
+typedef struct store_config {
+  const store_schedule *schedule;
+  /* The store's own figures: its kind and seed; capacity and target_fpr
+  ** as created (for a scalable store, the first layer's capacity and the
+  ** bound on the compound rate). */
+  filter_header header;
+  uint32_t growth;   /* scalable: each layer's capacity over the last's */
+  double tightening; /* scalable: each layer's rate over the last's */
+  int layer_count;
+  store_layer layers[STORE_MAX_LAYERS];
+} store_config;
+
+struct store {
+  sqlite3_vtab base;
+  const sql_function *function; /* the registry row: name for errors */
+  const store_kind *kind;
+  void *kind_state; /* the kind's own, made by kind->open */
+  shadow_tables tables;
+  store_config config;
+  int config_stale; /* a rollback may have undone a layer: read again */
+  /* Chunks read or changed (chunks.c).  Changed ones belong to this
+  ** connection's write transaction; unchanged ones are kept across
+  ** statements while the database's data version says nobody committed
+  ** since. */
+  chunk_cache cache;
+  unsigned data_version;
+  int data_version_known;
+  int in_write; /* between xBegin and the transaction's end */
+  /* The hashes of the rows whose rowid SQLite asked for, by rowid: a
+  ** DELETE names its rows only by rowid. */
+  filter_hash *marked;
+  int64_t marked_count, marked_room;
+};
+
+/* Sets the vtab's error message "<name>: ..." and returns SQLITE_ERROR
+** (SQLITE_NOMEM if the message cannot be made).  In store_vtab.c. */
+int store_error(store *s, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The newest layer: the one that takes items. */
+static inline const store_layer *store_newest(const store *s) {
+  return &s->config.layers[s->config.layer_count - 1];
+}
+
+/* --- store_kind: what one kind of filter brings (bloom_kind.c,
+** cuckoo_kind.c) -------------------------------------------------------
+** A chunk row holds `chunk_units` units (Bloom blocks or cuckoo buckets),
+** the last fewer, followed by `counter_bytes` bytes of the kind's own.
+** Every operation names its layer.  A kind that keeps state of its own
+** between calls makes it in open and frees it in close; rollback drops
+** whatever of it a rollback undoes. */
+
+/* The configuration values a kind reads, by its own keys' order. */
+#define KIND_MAX_KEYS 4
+
+/* The most units a chunk row holds (its configuration's chunk_blocks or
+** chunk_buckets): more is damage.  A page holds far fewer. */
+#define STORE_MAX_CHUNK_UNITS (1 << 20)
+
+struct store_kind {
+  unsigned kind;
+  const char *keys[KIND_MAX_KEYS]; /* its config keys, NULL-terminated */
+  uint32_t counter_bytes;          /* after the units of each chunk row */
+  const char *no_delete; /* the refusal of DELETE, or NULL if it deletes */
+  const char *no_update; /* the refusal of UPDATE */
+  const char *load_verb; /* what INSERT INTO t(filter) does: merge, load */
+  /* Its state (NULL: it keeps none). */
+  int (*open)(store *s);
+  void (*close)(store *s);
+  void (*rollback)(store *s);
+  /* Sizes a filter of *capacity items at rate fpr (for the database's page
+  ** size) into values[] of keys, or sets an error with store_error.  A
+  ** layer that `fills` (a scalable store's) takes items until it is full;
+  ** a kind that fills past its capacity (cuckoo: until an insert is
+  ** refused) raises *capacity to what the layer is sized to hold. */
+  int (*size)(store *s, int fills, uint64_t *capacity, double fpr,
+              int page_size, sqlite3_int64 values[]);
+  /* Checks values[] read back and sets the layer's header (beyond kind,
+  ** capacity, fpr and seed), units and chunk_units: SQLITE_OK, or
+  ** SQLITE_CORRUPT_VTAB if they are damaged. */
+  int (*configure)(store_layer *l, const sqlite3_int64 values[]);
+  /* Bits of one unit; units lie end to end, a body rounded up to bytes. */
+  uint64_t (*unit_bits)(const store_layer *l);
+  /* The value hashed to h: added to layer l (*full: the layer takes no
+  ** more, nothing added; only in a layer that fills), tested (*maybe),
+  ** removed (*removed: 0 if not in this layer; NULL if no_delete). */
+  int (*add)(store *s, const store_layer *l, filter_hash h, int *full);
+  int (*contains)(store *s, const store_layer *l, filter_hash h, int *maybe);
+  /* *maybe: some layer may hold h.  NULL: contains asks the layers one by
+  ** one, newest first. */
+  int (*contains_any)(store *s, filter_hash h, int *maybe);
+  int (*remove)(store *s, const store_layer *l, filter_hash h, int *removed);
+  /* Applies the work the kind put off (NULL: it puts off none). */
+  int (*settle)(store *s);
+  /* INSERT INTO t(filter) into a fixed store: a parsed filter of this
+  ** kind. */
+  int (*load)(store *s, const filter_view *f);
+  /* Items counted in one chunk row of the export (its layer's chunk
+  ** number `local`; bytes NULL: a row not written yet, all zeros). */
+  uint64_t (*chunk_items)(const store_layer *l, int64_t local,
+                          const unsigned char *bytes);
+};
+
+extern const store_kind store_bloom_kind, store_cuckoo_kind;
+
+/* --- store_schedule: how layers follow one another (schedule.c) -------- */
+
+/* The configuration rows as read (config.c), for a schedule's parse.  A
+** group's value k is in v[k] (INTEGER) or r[k] (REAL), by the key's
+** storage class; bit k of seen says it was there.  A group is judged only
+** if the schedule reads it (rows of a layer past the count are not). */
+#define CONFIG_GROUP_KEYS (2 + KIND_MAX_KEYS)
+typedef struct config_group {
+  sqlite3_int64 v[CONFIG_GROUP_KEYS];
+  double r[CONFIG_GROUP_KEYS];
+  unsigned seen;
+  int damaged; /* a value of the wrong storage class, or an unknown key */
+} config_group;
+
+/* A layer's keys: capacity and fpr, then the kind's (a fixed store's
+** filter has only the kind's, unprefixed). */
+enum { LAYER_KEY_CAPACITY, LAYER_KEY_FPR, LAYER_KEY_KIND };
+/* The scalable schedule's keys. */
+enum { SCHEDULE_KEY_GROWTH, SCHEDULE_KEY_TIGHTENING, SCHEDULE_KEY_LAYERS,
+       SCHEDULE_KEYS };
+
+typedef struct config_rows {
+  config_group common;   /* kind, version, capacity, seed, fpr */
+  config_group schedule; /* growth, tightening, layers */
+  config_group fixed;    /* a fixed store's filter: the kind's keys */
+  config_group layers[STORE_MAX_LAYERS]; /* layer.<i>.<key> */
+  int layer_rows;        /* rows of any layer */
+} config_rows;
+
+struct store_schedule {
+  /* 1: layers that fill to their capacity, then the next is added (grow);
+  ** chunk rows are written when first changed (a missing row reads as
+  ** zeros), and the export is a layered filter (kind 3).  0: one filter,
+  ** every chunk row made with it, the export that filter. */
+  int layered;
+  /* Writes the configuration of a new store (fixed: its chunk rows too). */
+  int (*create)(store *s, const store_options *o);
+  /* Fills c's schedule fields and layers from the rows (the common ones
+  ** are read): SQLITE_OK or SQLITE_CORRUPT_VTAB. */
+  int (*parse)(const store_kind *k, const config_rows *r, store_config *c);
+  /* Adds a layer, the newest being full (NULL: a full filter stays). */
+  int (*grow)(store *s);
+};
+
+extern const store_schedule store_fixed_schedule, store_scalable_schedule;
+
+/* --- config.c ---------------------------------------------------------- */
+
+/* Reads the configuration rows into a new store_config, checks it, and
+** swaps it in: on damage s keeps what it had, marked stale (refused again
+** at its next use), with an error naming the damage. */
+int config_read(store *s);
+
+/* Reads the configuration again if a rollback may have undone a layer or
+** another connection may have added one (its layers row differs). */
+int config_refresh(store *s);
+
+/* Sets layer i of c (the kind's values[], capacity and fpr read or made);
+** chunk ids follow layer i - 1.  SQLITE_CORRUPT_VTAB if they are damaged. */
+int config_layer(const store_kind *k, store_config *c, int i,
+                 uint64_t capacity, double fpr, const sqlite3_int64 values[]);
+
+/* Writes the rows of one filter: the kind's keys for its sizing (and, for
+** a layer, layer >= 0, its capacity and fpr, prefixed "layer.<i>."). */
+int config_write_filter(store *s, int fills, int layer, uint64_t capacity,
+                        double fpr);
+
+/* Writes the rows every store has. */
+int config_write_common(store *s, const store_options *o);
+
+/* --- chunks.c: chunk I/O ------------------------------------------------
+** A chunk is named by its layer and its number there (`local`); its id in
+** <name>_chunks is l->first_chunk + local.  Pointers handed out stay valid
+** as each function says; none survives the cache being emptied (a flush
+** that drops, chunks_make_room, a rollback, chunks_revalidate). */
+
+/* Units in the layer's chunk `local`, and its row's size in bytes. */
+uint32_t chunk_units(const store_layer *l, int64_t local);
+int chunk_bytes(const store *s, const store_layer *l, int64_t local);
+/* Bytes of `units` units laid end to end. */
+uint64_t chunk_unit_bytes(const store *s, const store_layer *l,
+                          uint64_t units);
+
+/* The layer holding chunk id (ids run through the layers in order), or
+** NULL if no layer does. */
+const store_layer *chunk_layer_of(const store *s, int64_t id);
+
+/* A chunk as read: bytes valid until chunk_done (NULL: a layered store's
+** chunk with no row yet, all zeros). */
+typedef struct chunk_ref {
+  const unsigned char *bytes;
+  sqlite3_stmt *row; /* the row bytes point into, if not cached */
+} chunk_ref;
+
+/* Reads a chunk without changing it: from the cache, or from its row,
+** kept in the cache while the cache is within its budget. */
+int chunk_read(store *s, const store_layer *l, int64_t local, chunk_ref *ref);
+void chunk_done(chunk_ref *ref);
+
+/* The chunk in the cache, read into it if need be (a layered store's
+** missing row as zeros), marked changed if `change`: *bytes may be written
+** and stays valid until the cache is emptied (other chunks read or loaded
+** meanwhile do not move it). */
+int chunk_load(store *s, const store_layer *l, int64_t local, int change,
+               unsigned char **bytes);
+
+/* 1 if the cache holds the chunk. */
+int chunk_is_cached(const store *s, const store_layer *l, int64_t local);
+
+/* Writes bytes (of the chunk's size) to its row, which a layered store
+** creates when it is first written. */
+int chunk_write(store *s, const store_layer *l, int64_t local,
+                const unsigned char *bytes);
+
+/* Reads every chunk of layer l into the cache (so that a change of all of
+** them cannot fail half way). */
+int chunks_load_all(store *s, const store_layer *l);
+
+/* 1 if the cache holds its budget of chunk bytes with `more`: reads stop
+** adding to it, and a Bloom store defers adds. */
+int chunks_cache_full(const store *s, size_t more);
+
+/* Chunks a connection holds in memory: past this, reads stop adding to the
+** cache, and a Bloom store defers adds (as much memory again). */
+#define STORE_CACHE_BUDGET_BYTES ((size_t)64 << 20)
+
+/* Applies the kind's deferred work, then writes every changed chunk back;
+** empties the cache if `drop`. */
+int chunks_flush(store *s, int drop);
+
+/* Before a change that may load many chunks: past the budget, the cache is
+** written back and emptied. */
+int chunks_make_room(store *s);
+
+/* At the start of a statement or transaction: keeps the unchanged chunks
+** only if no transaction committed since they were read, and reads the
+** configuration again when it may have changed. */
+int chunks_revalidate(store *s);
+
+/* After COMMIT: the data version our own commit made. */
+void chunks_committed(store *s);
+
+/* After ROLLBACK or ROLLBACK TO: drops every cached chunk and the kind's
+** deferred work; a layered store reads its configuration again. */
+void chunks_rolled_back(store *s);
+
+/* The kind's deferred work applied (store_kind.settle). */
+int chunks_settle(store *s);
+
+/* Errors naming a chunk row (ids as in <name>_chunks). */
+int chunk_missing(store *s, int64_t id);
+int chunk_damaged(store *s, const store_layer *l, int64_t local, int len);
+
+/* --- items.c: a value through the layers ----------------------------- */
+
+/* The value's hash for this store, by the rules of value_hash: *is_null
+** for NULL (nothing hashed), SQLITE_NOMEM when out of memory. */
+int items_hash(const store *s, sqlite3_value *value, filter_hash *h,
+               int *is_null);
+
+/* *maybe: the value may be in the store (its hash in *h); never for
+** NULL. */
+int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe);
+
+/* INSERT INTO t(value): into the newest layer (NULL is not added). */
+int items_add(store *s, sqlite3_value *value);
+
+/* INSERT INTO t(filter): the kind merges or loads a fixed store's filter. */
+int items_load(store *s, sqlite3_value *blob);
+
+/* DELETE: one copy of the value hashed to h, from the one layer that may
+** hold it (none when several may). */
+int items_remove(store *s, filter_hash h);
+
+/* --- export.c ---------------------------------------------------------- */
+
+/* The whole filter as a blob of FORMAT.md, the result of ctx (a result
+** error when it is longer than the connection allows). */
+int store_export(store *s, sqlite3_context *ctx);
 
 #endif

@@ -93,6 +93,28 @@ static void test_arguments(void) {
   expect_error(db, "a scalable store takes no filter",
                "INSERT INTO a(filter) SELECT bloom_empty(10000, 0.001)", NOARGS,
                "bloom_store: a scalable store takes values", 0);
+  /* The least fpr: a fixed store's is FILTER_MIN_FPR; a scalable store's
+  ** first layer gets fpr * (1 - tightening), which must not go below it. */
+  must_exec(db, "CREATE VIRTUAL TABLE e USING bloom_store(capacity = 10, "
+                "fpr = 1e-12);"
+                "CREATE VIRTUAL TABLE f USING bloom_store(fpr = 1.1e-11);"
+                "CREATE VIRTUAL TABLE g USING cuckoo_store(fpr = 2e-12, "
+                "tightening = 0.5)");
+  tap_ok(close_to(layer_real(db, "f", 0, "fpr"), 1.1e-12) &&
+             close_to(layer_real(db, "g", 0, "fpr"), 1e-12) &&
+             config_int(db, "e", "bits") > 0,
+         "a fixed store's fpr goes down to 1e-12, a scalable store's to "
+         "1e-12 / (1 - tightening)");
+  for (int i = 0; i < 2; i++) {
+    const char *kind = i ? "cuckoo_store" : "bloom_store";
+    char sql[160], want[160];
+    snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE h USING %s(fpr = "
+             "1e-12)", kind);
+    snprintf(want, sizeof want, "%s: a scalable store's first layer gets "
+             "fpr * (1 - tightening) = 1e-13, below 1e-12: use fpr above 1e-11",
+             kind);
+    expect_error(db, sql, sql, NOARGS, want, 0);
+  }
   sqlite3_close(db);
 }
 
@@ -352,24 +374,57 @@ static void test_cuckoo(void) {
   sqlite3_close(db);
 }
 
-/* Only the writer's spelling of a layer key counts: rows such as
-** layer.00.hashes (which sorts after layer.0.hashes) are ignored, not read
-** as layer 0's, which would change its k and lose every value. */
+/* Only the writer's spelling of a layer key counts: a row such as
+** layer.00.hashes (which sorts after layer.0.hashes) is damage, refused
+** until it is gone, never read as layer 0's (which would change its k and
+** lose every value); rows of a layer past the `layers` count are left by
+** a growth that failed half way, and are ignored. */
 static void test_layer_key_spelling(void) {
+  static const char *const rows[] = {
+      "('layer.00.hashes', 60)", "('layer.+0.hashes', 60)",
+      "('layer. 0.hashes', 60)", "('layer.01.bits', 512)",
+      "('layer.64.bits', 512)", "('layer.0.colour', 1)", "('hashes', 7)",
+  };
   const char *path = temp_db("keys");
   sqlite3 *db = open_db_at(path);
   must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 100, "
                 "growth = 2)");
   insert_range(db, "s", 1, 300);
   sqlite3_int64 layers = config_int(db, "s", "layers");
-  must_exec(db, "INSERT INTO s_config VALUES ('layer.00.hashes', 60),"
-                " ('layer.+0.hashes', 60), ('layer. 0.hashes', 60),"
-                " ('layer.01.bits', 512)");
+  sqlite3_close(db);
+  int refused = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    char sql[160];
+    db = open_db_at(path);
+    snprintf(sql, sizeof sql, "INSERT INTO s_config VALUES %s", rows[i]);
+    must_exec(db, sql);
+    sqlite3_close(db);
+    db = open_db_at(path);
+    refused += error_starts(db, "SELECT count(*) FROM s WHERE value = 'v1'",
+                            NOARGS, "bloom_store: the configuration of s is "
+                            "missing or damaged");
+    sqlite3_close(db);
+    db = open_db_at(path);
+    snprintf(sql, sizeof sql, "DELETE FROM s_config WHERE (key, value) = %s",
+             rows[i]);
+    must_exec(db, sql);
+    sqlite3_close(db);
+  }
+  tap_ok(refused == (int)(sizeof rows / sizeof rows[0]),
+         "keys no scalable store writes (layer.00, layer.+0, layer. 0, "
+         "layer.01, layer.64, an unknown layer key, an unprefixed kind key) "
+         "are refused as damage (%d of %zu)", refused,
+         sizeof rows / sizeof rows[0]);
+  db = open_db_at(path);
+  char sql[160];
+  snprintf(sql, sizeof sql, "INSERT INTO s_config VALUES ('layer.%lld.bits', "
+           "512), ('layer.%lld.capacity', 'junk')", layers, layers);
+  must_exec(db, sql);
   sqlite3_close(db);
   db = open_db_at(path);
   tap_ok(layers > 1 && count_present(db, "s", 1, 300) == 300,
-         "layer keys spelt otherwise (layer.00, layer.+0, layer. 0, "
-         "layer.01) are ignored after reopening");
+         "rows of a layer past the count (%lld layers) are ignored: every "
+         "value is still present", layers);
   sqlite3_close(db);
   remove(path);
 }
@@ -384,6 +439,11 @@ static void test_damage(void) {
       "UPDATE s_config SET value = 0 WHERE key = 'growth'",
       "UPDATE s_config SET value = 1 WHERE key = 'tightening'",
       "DELETE FROM s_config WHERE key = 'growth'",
+      "UPDATE s_config SET value = 0.5 WHERE key = 'growth'",
+      "UPDATE s_config SET value = '3' WHERE key = 'layers'",
+      "UPDATE s_config SET value = '0.9' WHERE key = 'tightening'",
+      "UPDATE s_config SET value = 100.5 WHERE key = 'layer.1.capacity'",
+      "UPDATE s_config SET value = '0.001' WHERE key = 'layer.1.fpr'",
   };
   /* 300 values: the store has grown to 3 layers before the damage. */
   check_config_damage_of("bloom_store", "capacity = 100, growth = 2",

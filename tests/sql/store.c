@@ -436,6 +436,24 @@ static void test_damage(void) {
       "UPDATE s_config SET value = 0 WHERE key = 'chunk_blocks'",
       "UPDATE s_config SET value = 1.5 WHERE key = 'fpr'",
       "DELETE FROM s_config",
+      /* Each value has one storage class (FORMAT.md): nothing is read
+      ** loosely, as '5e3' would be 5 or 5000.9 would be 5000. */
+      "UPDATE s_config SET value = '10' WHERE key = 'capacity'",
+      "UPDATE s_config SET value = '5e3' WHERE key = 'capacity'",
+      "UPDATE s_config SET value = 10.9 WHERE key = 'capacity'",
+      "UPDATE s_config SET value = 1.5 WHERE key = 'kind'",
+      "UPDATE s_config SET value = 1.9 WHERE key = 'version'",
+      "UPDATE s_config SET value = NULL WHERE key = 'seed'",
+      "UPDATE s_config SET value = 'abc' WHERE key = 'seed'",
+      "UPDATE s_config SET value = x'00' WHERE key = 'hashes'",
+      "UPDATE s_config SET value = 1 WHERE key = 'fpr'",
+      "UPDATE s_config SET value = '0.01' WHERE key = 'fpr'",
+      "UPDATE s_config SET value = 1048577 WHERE key = 'chunk_blocks'",
+      /* A key no fixed store writes. */
+      "INSERT INTO s_config VALUES ('colour', 1)",
+      "INSERT INTO s_config VALUES ('layer.0.bits', 512)",
+      "INSERT INTO s_config VALUES ('growth', 2)",
+      "INSERT INTO s_config VALUES (x'62697473', 512)",
   };
   check_config_damage("bloom_store", config, sizeof config / sizeof config[0]);
 }

@@ -1,7 +1,7 @@
 /*
-** cuckoo_store's layout (layout.h): the filter's buckets cut into chunks of
-** C buckets, C even so that a chunk is whole bytes (C * 4 * f bits), the
-** largest that fits one database page; no counter: the items are the
+** cuckoo_store's kind (store.h, store_kind): the filter's buckets cut into
+** chunks of C buckets, C even so that a chunk is whole bytes (C * 4 * f
+** bits), the largest that fits one database page; no counter: the items are the
 ** occupied slots, counted when the filter is exported (ext/FORMAT.md,
 ** "Stores").  Inserts and deletes run the core's algorithm over the chunks
 ** (cuckoo_table), so relocations cross chunk rows and a failed insert is
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "core/cuckoo.h"
-#include "store/layout.h"
+#include "store/store.h"
 
 #define SLOTS CUCKOO_SLOTS_PER_BUCKET
 
@@ -31,19 +31,19 @@ static uint32_t buckets_per_page(int page_size, unsigned f) {
   return fit < 2 ? 2 : (uint32_t)fit;
 }
 
-static int size_filter(store *s, uint64_t *capacity, double fpr,
+static int size_filter(store *s, int fills, uint64_t *capacity, double fpr,
                        int page_size, sqlite3_int64 values[]) {
   /* A fixed store sizes as cuckoo_build, without a blob length limit.  A
-  ** scalable store's layer takes items until an insert is refused (add),
-  ** past the load its capacity gives: its fingerprints are sized for a
-  ** full table, so that its rate stays within fpr however full it gets,
-  ** and its capacity is what its buckets are sized to hold. */
+  ** layer that fills takes items until an insert is refused (add), past
+  ** the load its capacity gives: its fingerprints are sized for a full
+  ** table, so that its rate stays within fpr however full it gets, and its
+  ** capacity is what its buckets are sized to hold. */
   cuckoo_sizing sizing;
   cuckoo_sizing_status st =
-      s->scalable ? cuckoo_sizing_filled_for(*capacity, fpr, FILTER_MIN_FPR,
-                                             UINT64_MAX, &sizing)
-                  : cuckoo_sizing_for(*capacity, fpr, FILTER_MIN_FPR,
-                                      UINT64_MAX, &sizing);
+      fills ? cuckoo_sizing_filled_for(*capacity, fpr, FILTER_MIN_FPR,
+                                       UINT64_MAX, &sizing)
+            : cuckoo_sizing_for(*capacity, fpr, FILTER_MIN_FPR, UINT64_MAX,
+                                &sizing);
   if (st != CUCKOO_SIZING_OK || sizing.buckets > (uint64_t)MAX_BUCKETS)
     return store_error(s, "no filter holds capacity = %llu at fpr = %g",
                        (unsigned long long)*capacity, fpr);
@@ -61,93 +61,96 @@ static int configure(store_layer *l, const sqlite3_int64 v[]) {
   if (buckets < 1 || buckets > MAX_BUCKETS ||
       (buckets & (buckets - 1)) != 0 || f < CUCKOO_MIN_FINGERPRINT_BITS ||
       f > CUCKOO_MAX_FINGERPRINT_BITS || chunk < 2 || chunk % 2 != 0 ||
-      chunk > 1 << 20)
-    return -1;
+      chunk > STORE_MAX_CHUNK_UNITS)
+    return SQLITE_CORRUPT_VTAB;
   l->header.buckets = (uint64_t)buckets;
   l->header.fingerprint_bits = (unsigned)f;
   l->header.slots_per_bucket = SLOTS;
   l->units = (uint64_t)buckets;
   l->chunk_units = (uint32_t)chunk;
-  return 0;
+  return SQLITE_OK;
 }
 
-static uint64_t unit_bytes(const store_layer *l, uint64_t buckets) {
-  return buckets ? cuckoo_body_bytes(buckets, l->header.fingerprint_bits) : 0;
+static uint64_t unit_bits(const store_layer *l) {
+  return SLOTS * (uint64_t)l->header.fingerprint_bits;
 }
 
 static uint64_t chunk_items(const store_layer *l, int64_t local,
                             const unsigned char *bytes) {
   if (bytes == NULL) return 0;
-  uint64_t n = 0, slots = (uint64_t)store_units_in_chunk(l, local) * SLOTS;
+  uint64_t n = 0, slots = (uint64_t)chunk_units(l, local) * SLOTS;
   for (uint64_t j = 0; j < slots; j++)
     n += cuckoo_slot_get(bytes, j, l->header.fingerprint_bits) != 0;
   return n;
 }
 
-/* The chunks of one layer as a cuckoo_table: each bucket located through
-** the cache, loaded for the change; a failure's code kept for the
-** caller. */
-typedef struct chunk_table {
+/* The buckets of one layer's chunks as the core's cuckoo_table: each
+** bucket located through the cache, loaded for the change; a failure's
+** code kept for the caller. */
+typedef struct layer_buckets {
   store *s;
   const store_layer *l;
   int rc;
-} chunk_table;
+} layer_buckets;
 
 static unsigned char *locate(void *ctx, uint64_t bucket, int for_write,
                              uint64_t *first_slot) {
-  chunk_table *t = ctx;
-  store *s = t->s;
-  const unsigned char *bytes;
-  cached_chunk *cached;
-  sqlite3_stmt *held;
-  int64_t id = (int64_t)(bucket / t->l->chunk_units);
-  int rc = store_get_chunk(s, t->l, id, 1, &bytes, &cached, &held);
+  layer_buckets *t = ctx;
+  unsigned char *bytes;
+  int64_t local = (int64_t)(bucket / t->l->chunk_units);
+  int rc = chunk_load(t->s, t->l, local, for_write, &bytes);
   if (rc != SQLITE_OK) {
-    t->rc = rc;
+    t->rc = rc; /* kept: the core's undo may locate again, and succeed */
     return NULL;
   }
-  if (for_write) cache_mark_dirty(&s->cache, cached);
   *first_slot = bucket % t->l->chunk_units * SLOTS;
-  return cached->bytes; /* loaded: the cache's own copy */
+  return bytes;
 }
 
-static cuckoo_table table_of(chunk_table *t) {
+static cuckoo_table table_of(layer_buckets *t) {
   cuckoo_table table = {locate, t, t->l->header.buckets,
                         t->l->header.fingerprint_bits};
   return table;
 }
 
-/* A probe reads its one or two buckets without keeping their chunks. */
-static int contains(store *s, const store_layer *l, filter_hash h) {
-  unsigned f = l->header.fingerprint_bits;
-  cuckoo_key k = cuckoo_key_of(h, l->header.buckets, f);
-  uint64_t b[2] = {k.bucket,
-                   cuckoo_alt_bucket(k.bucket, k.fingerprint, l->header.buckets)};
-  for (int i = 0; i < (b[1] != b[0] ? 2 : 1); i++) {
-    const unsigned char *bytes;
-    cached_chunk *cached;
-    sqlite3_stmt *held;
-    int rc = store_get_chunk(s, l, (int64_t)(b[i] / l->chunk_units), 0, &bytes,
-                             &cached, &held);
-    if (rc != SQLITE_OK) return -rc;
-    if (bytes == NULL) continue; /* no row yet: empty */
-    uint64_t first = b[i] % l->chunk_units * SLOTS;
-    int found = 0;
-    for (uint64_t j = first; j < first + SLOTS && !found; j++)
-      found = cuckoo_slot_get(bytes, j, f) == k.fingerprint;
-    if (held) shadow_done(held);
-    if (found) return 1;
-  }
-  return 0;
+/* 1 in *found if bucket b of the layer holds the fingerprint. */
+static int bucket_holds(store *s, const store_layer *l, uint64_t b,
+                        uint64_t fingerprint, int *found) {
+  chunk_ref c;
+  int rc = chunk_read(s, l, (int64_t)(b / l->chunk_units), &c);
+  *found = 0;
+  if (rc != SQLITE_OK || c.bytes == NULL) return rc; /* no row yet: empty */
+  uint64_t first = b % l->chunk_units * SLOTS;
+  for (uint64_t j = first; j < first + SLOTS && !*found; j++)
+    *found = cuckoo_slot_get(c.bytes, j, l->header.fingerprint_bits) ==
+             fingerprint;
+  chunk_done(&c);
+  return SQLITE_OK;
 }
 
-static int add(store *s, const store_layer *l, filter_hash h) {
-  chunk_table t = {s, l, SQLITE_OK};
+/* A probe reads its one or two buckets without keeping their chunks. */
+static int contains(store *s, const store_layer *l, filter_hash h,
+                    int *maybe) {
+  cuckoo_key k = cuckoo_key_of(h, l->header.buckets,
+                               l->header.fingerprint_bits);
+  uint64_t alt = cuckoo_alt_bucket(k.bucket, k.fingerprint, l->header.buckets);
+  int rc = bucket_holds(s, l, k.bucket, k.fingerprint, maybe);
+  if (rc == SQLITE_OK && !*maybe && alt != k.bucket)
+    rc = bucket_holds(s, l, alt, k.fingerprint, maybe);
+  return rc;
+}
+
+static int add(store *s, const store_layer *l, filter_hash h, int *full) {
+  layer_buckets t = {s, l, SQLITE_OK};
   cuckoo_table table = table_of(&t);
   cuckoo_status st = cuckoo_table_insert(&table, h);
+  *full = 0;
   if (st == CUCKOO_OK) return SQLITE_OK;
   if (st == CUCKOO_UNREACHABLE) return t.rc;
-  if (st == CUCKOO_FULL && s->scalable) return STORE_LAYER_FULL;
+  if (st == CUCKOO_FULL && s->config.schedule->grow) {
+    *full = 1;
+    return SQLITE_OK;
+  }
   char why[200];
   cuckoo_insert_failure(st, l->header.buckets, UINT64_MAX, why, sizeof why);
   if (st == CUCKOO_FULL)
@@ -156,17 +159,19 @@ static int add(store *s, const store_layer *l, filter_hash h) {
   return store_error(s, "%s", why);
 }
 
-static int remove_one(store *s, const store_layer *l, filter_hash h) {
-  chunk_table t = {s, l, SQLITE_OK};
+static int remove_one(store *s, const store_layer *l, filter_hash h,
+                      int *removed) {
+  layer_buckets t = {s, l, SQLITE_OK};
   cuckoo_table table = table_of(&t);
-  int removed = cuckoo_table_remove(&table, h);
-  return removed < 0 ? -t.rc : removed > 0;
+  int n = cuckoo_table_remove(&table, h);
+  *removed = n > 0;
+  return n < 0 ? t.rc : SQLITE_OK;
 }
 
 /* Copies a filter of the same shape into the empty fixed store.  Every
 ** chunk is read (and found empty) before any is changed. */
 static int load(store *s, const filter_view *f) {
-  const store_layer *l = &s->layers[0];
+  const store_layer *l = &s->config.layers[0];
   const filter_header *a = &l->header, *b = &f->header;
   if (a->buckets != b->buckets || a->fingerprint_bits != b->fingerprint_bits ||
       a->seed != b->seed)
@@ -176,25 +181,30 @@ static int load(store *s, const filter_view *f) {
                        (unsigned long long)b->buckets, b->fingerprint_bits,
                        b->seed, (unsigned long long)a->buckets,
                        a->fingerprint_bits, a->seed);
-  int rc = store_load_all(s, l);
-  if (rc != SQLITE_OK) return rc;
+  int rc = chunks_load_all(s, l);
   uint64_t items = 0;
-  for (int64_t id = 0; id < l->chunks; id++)
-    items += chunk_items(l, id, cache_find(&s->cache, l->first_chunk + id)->bytes);
+  for (int64_t id = 0; rc == SQLITE_OK && id < l->chunks; id++) {
+    unsigned char *c;
+    rc = chunk_load(s, l, id, 0, &c);
+    if (rc == SQLITE_OK) items += chunk_items(l, id, c);
+  }
+  if (rc != SQLITE_OK) return rc;
   if (items > 0)
     return store_error(s, "the store holds %llu item%s: a filter loads only "
                        "into an empty store", (unsigned long long)items,
                        items == 1 ? "" : "s");
-  for (int64_t id = 0; id < l->chunks; id++) {
-    cached_chunk *c = cache_find(&s->cache, l->first_chunk + id);
-    memcpy(c->bytes, f->body + unit_bytes(l, (uint64_t)id * l->chunk_units),
-           (size_t)unit_bytes(l, store_units_in_chunk(l, id)));
-    cache_mark_dirty(&s->cache, c);
+  for (int64_t id = 0; rc == SQLITE_OK && id < l->chunks; id++) {
+    unsigned char *c;
+    rc = chunk_load(s, l, id, 1, &c);
+    if (rc != SQLITE_OK) break;
+    uint64_t at = (uint64_t)id * l->chunk_units;
+    memcpy(c, f->body + chunk_unit_bytes(s, l, at),
+           (size_t)chunk_unit_bytes(s, l, chunk_units(l, id)));
   }
-  return SQLITE_OK;
+  return rc;
 }
 
-const store_layout store_cuckoo_layout = {
+const store_kind store_cuckoo_kind = {
     .kind = FILTER_KIND_CUCKOO,
     .keys = {"buckets", "fingerprint_bits", "chunk_buckets", NULL},
     .counter_bytes = 0,
@@ -203,7 +213,7 @@ const store_layout store_cuckoo_layout = {
                  "value",
     .load_verb = "load",
     /* the shape */
-    .size = size_filter, .configure = configure, .unit_bytes = unit_bytes,
+    .size = size_filter, .configure = configure, .unit_bits = unit_bits,
     .chunk_items = chunk_items,
     /* the items */
     .add = add, .contains = contains, .remove = remove_one, .load = load,

@@ -1,0 +1,261 @@
+/*
+** Chunk I/O (store.h, "chunks.c"): every read and write of a store's chunk
+** rows goes through here, and through the cache (chunk_cache.h).
+**
+** How a store keeps transactions exact, as FTS5 keeps its pending terms: a
+** write reads the chunk it changes into the cache and marks it changed;
+** changed chunks are written back at xSync, before each savepoint (so
+** that SQLite's own journal can undo them), and when the cache passes its
+** budget.  ROLLBACK and ROLLBACK TO empty the cache: whatever it held was
+** newer than the last write-back, and the pager undoes what was written.
+** Unchanged chunks stay cached across statements while
+** SQLITE_FCNTL_DATA_VERSION says no other transaction committed, which
+** makes a probe cost about an INTEGER PRIMARY KEY lookup.
+*/
+#include <string.h>
+
+#include "store/store.h"
+
+/* --- geometry ---------------------------------------------------------- */
+
+uint32_t chunk_units(const store_layer *l, int64_t local) {
+  uint64_t first = (uint64_t)local * l->chunk_units;
+  uint64_t left = l->units - first;
+  return left < l->chunk_units ? (uint32_t)left : l->chunk_units;
+}
+
+uint64_t chunk_unit_bytes(const store *s, const store_layer *l,
+                          uint64_t units) {
+  return (units * s->kind->unit_bits(l) + 7) / 8;
+}
+
+int chunk_bytes(const store *s, const store_layer *l, int64_t local) {
+  return (int)(chunk_unit_bytes(s, l, chunk_units(l, local)) +
+               s->kind->counter_bytes);
+}
+
+const store_layer *chunk_layer_of(const store *s, int64_t id) {
+  for (int i = s->config.layer_count - 1; i >= 0; i--) {
+    const store_layer *l = &s->config.layers[i];
+    if (id >= l->first_chunk) return id < l->first_chunk + l->chunks ? l : NULL;
+  }
+  return NULL;
+}
+
+/* --- errors ------------------------------------------------------------ */
+
+int chunk_missing(store *s, int64_t id) {
+  return store_error(s, "chunk %lld of %s is missing: the store is damaged",
+                     (long long)id, s->tables.name);
+}
+
+int chunk_damaged(store *s, const store_layer *l, int64_t local, int len) {
+  return store_error(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
+                     "%d: the store is damaged",
+                     (long long)(l->first_chunk + local), s->tables.name, len,
+                     chunk_bytes(s, l, local));
+}
+
+/* --- reads ------------------------------------------------------------- */
+
+/* The cache's copy of the chunk, checked against the layout (a chunk read
+** under another layout means the configuration changed under us). */
+static int cached_copy(store *s, const store_layer *l, int64_t local,
+                       cached_chunk **out) {
+  *out = cache_find(&s->cache, l->first_chunk + local);
+  if (*out && (*out)->size != (size_t)chunk_bytes(s, l, local))
+    return chunk_damaged(s, l, local, (int)(*out)->size);
+  return SQLITE_OK;
+}
+
+/* Steps to the chunk's row: *row positioned on it with its bytes in *data
+** (until shadow_done), or *data NULL when a layered store has no row yet. */
+static int read_row(store *s, const store_layer *l, int64_t local,
+                    sqlite3_stmt **row, const unsigned char **data) {
+  int64_t id = l->first_chunk + local;
+  *row = NULL;
+  *data = NULL;
+  int rc = shadow_find_chunk(&s->tables, id, row);
+  if (rc == SQLITE_DONE)
+    return s->config.schedule->layered ? SQLITE_OK : chunk_missing(s, id);
+  if (rc != SQLITE_ROW) return rc;
+  int len = sqlite3_column_bytes(*row, 0);
+  if (len != chunk_bytes(s, l, local) ||
+      sqlite3_column_type(*row, 0) != SQLITE_BLOB) {
+    shadow_done(*row);
+    return chunk_damaged(s, l, local, len);
+  }
+  *data = sqlite3_column_blob(*row, 0);
+  if (*data == NULL) {
+    shadow_done(*row);
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+/* Adds a copy of data (zeros if NULL) to the cache as chunk `local`. */
+static int cache_copy(store *s, const store_layer *l, int64_t local,
+                      const unsigned char *data, cached_chunk **out) {
+  size_t size = (size_t)chunk_bytes(s, l, local);
+  unsigned char *copy = sqlite3_malloc64(size);
+  if (copy == NULL) return SQLITE_NOMEM;
+  if (data)
+    memcpy(copy, data, size);
+  else
+    memset(copy, 0, size);
+  *out = cache_add(&s->cache, l->first_chunk + local, copy, size);
+  return *out ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+int chunk_read(store *s, const store_layer *l, int64_t local, chunk_ref *ref) {
+  cached_chunk *c;
+  ref->row = NULL;
+  ref->bytes = NULL;
+  int rc = cached_copy(s, l, local, &c);
+  if (rc != SQLITE_OK || c) {
+    if (c) ref->bytes = c->bytes;
+    return rc;
+  }
+  sqlite3_stmt *row;
+  const unsigned char *data;
+  rc = read_row(s, l, local, &row, &data);
+  if (rc != SQLITE_OK || data == NULL) return rc;
+  if (chunks_cache_full(s, (size_t)chunk_bytes(s, l, local))) {
+    ref->bytes = data;
+    ref->row = row;
+    return SQLITE_OK;
+  }
+  rc = cache_copy(s, l, local, data, &c);
+  shadow_done(row);
+  if (rc == SQLITE_OK) ref->bytes = c->bytes;
+  return rc;
+}
+
+void chunk_done(chunk_ref *ref) {
+  if (ref->row) shadow_done(ref->row);
+  ref->row = NULL;
+}
+
+int chunk_load(store *s, const store_layer *l, int64_t local, int change,
+               unsigned char **bytes) {
+  cached_chunk *c;
+  int rc = cached_copy(s, l, local, &c);
+  if (rc == SQLITE_OK && c == NULL) {
+    sqlite3_stmt *row;
+    const unsigned char *data;
+    rc = read_row(s, l, local, &row, &data);
+    if (rc != SQLITE_OK) return rc;
+    rc = cache_copy(s, l, local, data, &c);
+    if (row) shadow_done(row);
+  }
+  if (rc != SQLITE_OK) return rc;
+  if (change) cache_mark_dirty(&s->cache, c);
+  *bytes = c->bytes;
+  return SQLITE_OK;
+}
+
+int chunk_is_cached(const store *s, const store_layer *l, int64_t local) {
+  return cache_find(&s->cache, l->first_chunk + local) != NULL;
+}
+
+int chunks_load_all(store *s, const store_layer *l) {
+  for (int64_t local = 0; local < l->chunks; local++) {
+    unsigned char *bytes;
+    int rc = chunk_load(s, l, local, 0, &bytes);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+int chunks_cache_full(const store *s, size_t more) {
+  return s->cache.bytes + more > STORE_CACHE_BUDGET_BYTES;
+}
+
+/* --- writes ------------------------------------------------------------ */
+
+int chunk_write(store *s, const store_layer *l, int64_t local,
+                const unsigned char *bytes) {
+  int64_t id = l->first_chunk + local;
+  int size = chunk_bytes(s, l, local);
+  /* A layered store's rows are created when first written. */
+  int rc = s->config.schedule->layered
+               ? shadow_put_chunk(&s->tables, id, bytes, size)
+               : shadow_write_chunk(&s->tables, id, bytes, size);
+  return rc == SQLITE_CORRUPT_VTAB ? chunk_missing(s, id) : rc;
+}
+
+int chunks_settle(store *s) {
+  return s->kind->settle ? s->kind->settle(s) : SQLITE_OK;
+}
+
+int chunks_flush(store *s, int drop) {
+  int rc = chunks_settle(s);
+  size_t done = 0;
+  for (; rc == SQLITE_OK && done < s->cache.dirty; done++) {
+    int64_t id = s->cache.dirty_ids[done];
+    const cached_chunk *c = cache_find(&s->cache, id);
+    const store_layer *l = chunk_layer_of(s, id);
+    if (c == NULL || l == NULL) {
+      rc = chunk_missing(s, id);
+      break;
+    }
+    if (c->size != (size_t)chunk_bytes(s, l, id - l->first_chunk)) {
+      rc = chunk_damaged(s, l, id - l->first_chunk, (int)c->size);
+      break;
+    }
+    rc = chunk_write(s, l, id - l->first_chunk, c->bytes);
+    if (rc != SQLITE_OK) break;
+  }
+  cache_mark_clean_first(&s->cache, done);
+  if (rc == SQLITE_OK && drop) cache_clear(&s->cache);
+  return rc;
+}
+
+/* A change that loads every chunk it touches (a cuckoo relocation does)
+** can take the cache past its budget: then the cache is written back and
+** emptied first.  A Bloom store never gets there (it defers instead). */
+int chunks_make_room(store *s) {
+  return s->cache.bytes > STORE_CACHE_BUDGET_BYTES ? chunks_flush(s, 1)
+                                                   : SQLITE_OK;
+}
+
+/* --- transactions ------------------------------------------------------ */
+
+int chunks_revalidate(store *s) {
+  if (s->config_stale) {
+    cache_clear(&s->cache);
+    int rc = config_refresh(s);
+    if (rc != SQLITE_OK) return rc;
+  }
+  if (s->cache.dirty) return SQLITE_OK; /* our own write transaction */
+  unsigned version = 0;
+  int rc = sqlite3_file_control(s->tables.db, s->tables.schema,
+                                SQLITE_FCNTL_DATA_VERSION, &version);
+  int changed = rc != SQLITE_OK || !s->data_version_known ||
+                version != s->data_version;
+  s->data_version = version;
+  s->data_version_known = rc == SQLITE_OK;
+  if (!changed) return SQLITE_OK;
+  cache_clear(&s->cache);
+  /* A scalable store may have grown. */
+  return config_refresh(s);
+}
+
+/* The commit itself changed the data version: read it now, before this
+** connection can see another's commit (its pager looks again only when
+** the next transaction starts), so that our own commit keeps the cache. */
+void chunks_committed(store *s) {
+  unsigned version = 0;
+  if (s->data_version_known &&
+      sqlite3_file_control(s->tables.db, s->tables.schema,
+                           SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK)
+    s->data_version = version;
+  else
+    s->data_version_known = 0;
+}
+
+void chunks_rolled_back(store *s) {
+  cache_clear(&s->cache);
+  if (s->kind->rollback) s->kind->rollback(s);
+  if (s->config.schedule->layered) s->config_stale = 1;
+}

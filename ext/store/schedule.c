@@ -1,0 +1,136 @@
+/*
+** How a store's layers follow one another (store.h, store_schedule).
+**
+** fixed      one filter, its shape in the rows kind, version, capacity,
+**            seed, fpr and the kind's own keys; every chunk row is made
+**            at CREATE.
+** scalable   the same five common rows (capacity: the first layer's; fpr:
+**            the bound on the compound rate), growth, tightening and
+**            layers, and for each layer i the rows layer.i.capacity,
+**            layer.i.fpr and layer.i.<kind key>.  Layer i is sized for
+**            capacity * growth^i at fpr * (1 - tightening) * tightening^i,
+**            so that the layers' rates sum to less than fpr however many
+**            there are (Almeida et al., "Scalable Bloom Filters", 2007).
+**            Its chunk ids follow the previous layer's; its rows are
+**            written only when a chunk first changes, so adding a layer
+**            costs a few configuration rows, whatever its size.
+*/
+#include <math.h>
+
+#include "store/store.h"
+
+/* The bits of a group's keys that a layer must have: capacity, fpr and
+** every key of the kind. */
+static unsigned kind_key_bits(const store_kind *k) {
+  unsigned bits = 0;
+  for (int i = 0; i < KIND_MAX_KEYS && k->keys[i]; i++)
+    bits |= 1u << (LAYER_KEY_KIND + i);
+  return bits;
+}
+
+/* --- fixed ------------------------------------------------------------- */
+
+static int fixed_create(store *s, const store_options *o) {
+  int rc = config_write_common(s, o);
+  if (rc == SQLITE_OK) rc = config_write_filter(s, 0, -1, o->capacity, o->fpr);
+  if (rc == SQLITE_OK) rc = config_read(s);
+  if (rc != SQLITE_OK) return rc;
+  const store_layer *f = &s->config.layers[0];
+  return shadow_add_chunks(&s->tables, f->chunks, chunk_bytes(s, f, 0),
+                           chunk_bytes(s, f, f->chunks - 1));
+}
+
+static int fixed_parse(const store_kind *k, const config_rows *r,
+                       store_config *c) {
+  if (r->layer_rows != 0 || r->schedule.damaged || r->fixed.damaged ||
+      r->fixed.seen != kind_key_bits(k))
+    return SQLITE_CORRUPT_VTAB;
+  c->layer_count = 1;
+  return config_layer(k, c, 0, c->header.capacity, c->header.target_fpr,
+                      r->fixed.v + LAYER_KEY_KIND);
+}
+
+const store_schedule store_fixed_schedule = {
+    .layered = 0,
+    .create = fixed_create,
+    .parse = fixed_parse,
+    .grow = NULL,
+};
+
+/* --- scalable ---------------------------------------------------------- */
+
+/* Layer i's target rate, evaluated left to right as FORMAT.md gives it:
+** fpr * (1 - r) * r^i, which sums to less than fpr over all layers. */
+static double layer_fpr(double fpr, double tightening, int i) {
+  return fpr * (1 - tightening) * pow(tightening, i);
+}
+
+static int scalable_create(store *s, const store_options *o) {
+  int rc = config_write_common(s, o);
+  if (rc == SQLITE_OK) rc = shadow_put_config(&s->tables, "growth", o->growth);
+  if (rc == SQLITE_OK)
+    rc = shadow_put_config_real(&s->tables, "tightening", o->tightening);
+  if (rc == SQLITE_OK)
+    rc = config_write_filter(s, 1, 0, o->capacity,
+                             layer_fpr(o->fpr, o->tightening, 0));
+  if (rc == SQLITE_OK) rc = shadow_put_config(&s->tables, "layers", 1);
+  if (rc == SQLITE_OK) rc = config_read(s);
+  return rc;
+}
+
+static int scalable_parse(const store_kind *k, const config_rows *r,
+                          store_config *c) {
+  const sqlite3_int64 *w = r->schedule.v;
+  double tightening = r->schedule.r[SCHEDULE_KEY_TIGHTENING];
+  if (r->schedule.damaged || r->schedule.seen != (1u << SCHEDULE_KEYS) - 1 ||
+      r->fixed.seen != 0 || r->fixed.damaged ||
+      w[SCHEDULE_KEY_GROWTH] < 1 || w[SCHEDULE_KEY_GROWTH] > STORE_MAX_GROWTH ||
+      !(tightening > 0 && tightening < 1) || w[SCHEDULE_KEY_LAYERS] < 1 ||
+      w[SCHEDULE_KEY_LAYERS] > STORE_MAX_LAYERS)
+    return SQLITE_CORRUPT_VTAB;
+  c->growth = (uint32_t)w[SCHEDULE_KEY_GROWTH];
+  c->tightening = tightening;
+  c->layer_count = (int)w[SCHEDULE_KEY_LAYERS];
+  unsigned all = kind_key_bits(k) | 1u << LAYER_KEY_CAPACITY |
+                 1u << LAYER_KEY_FPR;
+  int rc = SQLITE_OK;
+  for (int i = 0; rc == SQLITE_OK && i < c->layer_count; i++) {
+    const config_group *g = &r->layers[i];
+    rc = g->damaged || g->seen != all ? SQLITE_CORRUPT_VTAB
+                        : config_layer(k, c, i,
+                                       (uint64_t)g->v[LAYER_KEY_CAPACITY],
+                                       g->r[LAYER_KEY_FPR],
+                                       g->v + LAYER_KEY_KIND);
+  }
+  return rc;
+}
+
+static int scalable_grow(store *s) {
+  const store_config *c = &s->config;
+  int i = c->layer_count;
+  if (i >= STORE_MAX_LAYERS)
+    return store_error(s, "%s holds %d layers, the most a store can have",
+                       s->tables.name, STORE_MAX_LAYERS);
+  uint64_t capacity = c->layers[i - 1].header.capacity;
+  if (capacity > (uint64_t)INT64_MAX / c->growth)
+    return store_error(s, "%s cannot grow: a layer of more than 2^63 - 1 "
+                       "items", s->tables.name);
+  capacity *= c->growth;
+  double fpr = layer_fpr(c->header.target_fpr, c->tightening, i);
+  if (!(fpr >= FILTER_MIN_FPR))
+    return store_error(s, "%s cannot grow: layer %d would need a rate below "
+                       "%g", s->tables.name, i, FILTER_MIN_FPR);
+  /* The layer's rows first, the count last: rows of a layer the count does
+  ** not reach are ignored, and written again by the next attempt. */
+  int rc = config_write_filter(s, 1, i, capacity, fpr);
+  if (rc == SQLITE_OK) rc = shadow_put_config(&s->tables, "layers", i + 1);
+  if (rc == SQLITE_OK) rc = config_read(s);
+  return rc;
+}
+
+const store_schedule store_scalable_schedule = {
+    .layered = 1,
+    .create = scalable_create,
+    .parse = scalable_parse,
+    .grow = scalable_grow,
+};
