@@ -105,16 +105,25 @@ int shadow_is_suffix(const char *suffix) {
   return strcmp(suffix, "config") == 0 || strcmp(suffix, "chunks") == 0;
 }
 
+/* Prepares a statement used once: sql has two %w, the schema and the
+** table name.  *stmt is NULL on a failure. */
+static int prepare_once(shadow_tables *t, const char *sql,
+                        sqlite3_stmt **stmt) {
+  char *text = sqlite3_mprintf(sql, t->schema, t->name);
+  *stmt = NULL;
+  if (text == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(t->db, text, -1, stmt, NULL);
+  sqlite3_free(text);
+  return rc;
+}
+
 static int put_config(shadow_tables *t, const char *key, sqlite3_int64 i,
                       double r, int is_real) {
-  sqlite3_stmt *stmt = NULL;
+  sqlite3_stmt *stmt;
   /* OR REPLACE: a scalable store rewrites its layer count, and a layer's
   ** rows left by a failed growth are written again. */
-  char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) "
-                              "VALUES (?1, ?2)", t->schema, t->name);
-  if (sql == NULL) return SQLITE_NOMEM;
-  int rc = sqlite3_prepare_v2(t->db, sql, -1, &stmt, NULL);
-  sqlite3_free(sql);
+  int rc = prepare_once(t, "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, "
+                        "value) VALUES (?1, ?2)", &stmt);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
   if (is_real)
@@ -135,22 +144,14 @@ int shadow_put_config_real(shadow_tables *t, const char *key, double value) {
 }
 
 int shadow_read_config(shadow_tables *t, sqlite3_stmt **stmt) {
-  char *sql = sqlite3_mprintf("SELECT key, value FROM \"%w\".\"%w_config\"",
-                              t->schema, t->name);
-  if (sql == NULL) return SQLITE_NOMEM;
-  int rc = sqlite3_prepare_v2(t->db, sql, -1, stmt, NULL);
-  sqlite3_free(sql);
-  return rc;
+  return prepare_once(t, "SELECT key, value FROM \"%w\".\"%w_config\"", stmt);
 }
 
 int shadow_add_chunks(shadow_tables *t, int64_t count, int bytes,
                       int last_bytes) {
-  sqlite3_stmt *stmt = NULL;
-  char *sql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w_chunks\"(id, data) "
-                              "VALUES (?1, ?2)", t->schema, t->name);
-  if (sql == NULL) return SQLITE_NOMEM;
-  int rc = sqlite3_prepare_v2(t->db, sql, -1, &stmt, NULL);
-  sqlite3_free(sql);
+  sqlite3_stmt *stmt;
+  int rc = prepare_once(t, "INSERT INTO \"%w\".\"%w_chunks\"(id, data) "
+                        "VALUES (?1, ?2)", &stmt);
   for (int64_t id = 0; rc == SQLITE_OK && id < count; id++) {
     sqlite3_bind_int64(stmt, 1, id);
     sqlite3_bind_zeroblob(stmt, 2, id == count - 1 ? last_bytes : bytes);
