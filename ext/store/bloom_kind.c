@@ -450,6 +450,7 @@ const store_kind store_bloom_kind = {
                  "delete)",
     .no_update = "an item cannot be changed, only added",
     .load_verb = "merge",
+    .skips_present = 1,
     /* its state */
     .open = open_state, .close = close_state, .rollback = rollback,
     .settle = settle,

@@ -212,6 +212,7 @@ const store_kind store_cuckoo_kind = {
     .no_update = "an item cannot be changed: delete it and insert the new "
                  "value",
     .load_verb = "load",
+    .skips_present = 0,
     /* the shape */
     .size = size_filter, .configure = configure, .unit_bits = unit_bits,
     .chunk_items = chunk_items,

@@ -36,11 +36,18 @@ int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe) {
   return rc == SQLITE_OK ? contains_any(s, *h, maybe) : rc;
 }
 
-int items_add(store *s, sqlite3_value *value) {
+int items_add(store *s, sqlite3_value *value, int if_new, int *skipped) {
   filter_hash h;
-  int is_null, full;
+  int is_null, full, maybe = 0;
   int rc = items_hash(s, value, &h, &is_null);
-  if (rc != SQLITE_OK || is_null) return rc; /* NULL is never added */
+  *skipped = is_null; /* NULL is never added */
+  if (rc != SQLITE_OK || is_null) return rc;
+  if (if_new) {
+    rc = chunks_settle(s);
+    if (rc == SQLITE_OK) rc = contains_any(s, h, &maybe);
+    *skipped = maybe;
+    if (rc != SQLITE_OK || maybe) return rc;
+  }
   rc = chunks_make_room(s);
   if (rc == SQLITE_OK) rc = s->kind->add(s, store_newest(s), h, &full);
   if (rc != SQLITE_OK || !full) return rc;

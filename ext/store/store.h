@@ -132,6 +132,11 @@ struct store_kind {
   uint32_t counter_bytes;          /* after the units of each chunk row */
   const char *no_delete; /* the refusal of DELETE, or NULL if it deletes */
   const char *no_update; /* the refusal of UPDATE */
+  /* 1 if an add of a value that may be present may be skipped (INSERT OR
+  ** IGNORE): a Bloom filter's bits for it are all set already.  A cuckoo
+  ** filter may not skip: the fingerprint it found may be another value's,
+  ** and deleting that one would make this one a false negative. */
+  int skips_present;
   const char *load_verb; /* what INSERT INTO t(filter) does: merge, load */
   /* Its state (NULL: it keeps none). */
   int (*open)(store *s);
@@ -336,8 +341,10 @@ int items_hash(const store *s, sqlite3_value *value, filter_hash *h,
 ** NULL. */
 int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe);
 
-/* INSERT INTO t(value): into the newest layer (NULL is not added). */
-int items_add(store *s, sqlite3_value *value);
+/* INSERT INTO t(value): into the newest layer (NULL is not added).  With
+** `if_new` (INSERT OR IGNORE, where the kind skips_present), a value the
+** store may hold already, or NULL, is not added: *skipped. */
+int items_add(store *s, sqlite3_value *value, int if_new, int *skipped);
 
 /* INSERT INTO t(filter): the kind merges or loads a fixed store's filter. */
 int items_load(store *s, sqlite3_value *blob);

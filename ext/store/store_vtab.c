@@ -8,6 +8,7 @@
 **   CREATE VIRTUAL TABLE big USING bloom_store(capacity = 10000000,
 **                                               fpr = 0.001);   -- fixed
 **   INSERT INTO seen(value) VALUES ('req-123');   -- one chunk row changes
+**   INSERT OR IGNORE INTO seen(value) VALUES (:id);  -- changes() 1: new
 **   INSERT INTO seen(value) SELECT request_id FROM processed;
 **   SELECT EXISTS (SELECT 1 FROM seen WHERE value = :id);  -- 1 maybe, 0 no
 **   SELECT filter FROM seen;      -- the whole filter as a BLOB
@@ -129,8 +130,10 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
     return rc;
   }
   /* Safe in triggers and views under trusted_schema=OFF: it only reads and
-  ** writes its own tables. */
+  ** writes its own tables.  It returns SQLITE_CONSTRAINT only before it
+  ** changes anything, and only under OR IGNORE (store_update). */
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
   *out = &s->base;
   return SQLITE_OK;
 }
@@ -389,7 +392,17 @@ static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
   int has_filter = sqlite3_value_type(filter) != SQLITE_NULL;
   if (has_value && has_filter)
     return store_error(s, "insert a value or a filter, not both in one row");
-  return has_filter ? items_load(s, filter) : items_add(s, value);
+  if (has_filter) return items_load(s, filter);
+  /* INSERT OR IGNORE adds only what is certainly new: SQLITE_CONSTRAINT,
+  ** returned before anything changed, skips the row without counting a
+  ** change (SQLITE_VTAB_CONSTRAINT_SUPPORT).  An outer statement's OR
+  ** IGNORE reaches a trigger's INSERT too, so a kind that may not skip
+  ** adds as a plain INSERT does. */
+  int if_new = s->kind->skips_present &&
+               sqlite3_vtab_on_conflict(s->tables.db) == SQLITE_IGNORE;
+  int skipped;
+  int rc = items_add(s, value, if_new, &skipped);
+  return rc == SQLITE_OK && if_new && skipped ? SQLITE_CONSTRAINT : rc;
 }
 
 /* --- transactions ------------------------------------------------------ */

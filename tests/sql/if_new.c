@@ -1,0 +1,191 @@
+/*
+** INSERT OR IGNORE into a store: insert if new, in one statement.
+**
+** A bloom_store (fixed or scalable) adds a value under OR IGNORE only when
+** it answered "certainly not present" before the add, and counts a change
+** only then, so changes() tells a new item from a probable repeat; the
+** export stays bloom_build over the values that were added.  A
+** cuckoo_store adds under OR IGNORE as under a plain INSERT (skipping a
+** value whose fingerprint another value put there would make it a false
+** negative once the other is deleted), also when the OR IGNORE is an outer
+** statement's that reaches a trigger's INSERT.  Plain INSERT keeps its
+** meaning.  Values are random (seed printed).
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/rng.h"
+#include "lib/sqldb.h"
+#include "lib/tap.h"
+
+#define SEED 0x1f0e11ull
+
+/* INSERT OR IGNORE of one integer value: changes(). */
+static int insert_if_new(sqlite3 *db, const char *store, sqlite3_int64 v) {
+  char sql[160];
+  snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO %s(value) VALUES (?1)",
+           store);
+  arg a[] = {a_int(v)};
+  sqlite3_stmt *st = prep(db, sql, a, 1);
+  int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    tap_diag("  insert failed: %s", sqlite3_errmsg(db));
+    return -1;
+  }
+  return sqlite3_changes(db);
+}
+
+/* Values 0..n-1 of the seeded sequence, each n / 4th value repeated: each
+** is inserted under OR IGNORE and, when it counted a change, recorded in
+** added(v).  Every value inserted must then be present, and the export
+** must equal bloom_build over added. */
+static void check_bloom(const char *args, int n) {
+  sqlite3 *db = open_db(NULL);
+  char sql[256];
+  snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING bloom_store(%s);"
+           "CREATE TABLE added(v); CREATE TABLE all_values(v)", args);
+  must_exec(db, sql);
+  rng_seed(SEED, args);
+  int repeats = 0, repeats_counted = 0, wrong = 0;
+  sqlite3_int64 *seen = malloc((size_t)n * sizeof *seen);
+  for (int i = 0; i < n && seen; i++) {
+    int again = i > 0 && i % 4 == 0;
+    sqlite3_int64 v = again ? seen[rng_next() % (uint64_t)i]
+                            : (sqlite3_int64)(rng_next() >> 1);
+    seen[i] = v;
+    int changes = insert_if_new(db, "s", v);
+    if (changes < 0 || changes > 1) wrong++;
+    repeats += again;
+    repeats_counted += again && changes == 1;
+    arg a[] = {a_int(v)};
+    sqlite3_finalize(q_row(db, "INSERT INTO all_values VALUES (?1)", a, 1));
+    if (changes == 1)
+      sqlite3_finalize(q_row(db, "INSERT INTO added VALUES (?1)", a, 1));
+  }
+  free(seen);
+  tap_ok(wrong == 0 && repeats_counted == 0,
+         "bloom_store(%s): a repeated value counts no change (%d repeats, "
+         "%d counted), a new one at most one", args, repeats, repeats_counted);
+  sqlite3_int64 added = q_int(db, "SELECT count(*) FROM added", NOARGS);
+  sqlite3_int64 missing = q_int(db, "SELECT count(*) FROM all_values WHERE "
+                                "NOT EXISTS (SELECT 1 FROM s WHERE value = "
+                                "all_values.v)", NOARGS);
+  tap_ok(missing == 0 && added >= n - repeats - n / 100 && added <= n - repeats,
+         "bloom_store(%s): every value inserted is present (%lld missing); "
+         "%lld of %d new values counted (a false positive counts none)",
+         args, missing, added, n - repeats);
+  if (strstr(args, "growth") == NULL) {
+    char build[256];
+    snprintf(build, sizeof build, "SELECT (SELECT filter FROM s) = "
+             "(SELECT bloom_build(v, (SELECT value FROM s_config WHERE key = "
+             "'capacity'), (SELECT value FROM s_config WHERE key = 'fpr')) "
+             "FROM added)");
+    tap_ok(q_int(db, build, NOARGS) == 1,
+           "bloom_store(%s): the export is bloom_build over the values "
+           "counted as added, its inserted counter included", args);
+  } else {
+    tap_ok(q_int(db, "SELECT sum(inserted) FROM bloom_layers((SELECT filter "
+                     "FROM s))", NOARGS) == added,
+           "bloom_store(%s): the layers' inserted counters sum to the values "
+           "counted as added (%lld)", args, added);
+  }
+  sqlite3_close(db);
+}
+
+static void check_statements(void) {
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 1000, "
+                "fpr = 0.0001);"
+                "INSERT INTO s(value) VALUES (1), (2), ('x')");
+  must_exec(db, "INSERT OR IGNORE INTO s(value) VALUES (1), (3), (NULL), "
+                "('x'), (4), (3)");
+  tap_ok(sqlite3_changes(db) == 2,
+         "INSERT OR IGNORE ... VALUES counts the certainly-new rows only "
+         "(%d of 6: 3 and 4; 1, 'x', NULL and the second 3 skipped)",
+         sqlite3_changes(db));
+  must_exec(db, "INSERT OR IGNORE INTO s(value) WITH RECURSIVE n(x) AS "
+                "(SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 10) "
+                "SELECT x FROM n");
+  tap_ok(sqlite3_changes(db) == 6,
+         "INSERT OR IGNORE ... SELECT of 1..10 counts the 6 new ones (%d)",
+         sqlite3_changes(db));
+  must_exec(db, "INSERT INTO s(value) VALUES (1), (1)");
+  tap_ok(sqlite3_changes(db) == 2 &&
+             q_int(db, "SELECT inserted FROM bloom_info((SELECT filter FROM "
+                       "s))", NOARGS) == 3 + 2 + 6 + 2,
+         "a plain INSERT adds and counts every row, repeats included");
+  must_exec(db, "INSERT OR REPLACE INTO s(value) VALUES (1)");
+  tap_ok(sqlite3_changes(db) == 1, "OR REPLACE adds as a plain INSERT");
+  /* The usual idempotent write: the outer OR IGNORE reaches the trigger. */
+  must_exec(db, "CREATE TABLE processed(id INTEGER PRIMARY KEY);"
+                "CREATE VIRTUAL TABLE seen USING bloom_store(fpr = 0.001);"
+                "CREATE TRIGGER keep AFTER INSERT ON processed BEGIN "
+                "INSERT INTO seen(value) VALUES (NEW.id); END;"
+                "INSERT INTO seen(value) VALUES (7);"
+                "INSERT OR IGNORE INTO processed VALUES (7), (8), (8)");
+  tap_ok(q_int(db, "SELECT count(*) FROM processed", NOARGS) == 2 &&
+             q_int(db, "SELECT count(*) FROM seen WHERE value IN (7, 8)",
+                   NOARGS) == 2 &&
+             q_int(db, "SELECT sum(inserted) FROM bloom_layers((SELECT "
+                       "filter FROM seen))", NOARGS) == 2,
+         "INSERT OR IGNORE on a table whose trigger keeps a store: the rows "
+         "go in, the store skips what it holds (7), adds what it does not");
+  sqlite3_close(db);
+}
+
+/* A trigger-kept cuckoo_store with deletes, written through INSERT OR
+** IGNORE on its table: no value of the table is ever missing from it. */
+static void check_cuckoo(void) {
+  sqlite3 *db = open_db(NULL);
+  /* 8-bit fingerprints over few buckets: fingerprints collide often. */
+  must_exec(db, "CREATE TABLE base(id INTEGER PRIMARY KEY);"
+                "CREATE VIRTUAL TABLE c USING cuckoo_store(capacity = 4000, "
+                "fpr = 0.03);"
+                "CREATE TRIGGER add_c AFTER INSERT ON base BEGIN "
+                "INSERT INTO c(value) VALUES (NEW.id); END;"
+                "CREATE TRIGGER del_c AFTER DELETE ON base BEGIN "
+                "DELETE FROM c WHERE value = OLD.id; END;");
+  rng_seed(SEED + 1, "cuckoo under OR IGNORE");
+  int missing = 0;
+  for (int round = 0; round < 20; round++) {
+    sqlite3_stmt *st = must_prep(db, "INSERT OR IGNORE INTO base VALUES (?1)");
+    for (int i = 0; i < 150; i++) {
+      sqlite3_bind_int64(st, 1, (sqlite3_int64)(rng_next() % 20000));
+      sqlite3_step(st);
+      sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    char sql[128];
+    snprintf(sql, sizeof sql, "DELETE FROM base WHERE id %% 7 = %d",
+             round % 7);
+    must_exec(db, sql);
+    missing += (int)q_int(db, "SELECT count(*) FROM base WHERE NOT EXISTS "
+                              "(SELECT 1 FROM c WHERE value = base.id)",
+                          NOARGS);
+  }
+  sqlite3_int64 rows = q_int(db, "SELECT count(*) FROM base", NOARGS);
+  sqlite3_int64 items = q_int(db, "SELECT items FROM cuckoo_info((SELECT "
+                                  "filter FROM c))", NOARGS);
+  tap_ok(missing == 0 && items == rows,
+         "a trigger-kept cuckoo_store written through INSERT OR IGNORE, with "
+         "deletes: no false negative in 20 rounds, one item per row (%lld "
+         "items, %lld rows)", items, rows);
+  must_exec(db, "INSERT OR IGNORE INTO c(value) VALUES (-1), (-1)");
+  tap_ok(sqlite3_changes(db) == 2,
+         "cuckoo_store: OR IGNORE adds every row, as a plain INSERT does");
+  sqlite3_close(db);
+}
+
+int main(void) {
+  check_statements();
+  check_bloom("capacity = 20000, fpr = 0.01", 20000);
+  check_bloom("capacity = 1000, growth = 2, fpr = 0.01", 20000);
+  check_cuckoo();
+  return tap_done();
+}
