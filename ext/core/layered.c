@@ -106,10 +106,10 @@ void layered_write_header(unsigned char *dst, const filter_header *layers,
   outer.tightening = p->tightening;
   filter_write_header(dst, &outer);
   /* The directory, its padding zero. */
-  memset(dst + FILTER_HEADER_BYTES, 0,
-         (size_t)(layered_header_bytes(plan->layers) - FILTER_HEADER_BYTES));
+  memset(dst + FILTER_OFF_DIRECTORY, 0,
+         (size_t)(layered_header_bytes(plan->layers) - FILTER_OFF_DIRECTORY));
   for (unsigned i = 0; i < plan->layers; i++) {
-    store_le64(dst + FILTER_HEADER_BYTES + 8 * i, plan->layer_bytes[i]);
+    store_le64(dst + FILTER_OFF_DIRECTORY + 8 * i, plan->layer_bytes[i]);
     filter_write_header(dst + plan->layer_offset[i], &layers[i]);
   }
 }
