@@ -1,4 +1,11 @@
 /*
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
 ** What one kind of filter brings to the shared store (store_vtab.c): its
 ** geometry in chunk rows, its configuration rows, and how it adds, tests,
 ** removes, loads and exports over the chunks.  store_vtab.c owns the rest:
