@@ -48,7 +48,12 @@ ASAN_LIB  = $(shell $(CC) -print-file-name=libasan.so)
 
 BUILD = build
 
-.PHONY: all demo test test-plain test-asan check-layers deps clean bench install uninstall
+# The version is written once, as BLOOM_VERSION in ext/sqlite3_bloom.h:
+# bloom_version() answers it, and `make version` prints it.
+VERSION := $(shell sed -n 's/^.define BLOOM_VERSION "\([^"]*\)"$$/\1/p' ext/sqlite3_bloom.h)
+
+.PHONY: all demo test test-plain test-asan check-layers deps clean bench install uninstall \
+        version
 
 # make install [PREFIX=/usr/local] [DESTDIR=] puts the extension in $(LIBDIR),
 # where the dynamic loader looks, so that `.load bloom` in the sqlite3 shell
@@ -190,6 +195,9 @@ uninstall:
 run_ldconfig = echo $(LDCONFIG); \
     PATH="$$PATH:/usr/sbin:/sbin" $(LDCONFIG) || \
     echo "warning: $(LDCONFIG) failed; .load bloom needs $(LIBDIR) in its cache (.load $(LIBDIR)/bloom works)"
+
+version:
+	@echo $(VERSION)
 
 clean:
 	rm -rf $(BUILD) bloom.so

@@ -41,10 +41,9 @@ static int claim_api(const sqlite3_api_routines *api) {
 #include "functions/api.h"
 #include "functions/registry.h"
 #include "store/store.h"
+#include "sqlite3_bloom.h"
 
-#define BLOOM_VERSION "1.0.0"
-
-/* bloom_version(): the extension's version as TEXT. */
+/* bloom_version(): the extension's version (BLOOM_VERSION) as TEXT. */
 static void sql_bloom_version(sqlite3_context *ctx, int argc,
                               sqlite3_value **argv) {
   (void)argc; (void)argv;
