@@ -10,7 +10,9 @@
 #   make          build ./bloom.so
 #   make demo     build, then run sql/demo.sql in the sqlite3 shell
 #   make test     every test under prove: unit, SQL, sql/ scripts, then the
-#                 same suite against an ASan+UBSan build
+#                 same suite against an ASan+UBSan build, then make dist's
+#                 packages (tests/dist/)
+#   make dist     the source tarball and the Debian package, in build/dist/
 #
 # On Debian, `make demo` and `make test` install missing packages with
 # apt-get when run as root, and otherwise print the command to run.
@@ -49,7 +51,8 @@ ASAN_LIB  = $(shell $(CC) -print-file-name=libasan.so)
 BUILD = build
 
 # The version is written once, as BLOOM_VERSION in ext/sqlite3_bloom.h:
-# bloom_version() answers it, and `make version` prints it.
+# bloom_version() answers it, and make dist names and labels the packages
+# with it (`make version` prints it).
 VERSION := $(shell sed -n 's/^.define BLOOM_VERSION "\([^"]*\)"$$/\1/p' ext/sqlite3_bloom.h)
 
 .PHONY: all demo test test-plain test-asan check-layers deps clean bench install uninstall \
@@ -129,11 +132,13 @@ SCRIPT_TESTS = $(wildcard tests/*.t)
 
 include $(sort $(wildcard tests/*.mk tests/*/*.mk))
 include $(wildcard ext/dqlite/*.mk)
+include $(wildcard ext/packaging/*.mk)
 
 test: deps
 	$(MAKE) check-layers
 	$(MAKE) test-plain
 	$(MAKE) test-asan
+	$(MAKE) test-dist
 
 # What each layer of ext/ may include (tests/check/layers.sh says how).
 check-layers:
