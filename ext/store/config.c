@@ -12,6 +12,7 @@
 ** never half-replaces a good one.
 **
 ** Every key has one storage class, and a row of another class is damage,
+** as is a TEXT value other than the names it may take,
 ** as is a key no store of this kind and schedule writes: a value is never
 ** read loosely ('5e3' is not 5, 1.5 is not 1, NULL is not 0).  Rows of a
 ** layer at or past the `layers` count are ignored: a growth that failed
@@ -26,15 +27,16 @@
 /* A key and the storage class of its value. */
 typedef struct config_key {
   const char *name;
-  int type; /* SQLITE_INTEGER or SQLITE_FLOAT */
+  int type; /* SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
 } config_key;
 
+/* The common keys; every store has the first COMMON_REQUIRED. */
 enum { COMMON_KIND, COMMON_VERSION, COMMON_CAPACITY, COMMON_SEED, COMMON_FPR,
-       COMMON_KEYS };
+       COMMON_REQUIRED, COMMON_AFFINITY = COMMON_REQUIRED, COMMON_KEYS };
 static const config_key common_keys[COMMON_KEYS] = {
     {"kind", SQLITE_INTEGER},     {"version", SQLITE_INTEGER},
     {"capacity", SQLITE_INTEGER}, {"seed", SQLITE_INTEGER},
-    {"fpr", SQLITE_FLOAT}};
+    {"fpr", SQLITE_FLOAT},        {"affinity", SQLITE_TEXT}};
 static const config_key schedule_keys[SCHEDULE_KEYS] = {
     {"growth", SQLITE_INTEGER}, {"tightening", SQLITE_FLOAT},
     {"layers", SQLITE_INTEGER}};
@@ -73,10 +75,20 @@ static int take(config_group *g, int k, int type, sqlite3_stmt *row) {
     g->damaged = 1;
     return SQLITE_OK;
   }
-  if (type == SQLITE_INTEGER)
+  if (type == SQLITE_INTEGER) {
     g->v[k] = sqlite3_column_int64(row, 1);
-  else
+  } else if (type == SQLITE_FLOAT) {
     g->r[k] = sqlite3_column_double(row, 1);
+  } else { /* TEXT: an affinity's name, kept as its value_affinity */
+    const char *text = (const char *)sqlite3_column_text(row, 1);
+    value_affinity a;
+    if (text == NULL) return SQLITE_NOMEM;
+    if (affinity_of_name(text, &a) != SQLITE_OK) {
+      g->damaged = 1;
+      return SQLITE_OK;
+    }
+    g->v[k] = a;
+  }
   g->seen |= 1u << k;
   return SQLITE_OK;
 }
@@ -132,7 +144,8 @@ static int parse_common(const store_kind *kind, const config_group *g,
                         store_config *c) {
   const sqlite3_int64 *v = g->v;
   double fpr = g->r[COMMON_FPR];
-  if (g->damaged || g->seen != (1u << COMMON_KEYS) - 1 ||
+  unsigned required = (1u << COMMON_REQUIRED) - 1;
+  if (g->damaged || (g->seen & required) != required ||
       v[COMMON_KIND] != (sqlite3_int64)kind->kind ||
       v[COMMON_VERSION] != FILTER_VERSION || v[COMMON_CAPACITY] < 1 ||
       !(fpr > 0 && fpr < 1) || v[COMMON_SEED] < 0 ||
@@ -140,6 +153,9 @@ static int parse_common(const store_kind *kind, const config_group *g,
     return SQLITE_CORRUPT_VTAB;
   c->header = filter_header_new(kind->kind, (uint64_t)v[COMMON_CAPACITY], fpr);
   c->header.seed = (uint32_t)v[COMMON_SEED];
+  c->affinity = g->seen & 1u << COMMON_AFFINITY
+                    ? (value_affinity)v[COMMON_AFFINITY]
+                    : AFFINITY_BLOB;
   /* The schedule's rows say which it is: a fixed store has none. */
   return SQLITE_OK;
 }
@@ -277,5 +293,31 @@ int config_write_common(store *s, const store_options *o) {
   if (rc == SQLITE_OK)
     rc = shadow_put_config_real(&s->tables, common_keys[COMMON_FPR].name,
                                 o->fpr);
+  /* A store without one has no row: it reads as every store before. */
+  if (rc == SQLITE_OK && o->affinity != AFFINITY_BLOB)
+    rc = shadow_put_config_text(&s->tables, common_keys[COMMON_AFFINITY].name,
+                                affinity_name(o->affinity));
   return rc;
+}
+
+char *config_summary(const store *s) {
+  const store_config *c = &s->config;
+  char *schedule =
+      c->schedule->grow
+          ? sqlite3_mprintf("scalable: %d layer%s (growth %u, tightening %g), "
+                            "the first for %llu items",
+                            c->layer_count, c->layer_count == 1 ? "" : "s",
+                            c->growth, c->tightening,
+                            (unsigned long long)c->layers[0].header.capacity)
+          : sqlite3_mprintf("fixed, for %llu items",
+                            (unsigned long long)c->header.capacity);
+  if (schedule == NULL) return NULL;
+  char *line = sqlite3_mprintf(
+      "%s %s, %s, fpr %g%s%s; its items cannot be listed: ask WHERE value = "
+      "... or value IN (...), or SELECT filter", s->function->name,
+      s->tables.name, schedule, c->header.target_fpr,
+      c->affinity == AFFINITY_BLOB ? "" : ", affinity ",
+      c->affinity == AFFINITY_BLOB ? "" : affinity_name(c->affinity));
+  sqlite3_free(schedule);
+  return line;
 }

@@ -12,13 +12,16 @@
 ** layer that holds it.  store_vtab.c maps SQL onto these; the kind does
 ** the work in each layer.
 */
-#include "functions/value_hash.h"
+#include "functions/value_affinity.h"
 #include "store/store.h"
 
-int items_hash(const store *s, sqlite3_value *value, filter_hash *h,
-               int *is_null) {
-  arg_status st =
-      value_hash(value, sqlite3_value_type(value), s->config.header.seed, h);
+int items_hash(const store *s, sqlite3_value *value, int stored,
+               filter_hash *h, int *is_null) {
+  arg_status st = s->config.affinity == AFFINITY_BLOB
+                      ? value_hash(value, sqlite3_value_type(value),
+                                   s->config.header.seed, h)
+                      : value_hash_as(value, s->config.affinity, stored,
+                                      s->config.header.seed, h);
   *is_null = st == ARG_NULL;
   return st == ARG_ERROR ? SQLITE_NOMEM : SQLITE_OK;
 }
@@ -36,7 +39,7 @@ static int contains_any(store *s, filter_hash h, int *maybe) {
 
 int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe) {
   int is_null;
-  int rc = items_hash(s, value, h, &is_null);
+  int rc = items_hash(s, value, 0, h, &is_null);
   *maybe = 0;
   if (rc != SQLITE_OK || is_null) return rc; /* NULL = x is never true */
   rc = chunks_settle(s);
@@ -46,7 +49,7 @@ int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe) {
 int items_add(store *s, sqlite3_value *value, int if_new, int *skipped) {
   filter_hash h;
   int is_null, full, maybe = 0;
-  int rc = items_hash(s, value, &h, &is_null);
+  int rc = items_hash(s, value, 1, &h, &is_null);
   *skipped = is_null; /* NULL is never added */
   if (rc != SQLITE_OK || is_null) return rc;
   if (if_new) {

@@ -69,21 +69,24 @@ static int parse_rate(const char *text, double lo, double *p) {
   return SQLITE_OK;
 }
 
-/* The arguments: integers from 1 to max (0: no bound but 2^63 - 1), or
-** rates with FILTER_MIN_FPR <= value < 1. */
+/* The arguments: integers from 1 to max (0: no bound but 2^63 - 1),
+** rates with FILTER_MIN_FPR <= value < 1, or a declared type name. */
+typedef enum { OPT_INTEGER, OPT_RATE, OPT_TYPE } option_kind;
 typedef struct option {
   const char *name;
-  size_t at;    /* offsetof the field in store_options */
-  int integer;  /* uint64_t or uint32_t field; else a double */
-  uint64_t max; /* integers: the largest, 0 none (then a uint64_t field) */
+  size_t at;        /* offsetof the field in store_options */
+  option_kind kind; /* a uint64_t (max 0) or uint32_t field; a double; a
+                       value_affinity */
+  uint64_t max;
 } option;
 
-enum { OPT_CAPACITY, OPT_FPR, OPT_GROWTH, OPT_TIGHTENING };
+enum { OPT_CAPACITY, OPT_FPR, OPT_GROWTH, OPT_TIGHTENING, OPT_AFFINITY };
 static const option options[] = {
-    {"capacity", offsetof(store_options, capacity), 1, 0},
-    {"fpr", offsetof(store_options, fpr), 0, 0},
-    {"growth", offsetof(store_options, growth), 1, STORE_MAX_GROWTH},
-    {"tightening", offsetof(store_options, tightening), 0, 0},
+    {"capacity", offsetof(store_options, capacity), OPT_INTEGER, 0},
+    {"fpr", offsetof(store_options, fpr), OPT_RATE, 0},
+    {"growth", offsetof(store_options, growth), OPT_INTEGER, STORE_MAX_GROWTH},
+    {"tightening", offsetof(store_options, tightening), OPT_RATE, 0},
+    {"affinity", offsetof(store_options, affinity), OPT_TYPE, 0},
 };
 #define OPTIONS (int)(sizeof options / sizeof options[0])
 
@@ -94,7 +97,12 @@ static int take_option(const option *opt, const char *value,
   char *field = (char *)o + opt->at;
   uint64_t n;
   double r;
-  if (opt->integer && parse_capacity(value, &n) == SQLITE_OK &&
+  if (opt->kind == OPT_TYPE) {
+    value_affinity a = affinity_of_type(value);
+    memcpy(field, &a, sizeof a);
+    return SQLITE_OK;
+  }
+  if (opt->kind == OPT_INTEGER && parse_capacity(value, &n) == SQLITE_OK &&
       (opt->max == 0 || n <= opt->max)) {
     if (opt->max == 0)
       memcpy(field, &n, sizeof n);
@@ -102,14 +110,15 @@ static int take_option(const option *opt, const char *value,
       memcpy(field, &(uint32_t){(uint32_t)n}, sizeof(uint32_t));
     return SQLITE_OK;
   }
-  if (!opt->integer && parse_rate(value, FILTER_MIN_FPR, &r) == SQLITE_OK) {
+  if (opt->kind == OPT_RATE &&
+      parse_rate(value, FILTER_MIN_FPR, &r) == SQLITE_OK) {
     memcpy(field, &r, sizeof r);
     return SQLITE_OK;
   }
-  if (opt->integer && opt->max == 0)
+  if (opt->kind == OPT_INTEGER && opt->max == 0)
     snprintf(err, err_size, "%s must be an integer >= 1, got %s", opt->name,
              value);
-  else if (opt->integer)
+  else if (opt->kind == OPT_INTEGER)
     snprintf(err, err_size, "%s must be an integer from 1 to %llu, got %s",
              opt->name, (unsigned long long)opt->max, value);
   else
@@ -141,6 +150,7 @@ static int settle_options(unsigned given, store_options *o, char *err,
   if (!(given & 1u << OPT_GROWTH)) o->growth = STORE_DEFAULT_GROWTH;
   if (!(given & 1u << OPT_TIGHTENING))
     o->tightening = STORE_DEFAULT_TIGHTENING;
+  if (!(given & 1u << OPT_AFFINITY)) o->affinity = AFFINITY_BLOB;
   /* A scalable store's first layer gets fpr * (1 - tightening). */
   if (o->scalable && !(o->fpr * (1 - o->tightening) >= FILTER_MIN_FPR)) {
     snprintf(err, err_size, "a scalable store's first layer gets fpr * (1 - "
@@ -169,7 +179,7 @@ int store_parse_options(int argc, const char *const *argv, store_options *o,
     while (k < OPTIONS && strcmp(name, options[k].name) != 0) k++;
     if (k == OPTIONS) {
       snprintf(err, err_size, "unknown argument \"%s\" (known: capacity, fpr, "
-               "growth, tightening)", name);
+               "growth, tightening, affinity)", name);
       return SQLITE_ERROR;
     }
     if (given & 1u << k) {

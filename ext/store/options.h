@@ -20,6 +20,9 @@
 **                    store holds G times the capacity of the one before
 **   tightening = R   0 < R < 1, default 0.9: each layer's target rate is R
 **                    times the one before
+**   affinity = T     a declared type name (INTEGER, 'VARCHAR(40)', ...):
+**                    values are added and probed as a column of that type
+**                    would hold them (value_affinity.h); default BLOB, none
 ** Without capacity the store is scalable from STORE_DEFAULT_FIRST_CAPACITY.
 */
 #ifndef STORE_OPTIONS_H
@@ -27,6 +30,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "functions/value_affinity.h"
 
 #define STORE_DEFAULT_FIRST_CAPACITY 10000
 #define STORE_DEFAULT_GROWTH 2
@@ -39,6 +44,7 @@ typedef struct store_options {
   int scalable;
   uint32_t growth;
   double tightening;
+  value_affinity affinity;
 } store_options;
 
 /* Parses argv[0..argc) (the module arguments, after the three SQLite puts

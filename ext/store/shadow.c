@@ -124,8 +124,10 @@ static int prepare_once(shadow_tables *t, const char *sql,
   return rc;
 }
 
-static int put_config(shadow_tables *t, const char *key, sqlite3_int64 i,
-                      double r, int is_real) {
+/* One configuration row: value i (type SQLITE_INTEGER), r (SQLITE_FLOAT)
+** or text (SQLITE_TEXT). */
+static int put_config(shadow_tables *t, const char *key, int type,
+                      sqlite3_int64 i, double r, const char *text) {
   sqlite3_stmt *stmt;
   /* OR REPLACE: a scalable store rewrites its layer count, and a layer's
   ** rows left by a failed growth are written again. */
@@ -133,8 +135,10 @@ static int put_config(shadow_tables *t, const char *key, sqlite3_int64 i,
                         "value) VALUES (?1, ?2)", &stmt);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
-  if (is_real)
+  if (type == SQLITE_FLOAT)
     sqlite3_bind_double(stmt, 2, r);
+  else if (type == SQLITE_TEXT)
+    sqlite3_bind_text(stmt, 2, text, -1, SQLITE_STATIC);
   else
     sqlite3_bind_int64(stmt, 2, i);
   rc = sqlite3_step(stmt);
@@ -143,11 +147,16 @@ static int put_config(shadow_tables *t, const char *key, sqlite3_int64 i,
 }
 
 int shadow_put_config(shadow_tables *t, const char *key, sqlite3_int64 value) {
-  return put_config(t, key, value, 0, 0);
+  return put_config(t, key, SQLITE_INTEGER, value, 0, NULL);
 }
 
 int shadow_put_config_real(shadow_tables *t, const char *key, double value) {
-  return put_config(t, key, 0, value, 1);
+  return put_config(t, key, SQLITE_FLOAT, 0, value, NULL);
+}
+
+int shadow_put_config_text(shadow_tables *t, const char *key,
+                           const char *value) {
+  return put_config(t, key, SQLITE_TEXT, 0, 0, value);
 }
 
 int shadow_read_config(shadow_tables *t, sqlite3_stmt **stmt) {

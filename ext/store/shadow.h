@@ -55,6 +55,8 @@ int shadow_is_suffix(const char *suffix);
 /* Writes (or rewrites) one configuration row. */
 int shadow_put_config(shadow_tables *t, const char *key, sqlite3_int64 value);
 int shadow_put_config_real(shadow_tables *t, const char *key, double value);
+int shadow_put_config_text(shadow_tables *t, const char *key,
+                           const char *value);
 
 /* Prepares "SELECT key, value FROM config" for the caller to step. */
 int shadow_read_config(shadow_tables *t, sqlite3_stmt **stmt);

@@ -77,6 +77,7 @@ typedef struct store_config {
   ** as created (for a scalable store, the first layer's capacity and the
   ** bound on the compound rate). */
   filter_header header;
+  value_affinity affinity; /* applied to a value before it is hashed */
   uint32_t growth;   /* scalable: each layer's capacity over the last's */
   double tightening; /* scalable: each layer's rate over the last's */
   int layer_count;
@@ -251,6 +252,11 @@ int config_layer(const store_kind *k, store_config *c, int i,
 int config_write_filter(store *s, int fills, int layer, uint64_t capacity,
                         double fpr);
 
+/* One line saying what the store is (kind, name, schedule, capacity, fpr,
+** affinity) and how to ask it: from sqlite3_mprintf, NULL when out of
+** memory.  Made from the configuration alone, at no cost in chunks. */
+char *config_summary(const store *s);
+
 /* Writes the rows every store has. */
 int config_write_common(store *s, const store_options *o);
 
@@ -339,10 +345,11 @@ int chunk_damaged(store *s, const store_layer *l, int64_t local, int len);
 
 /* --- items.c: a value through the layers ----------------------------- */
 
-/* The value's hash for this store, by the rules of value_hash: *is_null
-** for NULL (nothing hashed), SQLITE_NOMEM when out of memory. */
-int items_hash(const store *s, sqlite3_value *value, filter_hash *h,
-               int *is_null);
+/* The value's hash for this store, by the rules of value_hash after the
+** store's affinity (as a column stores a value, or compares a probe):
+** *is_null for NULL (nothing hashed), SQLITE_NOMEM when out of memory. */
+int items_hash(const store *s, sqlite3_value *value, int stored,
+               filter_hash *h, int *is_null);
 
 /* *maybe: the value may be in the store (its hash in *h); never for
 ** NULL. */

@@ -22,7 +22,8 @@
 **   INSERT INTO seen(filter) VALUES (:blob);   -- merge (Bloom) or load
 **   DELETE FROM live WHERE value = :id;        -- cuckoo_store only
 **
-** Columns: value (writing it adds the item, by the value rules of the
+** Columns: summary (what the store is, one line: all SELECT * shows),
+** value HIDDEN (writing it adds the item, by the value rules of the
 ** *_build functions; NULL is not added) and filter HIDDEN.  A query must
 ** constrain value with = or IN (a row comes back for each value that may
 ** be present), or ask only for filter (one row, the filter).  The filter
@@ -45,7 +46,10 @@
 
 #include "store/store.h"
 
-enum { COL_VALUE, COL_FILTER };
+/* summary is the one visible column, so that SELECT * (a table browser's
+** first query) gets a row that says what the store is, while value and
+** filter, HIDDEN, are named to be used. */
+enum { COL_SUMMARY, COL_VALUE, COL_FILTER };
 
 typedef struct store_cursor {
   sqlite3_vtab_cursor base;
@@ -115,7 +119,11 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
     *err = sqlite3_mprintf("%s: %s", row->name, why);
     return SQLITE_ERROR;
   }
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(value, filter HIDDEN)");
+  /* value's declared type is BLOB, no affinity, as the store's own rules
+  ** convert nothing: a type of "HIDDEN" alone would give it NUMERIC, and
+  ** SQLite would turn an IN list's '0' into 0 before the store saw it. */
+  int rc = sqlite3_declare_vtab(
+      db, "CREATE TABLE x(summary, value BLOB HIDDEN, filter BLOB HIDDEN)");
   if (rc != SQLITE_OK) return rc;
   store *s;
   rc = store_new(db, row, argv, &s);
@@ -210,7 +218,7 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
   if (info->colUsed & ((sqlite3_uint64)1 << COL_VALUE))
     return store_error(s, "a filter cannot list its items: query it with "
                        "WHERE value = ... or value IN (...), or select only "
-                       "the filter column");
+                       "the filter or summary column");
   info->idxNum = PLAN_FILTER;
   info->estimatedCost = 1e6;
   info->estimatedRows = 1;
@@ -346,6 +354,11 @@ static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
     return SQLITE_OK;
   }
   if (col == COL_FILTER && c->plan == PLAN_FILTER) return store_export(s, ctx);
+  if (col == COL_SUMMARY) {
+    char *text = config_summary(s);
+    if (text == NULL) return SQLITE_NOMEM;
+    sqlite3_result_text(ctx, text, -1, sqlite3_free);
+  }
   return SQLITE_OK;
 }
 
@@ -394,6 +407,10 @@ static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
   if (sqlite3_value_type(argv[0]) != SQLITE_NULL)
     return store_error(s, "%s", s->kind->no_update);
   *rowid = 0;
+  if (sqlite3_value_type(argv[2 + COL_SUMMARY]) != SQLITE_NULL)
+    return store_error(s, "the summary column cannot be written: INSERT "
+                       "INTO %s(value) adds a value, INSERT INTO %s(filter) "
+                       "a filter", s->tables.name, s->tables.name);
   sqlite3_value *value = argv[2 + COL_VALUE], *filter = argv[2 + COL_FILTER];
   int has_value = sqlite3_value_type(value) != SQLITE_NULL;
   int has_filter = sqlite3_value_type(filter) != SQLITE_NULL;

@@ -906,6 +906,51 @@ def _store_filter(rows, kind, seed, shape_keys, capacity, fpr, first, lazy):
     return header + bytes(body), chunks
 
 
+AFFINITIES = ("BLOB", "TEXT", "NUMERIC", "INTEGER", "REAL")
+
+
+def _store_key_class(key, kind, scalable):
+    """The storage class ("Reading a store") of a configuration key a store
+    of this kind and schedule writes, or None for a key it does not."""
+    reals = ("fpr", "tightening")
+    if key in ("kind", "version", "capacity", "seed", "fpr", "affinity"):
+        return {"fpr": float, "affinity": str}.get(key, int)
+    if scalable and key in SCHEDULE_KEYS:
+        return float if key in reals else int
+    layout = LAYOUT_KEYS.get(kind, ())
+    if not scalable:
+        return int if key in layout else None
+    parts = key.split(".", 2)
+    if (len(parts) != 3 or parts[0] != "layer" or not parts[1].isdigit()
+            or (parts[1] != "0" and parts[1][0] == "0") or int(parts[1]) >= 64):
+        return None
+    if parts[2] in ("capacity", "fpr") or parts[2] in layout:
+        return float if parts[2] == "fpr" else int
+    return None
+
+
+def _check_store_keys(config):
+    """Refuses a key the store would not write, a value of another storage
+    class than its key's, and an affinity other than the five names."""
+    kind = config.get("kind")
+    scalable = any(k in config for k in SCHEDULE_KEYS)
+    for key, value in config.items():
+        want = _store_key_class(key, kind, scalable) if isinstance(key, str) \
+            else None
+        if want is None:
+            raise FormatError("configuration key %r is not a store's" % (key,))
+        layers = config.get("layers")
+        if (key.startswith("layer.") and isinstance(layers, int)
+                and int(key.split(".")[1]) >= layers):
+            continue  # a layer past the count: ignored, whatever it holds
+        if type(value) is not want:
+            raise FormatError("configuration %s is %r, not of its storage "
+                              "class" % (key, value))
+    if config.get("affinity", "BLOB") not in AFFINITIES:
+        raise FormatError("affinity %r is not one of %s"
+                          % (config["affinity"], AFFINITIES))
+
+
 def read_store(conn, name):
     """The blob a bloom_store or cuckoo_store named `name` holds, reassembled
     from its shadow tables alone (conn needs no extension): for a scalable
@@ -913,6 +958,7 @@ def read_store(conn, name):
     store FORMAT.md says to refuse."""
     q = lambda s: '"' + s.replace('"', '""') + '"'
     config = dict(conn.execute("SELECT key, value FROM %s" % q(name + "_config")))
+    _check_store_keys(config)
     kind = config.get("kind")
     if kind not in STORE_KEYS:
         raise FormatError("configuration lacks a known kind: %r" % (kind,))

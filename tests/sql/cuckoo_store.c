@@ -412,8 +412,27 @@ static void test_spare_bits(void) {
   sqlite3_close(db);
 }
 
+/* DELETE ... WHERE value IN (...) removes the values named, of the storage
+** class named: '0' is not 0 (value has no affinity). */
+static void test_delete_classes(void) {
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE s USING cuckoo_store(capacity = 1000);"
+                "CREATE TABLE md(v);"
+                "INSERT INTO md VALUES (0), (42), (7), ('0'), ('42'), (x'00');"
+                "INSERT INTO s(value) SELECT v FROM md;"
+                "DELETE FROM s WHERE value IN ('0', '42', 7)");
+  char *left = q_text(db, "SELECT group_concat(quote(v)) FROM md WHERE EXISTS "
+                      "(SELECT 1 FROM s WHERE value = md.v)", NOARGS);
+  tap_ok(left && strcmp(left, "0,42,X'00'") == 0,
+         "DELETE ... IN ('0', '42', 7) removes those, not 0 and 42 (left: %s)",
+         left ? left : "NULL");
+  free(left);
+  sqlite3_close(db);
+}
+
 int main(void) {
   test_arguments();
+  test_delete_classes();
   test_spare_bits();
   test_mirror();
   test_copies_and_deletes();

@@ -242,8 +242,24 @@ static void test_refusals(void) {
   sqlite3 *db = open_db(NULL);
   must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(capacity = 100);"
                 "INSERT INTO s(value) VALUES (1), (2), ('x')");
-  expect_error(db, "SELECT *", "SELECT * FROM s", NOARGS,
-               "bloom_store: a filter cannot list its items", 0);
+  /* value has no affinity: an IN list keeps its storage classes. */
+  char *in = q_text(db, "SELECT group_concat(quote(value)) FROM s WHERE value "
+                    "IN ('1', 1, 'x', x'78', 2.0, '2')", NOARGS);
+  tap_ok(in && strcmp(in, "1,2.0,'x'") == 0,
+         "value IN (...) with mixed storage classes finds only the values "
+         "added (%s: 1, 'x' and 2 were)", in ? in : "NULL");
+  free(in);
+  /* What a table browser asks first: one row, saying what the store is. */
+  char *summary = q_text(db, "SELECT * FROM s", NOARGS);
+  tap_ok(summary && strncmp(summary, "bloom_store s, fixed, for 100 items, "
+                            "fpr 0.01; its items cannot be listed", 66) == 0 &&
+             q_int(db, "SELECT count(*) FROM (SELECT * FROM s)", NOARGS) == 1,
+         "SELECT * is one row, the store's summary (%s)",
+         summary ? summary : "NULL");
+  free(summary);
+  expect_error(db, "INSERT without columns", "INSERT INTO s VALUES (5)",
+               NOARGS, "bloom_store: the summary column cannot be written: "
+               "INSERT INTO s(value) adds a value", 0);
   expect_error(db, "SELECT value", "SELECT value FROM s", NOARGS,
                "bloom_store: a filter cannot list its items", 0);
   expect_error(db, "range on value", "SELECT filter FROM s WHERE value > 1",
@@ -461,6 +477,10 @@ static void test_damage(void) {
       "INSERT INTO s_config VALUES ('layer.0.bits', 512)",
       "INSERT INTO s_config VALUES ('growth', 2)",
       "INSERT INTO s_config VALUES (x'62697473', 512)",
+      /* affinity: one of five names, as TEXT. */
+      "INSERT INTO s_config VALUES ('affinity', 'integer')",
+      "INSERT INTO s_config VALUES ('affinity', 'VARCHAR(40)')",
+      "INSERT INTO s_config VALUES ('affinity', 3)",
   };
   check_config_damage("bloom_store", config, sizeof config / sizeof config[0]);
 }
