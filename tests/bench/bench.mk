@@ -24,6 +24,12 @@
 # (tests/bench/scalable.c; its database, scalable.db, takes about 250 MB and
 # a minute or two to build, again whenever bloom.so changes; a run takes
 # about half a minute more; SCALABLE_BENCH_ROUNDS=n sets its rounds).
+# make bench-keep: what keeping a store by trigger costs an autocommit
+# INSERT at SQLite's default settings, against the same INSERT without the
+# trigger and with a trigger that changes one random page, its floor
+# (tests/bench/keep.c; databases keep-*.db built once, about 40 MB at 1M
+# capacity and 2 GB at 100M; KEEP_BENCH_SIZES=1000000,10000000 sets the
+# capacities, add 100000000 for the largest).
 
 BENCH_CC     ?= $(CC)
 BENCH_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra -Wshadow
@@ -31,6 +37,7 @@ BENCH_BIN     = build/bench/bench
 COUNTING_BIN  = build/bench/counting
 STORE_BIN     = build/bench/store
 SCALABLE_BIN  = build/bench/scalable
+KEEP_BIN      = build/bench/keep
 
 $(BENCH_BIN): tests/bench/bench.c $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
@@ -48,7 +55,11 @@ $(SCALABLE_BIN): tests/bench/scalable.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-.PHONY: bench-counting bench-store bench-scalable
+$(KEEP_BIN): tests/bench/keep.c tests/bench/sqlbench.h
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
+
+.PHONY: bench-counting bench-store bench-scalable bench-keep
 
 bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN)
 	$(BENCH_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
@@ -61,6 +72,9 @@ bench-store: bloom.so $(STORE_BIN)
 
 bench-scalable: bloom.so $(SCALABLE_BIN)
 	$(SCALABLE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
+
+bench-keep: bloom.so $(KEEP_BIN)
+	$(KEEP_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 
 bench-counting: $(COUNTING_BIN)
 	$(COUNTING_BIN)
