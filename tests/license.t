@@ -17,18 +17,7 @@
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-check() { # check <0 = pass> <name> [diagnostic]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then
-    echo "ok $n - $2"
-  else
-    echo "not ok $n - $2"
-    [ -n "$3" ] && printf '%s\n' "$3" | sed 's/^/#   /'
-    failed=1
-  fi
-}
+. tests/lib/tap.sh
 
 # --- the text, from the package's copyright file ----------------------------
 copyright=ext/packaging/copyright

@@ -22,18 +22,7 @@
 # another folder fails the check rather than being skipped.  Prints TAP.
 cd "$(dirname "$0")/../.." || exit 1
 
-n=0
-failed=0
-check() { # check <ok 0|1> <description> [detail]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then
-    echo "ok $n - $2"
-  else
-    echo "not ok $n - $2"
-    [ -n "$3" ] && printf '%s\n' "$3" | sed 's/^/#   /'
-    failed=1
-  fi
-}
+. tests/lib/tap.sh
 
 # The layer a file belongs to, by its folder; empty if none.
 layer_of() {
