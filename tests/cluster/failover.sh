@@ -122,10 +122,18 @@ series() { echo "WITH RECURSIVE c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c 
 # Everything the checks compare, one line each: the rows, the filter's
 # bytes, the store's bytes, false negatives of both, and the positives
 # among $ABSENT values never inserted (bloom_test, bloom_probe, the store).
+# A Bloom filter's bytes but its inserted counter (header bytes 40-47):
+# INSERT OR IGNORE INTO items reaches the trigger's insert into the store,
+# which then adds only values it does not hold yet and counts only those
+# (a false positive is skipped, its bits being set already).
+uncounted() {
+  echo "substr($1, 1, 40) || substr($1, 49)"
+}
+
 snapshot() {
   q "SELECT 'rows', count(*), sum(id), sum(length(v)) FROM items" &&
-  q "SELECT 'filter', hex(f) FROM filters WHERE name = 'items'" &&
-  q "SELECT 'store', hex(filter) FROM items_store" &&
+  q "SELECT 'filter', hex($(uncounted f)) FROM filters WHERE name = 'items'" &&
+  q "SELECT 'store', hex($(uncounted filter)) FROM items_store" &&
   q "SELECT 'false negatives', count(*) FROM items, filters
       WHERE name = 'items' AND NOT bloom_test(f, v)" &&
   q "SELECT 'store false negatives', count(*) FROM items
@@ -176,7 +184,7 @@ ok "$(case "$rows" in "$ITEMS|$((ITEMS * (ITEMS + 1) / 2))|"*) echo 0 ;; *) echo
   "all $ITEMS rows are there" "$rows"
 bf=$(field "$WORK/before" filter)
 ok "$([ ${#bf} -gt 1000 ] && [ "$bf" = "$(field "$WORK/before" store)" ] && echo 0 || echo 1)" \
-  "the trigger-kept store holds the same bytes as bloom_build over the table"
+  "the trigger-kept store holds the same bytes as bloom_build over the table, but for the count"
 fp=$(field "$WORK/before" positives)
 ok "$([ "${fp:-x}" -ge 0 ] 2>/dev/null && [ "$fp" -le $((ABSENT * 3 / 100)) ] && echo 0 || echo 1)" \
   "false positives among $ABSENT absent values stay near the 1% asked ($fp)"
@@ -269,10 +277,10 @@ ok $wrote "$MORE more rows written through the new leader, 100 a statement"
 total=$((ITEMS + MORE))
 count=$(q "SELECT count(*) FROM items")
 ok "$([ "$count" = "$total" ] && echo 0 || echo 1)" "the table holds $total rows" "count: $count"
-same=$(q "SELECT (SELECT filter FROM items_store) =
-                 (SELECT bloom_build(v, $CAPACITY, $FPR) FROM items)")
+same=$(q "SELECT (SELECT $(uncounted filter) FROM items_store) =
+                 (SELECT $(uncounted "bloom_build(v, $CAPACITY, $FPR)") FROM items)")
 ok "$([ "$same" = 1 ] && echo 0 || echo 1)" \
-  "the trigger kept the store equal to bloom_build over all $total rows"
+  "the trigger kept the store equal to bloom_build over all $total rows, but for the count"
 snapshot >"$WORK/written" 2>&1
 ok $? "the new leader answers every check after the writes"
 # The stock shell (Debian's go-dqlite) is a client too, when installed.
