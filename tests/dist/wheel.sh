@@ -20,7 +20,8 @@
 #   directory, sqlite_bloom.__version__ is VERSION, loadable_path() lies in
 #   the venv, and sqlite_bloom.load(conn) loads the module into a sqlite3
 #   connection, whose bloom_version() is VERSION and which builds a filter,
-#   keeps a store through a trigger and probes both; pip uninstall removes
+#   keeps a store through a trigger and probes both; so does an APSW
+#   connection (Debian's python3-apsw, if installed); pip uninstall removes
 #   every file it installed.
 cd "$(dirname "$0")/../.." || exit 1
 repo=$(pwd)
@@ -89,7 +90,7 @@ got=$(cd "$tmp" && sqlite3 :memory: ".load $u/sqlite_bloom/bloom" "SELECT bloom_
 check $? "its module answers bloom_version() = $version in the sqlite3 shell (got '$got')"
 
 # --- installed into a fresh venv ----------------------------------------------
-venv_checks=7
+venv_checks=8
 if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s deps DEB_PACKAGES=python3-venv \
     >"$tmp/deps.out" 2>&1
@@ -145,6 +146,19 @@ PY
   done <"$tmp/use.out"
   [ "$(grep -c '^ok - \|^not ok - ' "$tmp/use.out")" = 4 ]
   check $? "the venv's Python ran the four checks above" "$(tail -n 10 "$tmp/use.out")"
+  apsw=$("$python" -c 'import apsw, os; print(os.path.dirname(os.path.dirname(apsw.__file__)))' 2>/dev/null)
+  if [ -z "$apsw" ]; then
+    skip 1 "no APSW for $python (the Debian package python3-apsw)"
+  else
+    got=$(cd "$tmp/away" && PYTHONPATH=$apsw "$tmp/venv/bin/python" -c '
+import apsw, sqlite_bloom
+conn = apsw.Connection(":memory:")
+(getattr(conn, "enable_load_extension", None) or conn.enableloadextension)(True)
+sqlite_bloom.load(conn)
+print(conn.cursor().execute("SELECT bloom_version()").fetchall()[0][0])' 2>&1)
+    [ "$got" = "$version" ]
+    check $? "sqlite_bloom.load(conn) loads it into an APSW connection too (got '$got')"
+  fi
   site=$("$tmp/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
   "$tmp/venv/bin/python" -m pip uninstall -y -q sqlite-bloom >"$tmp/uninstall.out" 2>&1 &&
     [ ! -e "$site/sqlite_bloom" ] && [ ! -e "$site/$info" ]

@@ -16,7 +16,8 @@
 
 loadable_path() is the module's path as load_extension() takes it (no
 suffix); load(conn) loads it into a sqlite3.Connection or an APSW
-Connection whose extension loading is enabled, as sqlite_vec.load does.
+Connection whose extension loading is enabled, as sqlite_vec.load does
+(APSW before 3.41 spells it conn.enableloadextension(True)).
 Python's sqlite3 can load extensions only when the interpreter was built
 with --enable-loadable-sqlite-extensions: Debian's /usr/bin/python3 is,
 pyenv's and python.org's builds are not.
@@ -40,13 +41,14 @@ def loadable_path():
 
 def load(conn):
     """Loads the extension into conn (enable_load_extension(True) first)."""
-    try:
-        load_extension = conn.load_extension
-    except AttributeError:
+    # APSW before 3.41 names it loadextension (and enableloadextension).
+    load_extension = (getattr(conn, "load_extension", None)
+                      or getattr(conn, "loadextension", None))
+    if load_extension is None:
         raise RuntimeError(
             "sqlite_bloom.load: %r cannot load SQLite extensions; Python's "
             "sqlite3 can when the interpreter was built with "
             "--enable-loadable-sqlite-extensions (Debian's /usr/bin/python3 "
             "is; pyenv's and python.org's builds are not), and APSW always "
-            "can" % (conn,)) from None
+            "can" % (conn,))
     load_extension(loadable_path())
