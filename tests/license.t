@@ -8,8 +8,8 @@
 #
 # The license is stated everywhere: every source file under ext/, tests/
 # and sql/, and the Makefile (C and headers, .py, .sh, .sql, .t, .mk, and
-# the packages' and hosts' .js, .ts), opens its first comment with the
-# dedication, word for word as the "License:
+# the packages' and host tests' .js, .ts, .go, .pl, .rb, .tcl), opens its
+# first comment with the dedication, word for word as the "License:
 # public-domain" paragraph of ext/packaging/copyright gives it, after a
 # shebang line if there is one; README.md ends with a License section.  The
 # files are git's tracked ones (those found on disk outside a git checkout,
@@ -64,10 +64,10 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   { find ext tests sql -type f; echo Makefile; } | sort >"$tmp/all"
 fi
-grep -E '\.(c|h|py|sh|sql|t|mk|js|ts)$|^Makefile$' "$tmp/all" >"$tmp/sources"
+grep -E '\.(c|h|py|sh|sql|t|mk|js|ts|go|pl|rb|tcl)$|^Makefile$' "$tmp/all" >"$tmp/sources"
 count=$(wc -l <"$tmp/sources")
 kinds=""
-for k in c h py sh sql t mk js ts; do
+for k in c h py sh sql t mk js ts go pl rb tcl; do
   grep -q "\.$k\$" "$tmp/sources" || kinds="$kinds .$k"
 done
 [ "$count" -ge 100 ] && [ -z "$kinds" ] && grep -qx Makefile "$tmp/sources"
@@ -77,7 +77,7 @@ while read -r f; do
   case "$f" in
     *.c|*.h) style=c; first=2 ;;             # after the line "/*"
     *.sql) style=sql; first=1 ;;
-    *.js|*.ts) style=slash; first=1 ;;
+    *.js|*.ts|*.go) style=slash; first=1 ;;
     *) style=hash; first=1 ;;
   esac
   [ "$style" = hash ] || [ "$style" = slash ] &&
