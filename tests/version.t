@@ -75,7 +75,7 @@ for my $i (1 .. $#versions) {
 }
 check($ordered, "its sections are newest first, each version once: @versions");
 
-my $others = qr/(?:sqlite3?|dqlite|libdqlite\S*|raft|python3?|gcc|clang|glibc|debian)(?:\s+version)?\s+$/i;
+my $others = qr/(?:sqlite3?|dqlite|libdqlite\S*|raft|python3?|gcc|clang|glibc|debian|apsw|ruby|tcl|go|node(?:\.js)?|better-sqlite3|node-sqlite3|mattn\/go-sqlite3|sqlite-utils|dbd::sqlite)(?:\s+version)?\s+$/i;
 for my $doc ('README.md', 'ext/REFERENCE.md') {
   my $text = slurp($doc);
   my (@same, @other);
