@@ -12,7 +12,7 @@
 # build cache is build/hosts/go-cache.
 . "$(dirname "$0")/lib.sh"
 need_deb golang-go golang-github-mattn-go-sqlite3-dev
-GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOCACHE=$repo/build/hosts/go-cache \
+GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS='' GOCACHE=$repo/build/hosts/go-cache \
   go build -o "$tmp/scenario" tests/hosts/scenario.go >"$tmp/build.out" 2>&1 ||
   fail_all "go build of tests/hosts/scenario.go failed" "$tmp/build.out"
 "$tmp/scenario" "$so" "$version"

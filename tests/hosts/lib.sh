@@ -39,6 +39,7 @@ cd "$(dirname "$0")/../.." || exit 1
 repo=$(pwd)
 so=${BLOOM_SO:-$repo/bloom.so}
 case "$so" in /*) ;; *) so=$repo/$so ;; esac
+# shellcheck disable=SC2034 # used by the tests that source this file
 version=${BLOOM_VERSION:-$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory version)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
