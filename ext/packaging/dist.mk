@@ -52,11 +52,11 @@ dist: deps
 	$(MAKE) dist-deps
 	$(MAKE) $(TARBALL) $(DEB) $(WHEEL) $(NPM_TGZ)
 
-# What the wheel and the npm package are built with, installed as deps
-# installs (as root) or named: Debian's npm only when no npm is on PATH
-# (Node.js from elsewhere brings its own).
+# What the wheel and the npm package are built and tested with, installed
+# as deps installs (as root) or named: Debian's npm only when no npm is on
+# PATH (Node.js from elsewhere brings its own).
 dist-deps:
-	@$(MAKE) -s deps DEB_PACKAGES="python3-setuptools python3-wheel"
+	@$(MAKE) -s deps DEB_PACKAGES="python3-setuptools python3-wheel python3-venv"
 	@command -v npm >/dev/null 2>&1 || $(MAKE) -s deps DEB_PACKAGES="nodejs npm"
 
 # Made anew each time: it depends on every tracked file.  The entries are
