@@ -7,8 +7,9 @@
 # damage arising from its use.
 #
 # The license is stated everywhere: every source file under ext/, tests/
-# and sql/, and the Makefile (C and headers, .py, .sh, .sql, .t, .mk), opens
-# its first comment with the dedication, word for word as the "License:
+# and sql/, and the Makefile (C and headers, .py, .sh, .sql, .t, .mk, and
+# the packages' and host tests' .js, .ts, .go, .pl, .rb, .tcl), opens its
+# first comment with the dedication, word for word as the "License:
 # public-domain" paragraph of ext/packaging/copyright gives it, after a
 # shebang line if there is one; README.md ends with a License section.  The
 # files are git's tracked ones (those found on disk outside a git checkout,
@@ -44,6 +45,7 @@ check $? "$copyright is in Debian's machine-readable format: Files: * under Lice
 sed 's/^/** /; s/ *$//' "$tmp/text" >"$tmp/c"
 sed 's/^/# /; s/ *$//' "$tmp/text" >"$tmp/hash"
 sed 's/^/-- /; s/ *$//' "$tmp/text" >"$tmp/sql"
+sed 's,^,// ,; s/ *$//' "$tmp/text" >"$tmp/slash"
 
 # --- every source file -------------------------------------------------------
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -51,10 +53,10 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   { find ext tests sql -type f; echo Makefile; } | sort >"$tmp/all"
 fi
-grep -E '\.(c|h|py|sh|sql|t|mk)$|^Makefile$' "$tmp/all" >"$tmp/sources"
+grep -E '\.(c|h|py|sh|sql|t|mk|js|ts|go|pl|rb|tcl)$|^Makefile$' "$tmp/all" >"$tmp/sources"
 count=$(wc -l <"$tmp/sources")
 kinds=""
-for k in c h py sh sql t mk; do
+for k in c h py sh sql t mk js ts go pl rb tcl; do
   grep -q "\.$k\$" "$tmp/sources" || kinds="$kinds .$k"
 done
 [ "$count" -ge 100 ] && [ -z "$kinds" ] && grep -qx Makefile "$tmp/sources"
@@ -64,9 +66,11 @@ while read -r f; do
   case "$f" in
     *.c|*.h) style=c; first=2 ;;             # after the line "/*"
     *.sql) style=sql; first=1 ;;
+    *.js|*.ts|*.go) style=slash; first=1 ;;
     *) style=hash; first=1 ;;
   esac
-  [ "$style" = hash ] && head -n 1 "$f" | grep -q '^#!' && first=2
+  [ "$style" = hash ] || [ "$style" = slash ] &&
+    head -n 1 "$f" | grep -q '^#!' && first=2
   ok=0
   [ "$style" != c ] || [ "$(head -n 1 "$f")" = "/*" ] || ok=1
   sed -n "$first,$((first + lines - 1))p" "$f" | cmp -s - "$tmp/$style" || ok=1

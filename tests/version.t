@@ -14,7 +14,9 @@
 # newest section of ext/CHANGES.md (sections "## X.Y.Z (YYYY-MM-DD)", newest
 # first), and every version of bloom that README.md and ext/REFERENCE.md
 # mention (an X.Y.Z not part of a longer dotted number, nor the version of
-# other software named just before it, as in "SQLite 3.40.1").  Prints TAP.
+# other software named just before it, as in "SQLite 3.40.1"); and no file
+# of ext/packaging/ may write the version (the packages are labelled from
+# make version when built, and tests/dist/ checks each).  Prints TAP.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -73,7 +75,7 @@ for my $i (1 .. $#versions) {
 }
 check($ordered, "its sections are newest first, each version once: @versions");
 
-my $others = qr/(?:sqlite3?|dqlite|libdqlite\S*|raft|python3?|gcc|clang|glibc|debian)(?:\s+version)?\s+$/i;
+my $others = qr/(?:sqlite3?|dqlite|libdqlite\S*|raft|python3?|gcc|clang|glibc|debian|apsw|ruby|tcl|go|node(?:\.js)?|better-sqlite3|node-sqlite3|mattn\/go-sqlite3|sqlite-utils|dbd::sqlite)(?:\s+version)?\s+$/i;
 for my $doc ('README.md', 'ext/REFERENCE.md') {
   my $text = slurp($doc);
   my (@same, @other);
@@ -87,6 +89,17 @@ for my $doc ('README.md', 'ext/REFERENCE.md') {
         "$doc mentions no other version of bloom than $version (" . scalar(@same)
         . " mentions)", @other);
 }
+
+# The packages (make dist: the Debian package, the wheel, the npm package)
+# are labelled with make version at build time; tests/dist/ checks each.
+# So no packaging source may write the version itself.
+my @packaging = grep { -f } split /\n/, `git ls-files ext/packaging 2>/dev/null`;
+@packaging = grep { -f } glob('ext/packaging/* ext/packaging/*/* ext/packaging/*/*/*')
+  unless @packaging;
+my @written = grep { slurp($_) =~ /(?<![\d.])\Q$version\E(?![\d.])/ } @packaging;
+check(@packaging && !@written, "no file of ext/packaging/ (" . scalar(@packaging)
+      . " files) writes $version: the packages take it from make version",
+      map { "writes it: $_" } @written);
 
 print "1..$n\n";
 exit $failed;

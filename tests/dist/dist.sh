@@ -21,7 +21,7 @@
 #   `.load bloom` loads the package's module by bare name and it answers
 #   VERSION; pkg-config gives the flags that compile a program against
 #   sqlite3_bloom.h and link libbloom.a into it, which then runs the
-#   extension; `apt-get purge` leaves none of the package's files, and
+#   extension, and so does ext/REFERENCE.md's app.c, built as it says; `apt-get purge` leaves none of the package's files, and
 #   `.load bloom` fails again.  Not root, or with a bloom package or a
 #   make install in /usr/local already there, those checks are skipped
 #   (TAP skip) saying why.
@@ -112,7 +112,7 @@ globals=$(nm -g --defined-only "$tmp/deb$lib/libbloom.a" 2>&1 | awk 'NF == 3 { p
 check $? "libbloom.a defines one global symbol, sqlite3_bloom_init (got: $globals)"
 
 # --- installed, used and purged (root) ---------------------------------------
-installed_checks=10
+installed_checks=11
 if [ "$(id -u)" != 0 ]; then
   skip $installed_checks "not root: the package is not installed (make test-dist as root does it)"
 elif dpkg-query -W -f='${Status}' bloom 2>/dev/null | grep -q 'ok installed'; then
@@ -190,6 +190,16 @@ APP
   got=$(cd "$away" && "$tmp/app" 2>&1)
   [ "$got" = "$version $version 1 0" ]
   check $? "it runs the extension: BLOOM_VERSION, bloom_version(), a member, an absent value (got '$got')"
+  # The app.c of ext/REFERENCE.md, "Linking it into a program", built by
+  # the command it gives there (tests/commands.t holds this file to it).
+  mkdir "$tmp/ref"
+  awk '/^## Linking it into a program/ { s = 1 } s && /^```c$/ { f = 1; next }
+       f && /^```$/ { exit } f' ext/REFERENCE.md >"$tmp/ref/app.c"
+  # shellcheck disable=SC2046 # pkg-config's flags are words
+  got=$(cd "$tmp/ref" && cc app.c $(pkg-config --cflags --libs bloom) 2>&1 && cd "$away" &&
+          "$tmp/ref/a.out" 2>&1)
+  [ "$got" = "bloom $version, linked in as $version" ]
+  check $? "ext/REFERENCE.md's app.c builds with \`cc app.c \$(pkg-config --cflags --libs bloom)\` and runs (got '$got')"
 
   DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
     -o DPkg::Lock::Timeout=300 bloom >"$tmp/purge.out" 2>&1

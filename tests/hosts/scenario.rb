@@ -1,0 +1,75 @@
+#!/usr/bin/ruby
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+#
+# The host scenario (tests/hosts/lib.sh) from Ruby's sqlite3 gem (Debian's
+# ruby-sqlite3):  ruby scenario.rb BLOOM_SO VERSION
+#
+# The gem binds an Integer as INTEGER, a String as TEXT, and a String of
+# the binary encoding (ASCII-8BIT, as blobs come back) as a BLOB.
+require 'sqlite3'
+
+so, version = ARGV
+$n = 0
+def ok(cond, name, todo = nil)
+  $n += 1
+  puts "#{cond ? 'ok' : 'not ok'} #{$n} - #{name}#{todo ? " # TODO #{todo}" : ''}"
+end
+
+db = SQLite3::Database.new(':memory:')
+db.enable_load_extension(true)
+db.load_extension(so)
+db.enable_load_extension(false)
+puts "# host: Ruby #{RUBY_VERSION} sqlite3 #{SQLite3::VERSION} (SQLite #{db.get_first_value('SELECT sqlite_version()')}); " \
+     'loads by db.enable_load_extension(true); db.load_extension(path)'
+one = ->(sql, *params) { db.get_first_value(sql, params) }
+
+got = one.('SELECT bloom_version()')
+ok(got == version, "ruby-sqlite3 loads #{so}: bloom_version() = #{version} (got #{got.inspect})")
+
+f = one.('WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 1000)' \
+         ' SELECT bloom_build(v, ?, ?) FROM s', 1000, 0.01)
+ok(f.is_a?(String) && f.encoding == Encoding::BINARY && f.bytesize == 1344,
+   "bloom_build comes back as a binary String of 1344 (got #{f.encoding}, #{f.bytesize})")
+probes = [one.('SELECT bloom_test(?, ?)', f, 42), one.('SELECT bloom_test(?, ?)', f, 4242)]
+ok(probes == [1, 0], "bloom_test(filter bound back, Integer): 42 in, 4242 out (got #{probes})")
+
+db.execute_batch(<<~SQL)
+  CREATE TABLE items(id INTEGER PRIMARY KEY);
+  CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01);
+  CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN
+    INSERT INTO seen(value) VALUES (NEW.id);
+  END;
+SQL
+db.transaction do
+  (1..100).each { |id| db.execute('INSERT INTO items(id) VALUES (?)', [id]) }
+end
+got = one.('SELECT count(*) FROM items')
+ok(got == 100, "100 ids inserted bound as Integer, in one transaction (got #{got})")
+probe = 'SELECT EXISTS (SELECT 1 FROM seen WHERE value = ?)'
+found = (1..100).sum { |id| one.(probe, id) }
+ok(found == 100, "each of them probed bound as Integer is found (#{found} of 100)")
+false_ = (1001..1100).sum { |id| one.(probe, id) }
+ok(false_ < 10, "fewer than 10 of 100 absent ids are (#{false_})")
+
+types = [one.('SELECT typeof(?)', 12_345), one.('SELECT typeof(?)', '12345')]
+puts "# binds: 12345 -> #{types[0]}, '12345' -> #{types[1]}"
+ok(types == %w[integer text], "the Integer 12345 binds as integer, the String '12345' as text (got #{types})")
+db.execute('INSERT INTO items(id) VALUES (?)', ['12345'])
+got = one.('SELECT typeof(id) FROM items WHERE id = 12345')
+ok(got == 'integer', "the id '12345' bound as text is stored as an integer (got #{got})")
+ok(one.(probe, '12345') == 1, "a probe bound as text '12345' finds it",
+   "a store compares values as stored: TEXT '12345' is not the INTEGER 12345 (issue 24); bind Integer, or CAST")
+ok(one.('SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST(? AS INTEGER))', '12345') == 1,
+   'a probe written CAST(? AS INTEGER), bound as text, finds it')
+
+export = one.('SELECT filter FROM seen')
+same = one.('SELECT ? = (SELECT bloom_build(id, 1000, 0.01) FROM items)', export)
+member = one.('SELECT bloom_test(?, 12345)', export)
+ok(export.encoding == Encoding::BINARY && same == 1 && member == 1,
+   "SELECT filter comes back as a binary String, bloom_build's over the table, with 12345 in it (same #{same}, member #{member})")
+puts "1..#{$n}"

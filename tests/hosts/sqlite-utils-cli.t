@@ -1,0 +1,96 @@
+#!/bin/sh
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+#
+# The host scenario (tests/hosts/lib.sh) from the sqlite-utils command
+# line (Debian's sqlite-utils): every command takes --load-extension=PATH;
+# `-p NAME VALUE` binds TEXT, always; `insert` and `bulk` bind the values
+# of JSON documents by their JSON type (a number is an INTEGER); `query -r`
+# writes a BLOB's bytes to stdout.
+. "$(dirname "$0")/lib.sh"
+need_deb sqlite-utils
+n=0
+failed=0
+check() { # check <0 = pass> <name> [todo]
+  n=$((n + 1))
+  if [ "$1" = 0 ]; then r=ok; else r="not ok"; [ -n "${3:-}" ] || failed=1; fi
+  echo "$r $n - $2${3:+ # TODO $3}"
+}
+db=$tmp/su.db
+su() { # su COMMAND ARGS...: sqlite-utils COMMAND on the database, bloom loaded
+  cmd=$1
+  shift
+  sqlite-utils "$cmd" --load-extension="$so" "$db" "$@" 2>&1
+}
+echo "# host: sqlite-utils $(sqlite-utils --version | sed 's/.*version //') (CLI, SQLite $(su query 'SELECT sqlite_version()' -r)); loads by --load-extension=PATH"
+
+got=$(su query "SELECT bloom_version()" -r)
+[ "$got" = "$version" ]
+check $? "sqlite-utils --load-extension=$so: bloom_version() = $version (got '$got')"
+
+su query "CREATE TABLE filters AS WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 1000) SELECT bloom_build(v, 1000, 0.01) AS f FROM s" >/dev/null
+su query "SELECT f FROM filters" -r >"$tmp/f.bin"
+json=$(su query "SELECT f FROM filters")
+[ "$(wc -c <"$tmp/f.bin")" = 1344 ] && case "$json" in *'"$base64": true'*) true ;; *) false ;; esac
+check $? "bloom_build comes back as 1344 raw bytes with -r, as {\"\$base64\": ...} in JSON"
+got=$(su query "SELECT bloom_test(f, CAST(:in AS INTEGER)), bloom_test(f, CAST(:out AS INTEGER)) FROM filters" \
+        -p in 42 -p out 4242 --arrays)
+[ "$got" = "[[1, 0]]" ]
+check $? "bloom_test(f, CAST(:v AS INTEGER)) with -p v 42, 4242: in, out (got $got)"
+
+su query "CREATE TABLE items(id INTEGER PRIMARY KEY)" >/dev/null
+su query "CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01)" >/dev/null
+su query "CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN INSERT INTO seen(value) VALUES (NEW.id); END" >/dev/null
+su query "CREATE TABLE hits(id)" >/dev/null
+ids() { # ids FROM TO: a JSON array of {"id": N}
+  seq "$1" "$2" | sed 's/.*/{"id": &}/' | paste -sd, | sed 's/^/[/; s/$/]/'
+}
+ids 1 100 >"$tmp/ids.json"
+su insert items "$tmp/ids.json" >/dev/null
+got=$(su query "SELECT count(*) FROM items" -r)
+[ "$got" = 100 ]
+check $? "100 ids inserted by sqlite-utils insert from JSON numbers (got '$got')"
+probe="INSERT INTO hits SELECT :id WHERE EXISTS (SELECT 1 FROM seen WHERE value = :id)"
+su bulk "$probe" "$tmp/ids.json" >/dev/null
+got=$(su query "SELECT count(*) FROM hits" -r)
+[ "$got" = 100 ]
+check $? "each of them probed by sqlite-utils bulk, bound from JSON numbers, is found ($got of 100)"
+ids 1001 1100 >"$tmp/absent.json"
+su query "DELETE FROM hits" >/dev/null
+su bulk "$probe" "$tmp/absent.json" >/dev/null
+got=$(su query "SELECT count(*) FROM hits" -r)
+[ "$got" -lt 10 ]
+check $? "fewer than 10 of 100 absent ids are ($got)"
+
+got=$(su query "SELECT typeof(:i) AS i, typeof(:t) AS t" -p i 12345 -p t 12345 --arrays)
+echo '[{"i": 12345, "t": "12345"}]' >"$tmp/types.json"
+su query "CREATE TABLE types(i, t)" >/dev/null
+su bulk "INSERT INTO types SELECT typeof(:i), typeof(:t)" "$tmp/types.json" >/dev/null
+json=$(su query "SELECT i, t FROM types" --arrays)
+echo "# binds: -p 12345 -> ${got}; JSON 12345, \"12345\" -> $json"
+[ "$got" = '[["text", "text"]]' ] && [ "$json" = '[["integer", "text"]]' ]
+check $? "-p binds text, always ($got); JSON binds 12345 as integer, \"12345\" as text ($json)"
+echo '[{"id": "12345"}]' >"$tmp/text.json"
+su insert items "$tmp/text.json" >/dev/null
+got=$(su query "SELECT typeof(id) FROM items WHERE id = 12345" -r)
+[ "$got" = integer ]
+check $? "the id \"12345\" inserted from a JSON string is stored as an integer (got '$got')"
+got=$(su query "SELECT EXISTS (SELECT 1 FROM seen WHERE value = :id)" -p id 12345 -r)
+[ "$got" = 1 ]
+check $? "a probe with -p id 12345 (text) finds it" \
+  "a store compares values as stored: TEXT '12345' is not the INTEGER 12345 (issue 24); write CAST(:id AS INTEGER)"
+got=$(su query "SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST(:id AS INTEGER))" -p id 12345 -r)
+[ "$got" = 1 ]
+check $? "a probe written CAST(:id AS INTEGER) with -p id 12345 finds it (got '$got')"
+
+su query "SELECT filter FROM seen" -r >"$tmp/export.bin"
+su query "SELECT bloom_build(id, 1000, 0.01) FROM items" -r >"$tmp/built.bin"
+got=$(su query "SELECT bloom_test(filter, 12345) FROM seen" -r)
+cmp -s "$tmp/export.bin" "$tmp/built.bin" && [ -s "$tmp/export.bin" ] && [ "$got" = 1 ]
+check $? "SELECT filter, written by -r, is bloom_build's bytes over the table, with 12345 in it"
+echo "1..$n"
+exit $failed
