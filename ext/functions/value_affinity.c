@@ -11,6 +11,8 @@
 #include "functions/value_affinity.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* 1 if `word` occurs in `text`, without regard to case. */
@@ -49,6 +51,50 @@ int affinity_of_name(const char *name, value_affinity *out) {
   return SQLITE_ERROR;
 }
 
+/* SQLite's blanks (sqlite3Isspace): space, \t, \n, \v, \f, \r. */
+static int blank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+/* Whether text[0..n), blanks around it aside, is a decimal literal as
+** SQLite's numeric affinity reads one (sqlite3AtoF: a sign, digits with at
+** most one '.', at least one digit, an optional exponent; nothing else):
+** 0 no; 1 an integer literal that fits 64 bits, in *i; 2 any other
+** number, in *r. */
+static int numeric_literal(const char *text, int n, sqlite3_int64 *i,
+                           double *r) {
+  char buf[400];
+  while (n > 0 && blank(text[n - 1])) n--;
+  while (n > 0 && blank(*text)) text++, n--;
+  if (n == 0 || n >= (int)sizeof buf) return 0;
+  memcpy(buf, text, (size_t)n);
+  buf[n] = '\0';
+  const char *p = buf + (*buf == '+' || *buf == '-');
+  int digits = 0, integer = 1;
+  for (; isdigit((unsigned char)*p); p++) digits++;
+  if (*p == '.') {
+    integer = 0;
+    for (p++; isdigit((unsigned char)*p); p++) digits++;
+  }
+  if (digits == 0) return 0;
+  if (*p == 'e' || *p == 'E') {
+    integer = 0;
+    p += 1 + (p[1] == '+' || p[1] == '-');
+    if (!isdigit((unsigned char)*p)) return 0;
+    while (isdigit((unsigned char)*p)) p++;
+  }
+  if (*p != '\0') return 0;
+  if (integer) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (errno == 0 && *end == '\0') {
+      *i = v;
+      return 1;
+    }
+  }
+  *r = strtod(buf, NULL);
+  return 2;
+}
+
 arg_status value_hash_as(sqlite3_value *value, value_affinity a, int stored,
                          uint32_t seed, filter_hash *out) {
   int type = sqlite3_value_type(value);
@@ -60,21 +106,24 @@ arg_status value_hash_as(sqlite3_value *value, value_affinity a, int stored,
   /* 42 and 42.0 hash alike (value_hash): a REAL column's conversion of an
   ** integer matters only past 2^53, where the double rounds it. */
   int real = stored && a == AFFINITY_REAL;
+  sqlite3_int64 i;
+  double r;
+  int number;
   if (type == SQLITE_INTEGER) {
-    if (!real) return value_hash(value, type, seed, out);
-    *out = filter_hash_real((double)sqlite3_value_int64(value), seed);
-    return ARG_OK;
+    i = sqlite3_value_int64(value);
+    number = 1;
+  } else {
+    /* TEXT under a numeric affinity.  Not sqlite3_value_numeric_type: a
+    ** value SQLite hands over may not be changed, and newer SQLite
+    ** crashes on a copy's, which has no connection. */
+    const char *text = (const char *)sqlite3_value_text(value);
+    if (text == NULL) return ARG_ERROR;
+    number = numeric_literal(text, sqlite3_value_bytes(value), &i, &r);
+    if (number == 0) return value_hash(value, SQLITE_TEXT, seed, out);
   }
-  /* TEXT under a numeric affinity: a copy takes the conversion, since a
-  ** value SQLite hands over may not be changed. */
-  sqlite3_value *copy = sqlite3_value_dup(value);
-  if (copy == NULL) return ARG_ERROR;
-  int as = sqlite3_value_numeric_type(copy);
-  arg_status st = ARG_OK;
-  if (real && as == SQLITE_INTEGER)
-    *out = filter_hash_real((double)sqlite3_value_int64(copy), seed);
+  if (number == 1 && !real)
+    *out = filter_hash_integer(i, seed);
   else
-    st = value_hash(copy, as, seed, out);
-  sqlite3_value_free(copy);
-  return st;
+    *out = filter_hash_real(number == 1 ? (double)i : r, seed);
+  return ARG_OK;
 }

@@ -40,8 +40,9 @@ int affinity_of_name(const char *name, value_affinity *out);
 /* value_hash of the value as a column of affinity a would hold it
 ** (`stored`: a value written to the column) or compare it (a probe, to
 ** which SQLite applies NUMERIC where the column has any numeric affinity):
-** TEXT that looks like a number is hashed as that number under NUMERIC,
-** INTEGER and REAL (sqlite3_value_numeric_type's rule), and a REAL column
+** TEXT that is a decimal integer or real literal is hashed as that number
+** under NUMERIC, INTEGER and REAL (the rule of SQLite's numeric affinity,
+** read here without sqlite3_value_numeric_type), and a REAL column
 ** stores an integer as a REAL; a number is hashed as its text under TEXT.
 ** ARG_NULL for NULL, ARG_ERROR when out of memory. */
 arg_status value_hash_as(sqlite3_value *value, value_affinity a, int stored,
