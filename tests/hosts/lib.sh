@@ -14,16 +14,20 @@
 #      back as the host's bytes type, 1344 bytes long, and bloom_test with
 #      it bound back finds 42 and not 4242 (bound as host integers);
 #   3. a store kept by a trigger: items(id INTEGER PRIMARY KEY), a
-#      bloom_store(capacity = 1000, fpr = 0.01) `seen` and an AFTER INSERT
-#      trigger adding NEW.id; ids 1..100 inserted bound as host integers in
-#      one transaction; each probed (EXISTS ... WHERE value = ?) bound as a
-#      host integer is found, and fewer than 10 of 1001..1100 are;
+#      bloom_store(capacity = 1000, fpr = 0.01) `seen`, a second one
+#      `typed` with affinity = INTEGER, and an AFTER INSERT trigger adding
+#      NEW.id to both; ids 1..100 inserted bound as host integers in one
+#      transaction; each probed in `seen` (EXISTS ... WHERE value = ?)
+#      bound as a host integer is found, and fewer than 10 of 1001..1100 are;
 #   4. numbers as text: what the host binds its integer 12345 and its text
 #      '12345' as (typeof(?)), recorded as a TAP comment and checked; the
 #      id '12345' bound as text is stored as the integer 12345 (the
-#      column's affinity), a probe bound as text '12345' does not find it
-#      (a TAP TODO: a store compares values as stored, issue 24) and one
-#      written CAST(? AS INTEGER) does;
+#      column's affinity); in `seen`, a store without affinity, a probe
+#      bound as text '12345' does not find it (a TAP TODO: such a store
+#      compares values as stored) and one written CAST(? AS INTEGER) does;
+#      in `typed` a probe bound as text '12345' finds it (the store applies
+#      the column's affinity too), and ones bound as text 'abc' and '12346'
+#      do not;
 #   5. the export: SELECT filter FROM seen comes back as bytes equal to
 #      bloom_build(id, 1000, 0.01) over the table, and finds 12345.
 #

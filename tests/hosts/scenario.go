@@ -74,8 +74,10 @@ func main() {
 	for _, stmt := range []string{
 		"CREATE TABLE items(id INTEGER PRIMARY KEY)",
 		"CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01)",
+		"CREATE VIRTUAL TABLE typed USING bloom_store(capacity = 1000, fpr = 0.01, affinity = INTEGER)",
 		`CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN
 		   INSERT INTO seen(value) VALUES (NEW.id);
+		   INSERT INTO typed(value) VALUES (NEW.id);
 		 END`,
 	} {
 		if _, err := db.Exec(stmt); err != nil {
@@ -115,9 +117,17 @@ func main() {
 	got = one("SELECT typeof(id) FROM items WHERE id = 12345")
 	ok(got == "integer", fmt.Sprintf("the id \"12345\" bound as text is stored as an integer (got %v)", got))
 	ok(one(probe, "12345") == int64(1), "a probe bound as text \"12345\" finds it",
-		"a store compares values as stored: TEXT '12345' is not the INTEGER 12345 (issue 24); bind an int, or CAST")
+		"a store without affinity compares values as stored: TEXT '12345' is not the INTEGER 12345; "+
+			"create it with affinity = INTEGER, bind an int, or CAST")
 	ok(one("SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST(? AS INTEGER))", "12345") == int64(1),
 		"a probe written CAST(? AS INTEGER), bound as text, finds it")
+	typed := "SELECT EXISTS (SELECT 1 FROM typed WHERE value = ?)"
+	got = one(typed, "12345")
+	ok(got == int64(1), fmt.Sprintf(
+		"a probe of the affinity = INTEGER store bound as text \"12345\" finds it (got %v)", got))
+	abc, other := one(typed, "abc"), one(typed, "12346")
+	ok(abc == int64(0) && other == int64(0), fmt.Sprintf(
+		"and ones bound as text \"abc\" and \"12346\" do not (got %v %v)", abc, other))
 
 	export, isBytes := one("SELECT filter FROM seen").([]byte)
 	same := one("SELECT ? = (SELECT bloom_build(id, 1000, 0.01) FROM items)", export)

@@ -113,8 +113,10 @@ async function main() {
   await h.exec(`
     CREATE TABLE items(id INTEGER PRIMARY KEY);
     CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01);
+    CREATE VIRTUAL TABLE typed USING bloom_store(capacity = 1000, fpr = 0.01, affinity = INTEGER);
     CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN
       INSERT INTO seen(value) VALUES (NEW.id);
+      INSERT INTO typed(value) VALUES (NEW.id);
     END;`);
   const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
   await h.insertIds(range(1, 100));
@@ -136,9 +138,15 @@ async function main() {
   got = await h.one('SELECT typeof(id) FROM items WHERE id = 12345');
   ok(got === 'integer', `the id '12345' bound as text is stored as an integer (got ${got})`);
   ok(num(await h.one(probe, '12345')) === 1, "a probe bound as text '12345' finds it",
-     "a store compares values as stored: TEXT '12345' is not the INTEGER 12345 (issue 24); bind Number(x), or CAST");
+     "a store without affinity compares values as stored: TEXT '12345' is not the INTEGER 12345; "
+     + 'create it with affinity = INTEGER, bind Number(x), or CAST');
   ok(num(await h.one('SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST(? AS INTEGER))', '12345')) === 1,
      'a probe written CAST(? AS INTEGER), bound as text, finds it');
+  const typed = 'SELECT EXISTS (SELECT 1 FROM typed WHERE value = ?)';
+  got = num(await h.one(typed, '12345'));
+  ok(got === 1, `a probe of the affinity = INTEGER store bound as text '12345' finds it (got ${got})`);
+  const misses = [num(await h.one(typed, 'abc')), num(await h.one(typed, '12346'))];
+  ok(misses.join() === '0,0', `and ones bound as text 'abc' and '12346' do not (got ${misses})`);
 
   const exported = await h.one('SELECT filter FROM seen');
   const same = num(await h.one('SELECT ? = (SELECT bloom_build(id, 1000, 0.01) FROM items)', exported));

@@ -65,8 +65,10 @@ ok("@probes" eq "1 0", "bloom_test(filter bound SQL_BLOB, SQL_INTEGER): 42 in, 4
 $dbh->do($_) for (
   "CREATE TABLE items(id INTEGER PRIMARY KEY)",
   "CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01)",
+  "CREATE VIRTUAL TABLE typed USING bloom_store(capacity = 1000, fpr = 0.01, affinity = INTEGER)",
   "CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN
      INSERT INTO seen(value) VALUES (NEW.id);
+     INSERT INTO typed(value) VALUES (NEW.id);
    END");
 $dbh->begin_work;
 my $insert = $dbh->prepare("INSERT INTO items(id) VALUES (?)");
@@ -103,9 +105,15 @@ $insert->execute;
 $got = one("SELECT typeof(id) FROM items WHERE id = 12345");
 ok($got eq 'integer', "the id '12345' bound as text is stored as an integer (got $got)");
 ok(one($probe, "12345") == 1, "a probe bound as text '12345' finds it",
-   "a store compares values as stored: TEXT '12345' is not the INTEGER 12345 (issue 24); bind SQL_INTEGER, or CAST");
+   "a store without affinity compares values as stored: TEXT '12345' is not the INTEGER 12345; "
+   . "create it with affinity = INTEGER, bind SQL_INTEGER, or CAST");
 ok(one("SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST(? AS INTEGER))", "12345") == 1,
    "a probe written CAST(? AS INTEGER), bound as text, finds it");
+my $typed = "SELECT EXISTS (SELECT 1 FROM typed WHERE value = ?)";
+$got = one($typed, "12345");
+ok($got == 1, "a probe of the affinity = INTEGER store bound as text '12345' finds it (got $got)");
+my @misses = (one($typed, "abc"), one($typed, "12346"));
+ok("@misses" eq "0 0", "and ones bound as text 'abc' and '12346' do not (got @misses)");
 
 my $export = one("SELECT filter FROM seen");
 my $same = one("SELECT ? = (SELECT bloom_build(id, 1000, 0.01) FROM items)", blob($export));

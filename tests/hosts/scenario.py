@@ -21,8 +21,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 from bloomhost import Tap                             # noqa: E402
 
-TRAP = ("a store compares values as stored: TEXT '12345' is not the "
-        "INTEGER 12345 (issue 24); bind numbers as int, or CAST")
+TRAP = ("a store without affinity compares values as stored: TEXT '12345' "
+        "is not the INTEGER 12345; create it with affinity = INTEGER, bind "
+        "numbers as int, or CAST")
 
 
 class StdSqlite3:
@@ -129,8 +130,11 @@ def main():
     h.script("""
       CREATE TABLE items(id INTEGER PRIMARY KEY);
       CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01);
+      CREATE VIRTUAL TABLE typed USING bloom_store(capacity = 1000, fpr = 0.01,
+                                                   affinity = INTEGER);
       CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN
         INSERT INTO seen(value) VALUES (NEW.id);
+        INSERT INTO typed(value) VALUES (NEW.id);
       END;""")
     h.insert_ids(range(1, 101))
     count = h.one("SELECT count(*) FROM items")
@@ -155,6 +159,13 @@ def main():
     got = h.one("SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST(? AS INTEGER))",
                 ("12345",))
     tap.ok(got == 1, "a probe written CAST(? AS INTEGER), bound as text, finds it")
+    typed = "SELECT EXISTS (SELECT 1 FROM typed WHERE value = ?)"
+    got = h.one(typed, ("12345",))
+    tap.ok(got == 1, "a probe of the affinity = INTEGER store bound as text "
+           "'12345' finds it (got %r)" % got)
+    got = (h.one(typed, ("abc",)), h.one(typed, ("12346",)))
+    tap.ok(got == (0, 0), "and ones bound as text 'abc' and '12346' do not "
+           "(got %r)" % (got,))
 
     export = h.one("SELECT filter FROM seen")
     same = h.one("SELECT ? = (SELECT bloom_build(id, 1000, 0.01) FROM items)", (export,))

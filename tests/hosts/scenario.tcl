@@ -50,8 +50,10 @@ ok [expr {$probes eq "1 0"}] "bloom_test(@filter, \$integer): 42 in, 4242 out (g
 db eval {
   CREATE TABLE items(id INTEGER PRIMARY KEY);
   CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01);
+  CREATE VIRTUAL TABLE typed USING bloom_store(capacity = 1000, fpr = 0.01, affinity = INTEGER);
   CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN
     INSERT INTO seen(value) VALUES (NEW.id);
+    INSERT INTO typed(value) VALUES (NEW.id);
   END;
 }
 db transaction {
@@ -86,10 +88,21 @@ ok [expr {$got eq "integer"}] "the id '12345' bound as text is stored as an inte
 set text [string range "#12345" 1 end]
 ok [expr {[db onecolumn {SELECT EXISTS (SELECT 1 FROM seen WHERE value = $text)}] == 1}] \
   "a probe bound as text '12345' finds it" \
-  "a store compares values as stored: TEXT '12345' is not the INTEGER 12345 (issue 24); bind an integer, or CAST"
+  "a store without affinity compares values as stored: TEXT '12345' is not the INTEGER 12345;\
+   create it with affinity = INTEGER, bind an integer, or CAST"
 ok [expr {[db onecolumn {
   SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST($text AS INTEGER))}] == 1}] \
   "a probe written CAST(\$text AS INTEGER) finds it"
+set got [db onecolumn {SELECT EXISTS (SELECT 1 FROM typed WHERE value = $text)}]
+ok [expr {$got == 1}] \
+  "a probe of the affinity = INTEGER store bound as text '12345' finds it (got $got)"
+set abc abc
+set other [string range "#12346" 1 end]
+set got [db eval {SELECT EXISTS (SELECT 1 FROM typed WHERE value = $abc),
+                         EXISTS (SELECT 1 FROM typed WHERE value = $other),
+                         typeof($abc), typeof($other)}]
+ok [expr {$got eq "0 0 text text"}] \
+  "and ones bound as text 'abc' and '12346' do not (got $got)"
 
 set export [db onecolumn {SELECT filter FROM seen}]
 set same [db onecolumn {SELECT @export = (SELECT bloom_build(id, 1000, 0.01) FROM items)}]

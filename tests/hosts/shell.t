@@ -42,8 +42,10 @@ check $? "bloom_test(readfile() bound as @f, integer): 42 in, 4242 out (got '$go
 
 { echo "CREATE TABLE items(id INTEGER PRIMARY KEY);
 CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01);
+CREATE VIRTUAL TABLE typed USING bloom_store(capacity = 1000, fpr = 0.01, affinity = INTEGER);
 CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN
   INSERT INTO seen(value) VALUES (NEW.id);
+  INSERT INTO typed(value) VALUES (NEW.id);
 END;
 BEGIN;"
   i=1; while [ $i -le 100 ]; do printf '.parameter set :id %d\nINSERT INTO items(id) VALUES (:id);\n' $i; i=$((i + 1)); done
@@ -82,11 +84,20 @@ got=$(run ".parameter set :t \"'12345'\"
 SELECT EXISTS (SELECT 1 FROM seen WHERE value = :t);")
 [ "$got" = 1 ]
 check $? "a probe bound as text '12345' finds it" \
-  "a store compares values as stored: TEXT '12345' is not the INTEGER 12345 (issue 24); bind an integer, or CAST"
+  "a store without affinity compares values as stored: TEXT '12345' is not the INTEGER 12345; create it with affinity = INTEGER, bind an integer, or CAST"
 got=$(run ".parameter set :t \"'12345'\"
 SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST(:t AS INTEGER));")
 [ "$got" = 1 ]
 check $? "a probe written CAST(:t AS INTEGER) finds it (got '$got')"
+got=$(run ".parameter set :t \"'12345'\"
+SELECT EXISTS (SELECT 1 FROM typed WHERE value = :t);")
+[ "$got" = 1 ]
+check $? "a probe of the affinity = INTEGER store bound as text '12345' finds it (got '$got')"
+got=$(run ".parameter set :a \"'abc'\"
+.parameter set :o \"'12346'\"
+SELECT EXISTS (SELECT 1 FROM typed WHERE value = :a), EXISTS (SELECT 1 FROM typed WHERE value = :o);")
+[ "$got" = "0|0" ]
+check $? "and ones bound as text 'abc' and '12346' do not (got '$got')"
 
 got=$(run "SELECT writefile('$tmp/export.bin', filter) FROM seen;
 SELECT writefile('$tmp/built.bin', bloom_build(id, 1000, 0.01)) FROM items;

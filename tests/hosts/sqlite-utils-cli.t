@@ -44,7 +44,8 @@ check $? "bloom_test(f, CAST(:v AS INTEGER)) with -p v 42, 4242: in, out (got $g
 
 su query "CREATE TABLE items(id INTEGER PRIMARY KEY)" >/dev/null
 su query "CREATE VIRTUAL TABLE seen USING bloom_store(capacity = 1000, fpr = 0.01)" >/dev/null
-su query "CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN INSERT INTO seen(value) VALUES (NEW.id); END" >/dev/null
+su query "CREATE VIRTUAL TABLE typed USING bloom_store(capacity = 1000, fpr = 0.01, affinity = INTEGER)" >/dev/null
+su query "CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN INSERT INTO seen(value) VALUES (NEW.id); INSERT INTO typed(value) VALUES (NEW.id); END" >/dev/null
 su query "CREATE TABLE hits(id)" >/dev/null
 ids() { # ids FROM TO: a JSON array of {"id": N}
   seq "$1" "$2" | sed 's/.*/{"id": &}/' | paste -sd, | sed 's/^/[/; s/$/]/'
@@ -82,10 +83,17 @@ check $? "the id \"12345\" inserted from a JSON string is stored as an integer (
 got=$(su query "SELECT EXISTS (SELECT 1 FROM seen WHERE value = :id)" -p id 12345 -r)
 [ "$got" = 1 ]
 check $? "a probe with -p id 12345 (text) finds it" \
-  "a store compares values as stored: TEXT '12345' is not the INTEGER 12345 (issue 24); write CAST(:id AS INTEGER)"
+  "a store without affinity compares values as stored: TEXT '12345' is not the INTEGER 12345; create it with affinity = INTEGER, or write CAST(:id AS INTEGER)"
 got=$(su query "SELECT EXISTS (SELECT 1 FROM seen WHERE value = CAST(:id AS INTEGER))" -p id 12345 -r)
 [ "$got" = 1 ]
 check $? "a probe written CAST(:id AS INTEGER) with -p id 12345 finds it (got '$got')"
+got=$(su query "SELECT EXISTS (SELECT 1 FROM typed WHERE value = :id)" -p id 12345 -r)
+[ "$got" = 1 ]
+check $? "a probe of the affinity = INTEGER store with -p id 12345 (text) finds it (got '$got')"
+got=$(su query "SELECT EXISTS (SELECT 1 FROM typed WHERE value = :a), EXISTS (SELECT 1 FROM typed WHERE value = :o)" \
+        -p a abc -p o 12346 --arrays)
+[ "$got" = "[[0, 0]]" ]
+check $? "and ones with -p a abc, -p o 12346 (text) do not (got $got)"
 
 su query "SELECT filter FROM seen" -r >"$tmp/export.bin"
 su query "SELECT bloom_build(id, 1000, 0.01) FROM items" -r >"$tmp/built.bin"
