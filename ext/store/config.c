@@ -48,14 +48,17 @@ static int config_damaged(store *s) {
                      "(%s_config)", s->tables.name, s->tables.name);
 }
 
-/* The index of name among keys[0..n), or -1. */
+/* What key_index and layer_key answer for a name they do not know. */
+#define NO_KEY CONFIG_GROUP_KEYS
+
+/* The index of name among keys[0..n), or NO_KEY. */
 static int key_index(const config_key *keys, int n, const char *name) {
   for (int k = 0; k < n; k++)
     if (strcmp(name, keys[k].name) == 0) return k;
-  return -1;
+  return NO_KEY;
 }
 
-/* A layer's key: capacity, fpr, then the kind's (all INTEGER). */
+/* A layer's key: capacity, fpr, then the kind's (all INTEGER); NO_KEY. */
 static int layer_key(const store_kind *kind, const char *name, int *type) {
   *type = SQLITE_INTEGER;
   if (strcmp(name, "capacity") == 0) return LAYER_KEY_CAPACITY;
@@ -65,13 +68,13 @@ static int layer_key(const store_kind *kind, const char *name, int *type) {
   }
   for (int k = 0; k < KIND_MAX_KEYS && kind->keys[k]; k++)
     if (strcmp(name, kind->keys[k]) == 0) return LAYER_KEY_KIND + k;
-  return -1;
+  return NO_KEY;
 }
 
-/* Files the row's value as key k of g (k < 0: a key the group has not),
+/* Files the row's value as key k of g (NO_KEY: a key the group has not),
 ** marking g damaged when it is not of the key's storage class. */
 static int take(config_group *g, int k, int type, sqlite3_stmt *row) {
-  if (k < 0 || sqlite3_column_type(row, 1) != type) {
+  if (k == NO_KEY || sqlite3_column_type(row, 1) != type) {
     g->damaged = 1;
     return SQLITE_OK;
   }
@@ -112,9 +115,9 @@ static const char *layer_of_key(const char *key, int *i) {
 static int take_row(const store_kind *kind, config_rows *r, const char *key,
                     sqlite3_stmt *row) {
   int k = key_index(common_keys, COMMON_KEYS, key), type, i;
-  if (k >= 0) return take(&r->common, k, common_keys[k].type, row);
+  if (k != NO_KEY) return take(&r->common, k, common_keys[k].type, row);
   k = key_index(schedule_keys, SCHEDULE_KEYS, key);
-  if (k >= 0) return take(&r->schedule, k, schedule_keys[k].type, row);
+  if (k != NO_KEY) return take(&r->schedule, k, schedule_keys[k].type, row);
   const char *name = layer_of_key(key, &i);
   if (name) {
     r->layer_rows++;
@@ -122,8 +125,8 @@ static int take_row(const store_kind *kind, config_rows *r, const char *key,
     return take(&r->layers[i], k, type, row);
   }
   k = layer_key(kind, key, &type);
-  return k >= LAYER_KEY_KIND ? take(&r->fixed, k, type, row)
-                             : SQLITE_CORRUPT_VTAB;
+  return k != NO_KEY && k >= LAYER_KEY_KIND ? take(&r->fixed, k, type, row)
+                                             : SQLITE_CORRUPT_VTAB;
 }
 
 static int read_rows(store *s, config_rows *r) {
