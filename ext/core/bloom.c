@@ -33,20 +33,46 @@ uint64_t bloom_block_of(filter_hash h, uint64_t blocks) {
 ** a few hundred distinct patterns per block, and triple the false
 ** positives.) */
 #define BLOOM_CHUNKS_PER_WORD 7
+_Static_assert(BLOOM_CHUNKS_PER_WORD == 7,
+               "bloom_insert and bloom_contains unroll 7 chunks");
 
+/* Sets bit c mod 512 of the block (only c's low 9 bits count), in its
+** little-endian 64-bit word as chunk_is_set below reads it. */
+static inline void set_chunk(unsigned char *block, uint64_t c) {
+  unsigned char *word = block + ((c >> 6) & 7) * 8;
+  store_le64(word, load_le64(word) | (uint64_t)1 << (c & 63));
+}
+
+/* Each bit set in its little-endian 64-bit word and a whole word's 7
+** chunks unrolled, as bloom_contains tests them: 69 instructions an insert
+** at k = 6 under callgrind, where a loop over bytes took 111 (the same
+** bits: a filter's bytes do not change). */
 void bloom_insert(unsigned char *bits, uint64_t blocks, unsigned k,
                   filter_hash h) {
   unsigned char *block = bits + bloom_block_of(h, blocks) * BLOOM_BLOCK_BYTES;
   uint64_t word = h.h1;
-  for (unsigned i = 0; i < k; i += BLOOM_CHUNKS_PER_WORD) {
+  unsigned left = k;
+  for (; left >= BLOOM_CHUNKS_PER_WORD; left -= BLOOM_CHUNKS_PER_WORD) {
     word += h.h2;
-    uint64_t chunks = word;
-    unsigned last = k - i < BLOOM_CHUNKS_PER_WORD ? k - i : BLOOM_CHUNKS_PER_WORD;
-    for (unsigned c = 0; c < last; c++, chunks >>= 9) {
-      unsigned bit = (unsigned)(chunks & 511);
-      block[bit >> 3] |= (unsigned char)(1u << (bit & 7));
-    }
+    uint64_t w = word;
+    set_chunk(block, w);
+    set_chunk(block, w >> 9);
+    set_chunk(block, w >> 18);
+    set_chunk(block, w >> 27);
+    set_chunk(block, w >> 36);
+    set_chunk(block, w >> 45);
+    set_chunk(block, w >> 54);
   }
+  /* The first `left` chunks of the next word: every bit of an item at
+  ** k < 7 (k is 6 at p = 1%).  k is the filter's, so each test goes the
+  ** same way on every insert. */
+  uint64_t w = word + h.h2;
+  if (left > 0) set_chunk(block, w);
+  if (left > 1) set_chunk(block, w >> 9);
+  if (left > 2) set_chunk(block, w >> 18);
+  if (left > 3) set_chunk(block, w >> 27);
+  if (left > 4) set_chunk(block, w >> 36);
+  if (left > 5) set_chunk(block, w >> 45);
 }
 
 void bloom_lagged_init(bloom_lagged *in, unsigned char *bits, uint64_t blocks,
@@ -71,9 +97,8 @@ void bloom_lagged_flush(bloom_lagged *in) {
 ** p = 1%, so one word is the common case), and each bit is tested in its
 ** little-endian 64-bit word: bit b of a block is bit b % 64 of word b / 64,
 ** the same bit as bit b % 8 of byte b / 8, and the shift needs no mask
-** (callgrind: about 77 instructions a probe at k = 7, against 130 for the
-** insert's byte loop). */
-_Static_assert(BLOOM_CHUNKS_PER_WORD == 7, "bloom_contains unrolls 7 chunks");
+** (callgrind: about 77 instructions a probe at k = 7, against 130 for a
+** loop over bytes). */
 
 /* Bit 0 is the block's bit c mod 512 (only c's low 9 bits count). */
 static inline uint64_t chunk_is_set(const unsigned char *block, uint64_t c) {

@@ -573,6 +573,45 @@ static void test_insert_one_block(void) {
              "is then found (k = 1..64)");
 }
 
+/* The bits FORMAT.md names, set one byte at a time: bit i (0 <= i < k) of
+** the item's block is the 9-bit chunk i % 7, low chunk first, of
+** h1 + (i / 7 + 1) * h2, and bit b of a block is bit b % 8 of its byte
+** b / 8.  bloom_insert, which sets them in 64-bit words, must leave the
+** same bytes: a filter's bytes are its format. */
+static void insert_longhand(unsigned char *bits, uint64_t blocks, unsigned k,
+                            filter_hash h) {
+  uint64_t blk = mul_hi_longhand(h.h1, blocks);
+  for (unsigned i = 0; i < k; i++) {
+    uint64_t w = h.h1 + (uint64_t)(i / 7 + 1) * h.h2;
+    unsigned b = (unsigned)(w >> (9 * (i % 7)) & 511);
+    bits[blk * 64 + b / 8] |= (unsigned char)(1u << (b % 8));
+  }
+}
+
+static void test_insert_format_bits(void) {
+  enum { BLOCKS = 8, ITEMS = 300 };
+  unsigned char fast[BLOCKS * 64], slow[BLOCKS * 64];
+  rng_seed(0x5eed0b17, "bloom_insert sets FORMAT.md's bits");
+  int bad = 0;
+  for (unsigned k = 1; k <= BLOOM_MAX_HASHES; k++) {
+    memset(fast, 0, sizeof fast);
+    memset(slow, 0, sizeof slow);
+    for (int i = 0; i < ITEMS; i++) {
+      filter_hash h = rng_hash();
+      bloom_insert(fast, BLOCKS, k, h);
+      insert_longhand(slow, BLOCKS, k, h);
+    }
+    if (memcmp(fast, slow, sizeof fast) != 0) {
+      tap_diag("k = %u: the bytes differ", k);
+      bad++;
+    }
+  }
+  TAP_EQ_U64(bad, 0,
+             "bloom_insert leaves the bytes of FORMAT.md's rule set byte by "
+             "byte (k = 1..%u, %d items into %d blocks each)",
+             BLOOM_MAX_HASHES, ITEMS, BLOCKS);
+}
+
 /* bloom_contains must test every one of the k bits: after an insert into
 ** an empty block, clearing any one of the bits it set makes it answer 0. */
 static void test_contains_needs_every_bit(void) {
@@ -1102,6 +1141,7 @@ int main(void) {
   test_sizing_errors();
   test_block_of();
   test_insert_one_block();
+  test_insert_format_bits();
   test_contains_needs_every_bit();
   test_lagged_inserts();
   test_no_false_negatives_and_fpr();
