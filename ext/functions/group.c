@@ -14,25 +14,12 @@
 #include "functions/params.h"
 #include "functions/value_hash.h"
 
-/* A later row with the first row's n and p, told without validating. */
-static int same_params(int argc, sqlite3_value **argv, const group_state *g) {
-  int n_type = argc >= 2 ? sqlite3_value_type(argv[1]) : SQLITE_NULL;
-  if (n_type != g->n_type) return 0;
-  if (n_type == SQLITE_INTEGER &&
-      sqlite3_value_int64(argv[1]) != (sqlite3_int64)g->n)
-    return 0;
-  if (n_type == SQLITE_FLOAT && sqlite3_value_double(argv[1]) != g->n_value)
-    return 0;
-  return argc < 3 || (sqlite3_value_type(argv[2]) == SQLITE_FLOAT &&
-                      sqlite3_value_double(argv[2]) == g->p);
-}
-
 /* Reads this row's n and p.  Returns 1 on the group's first row (recorded
 ** in *g), 0 on a later row with the same values, -1 after setting an error
 ** (bad values, or values that differ from the first row's). */
 static int read_params(sqlite3_context *ctx, int argc, sqlite3_value **argv,
                        group_state *g) {
-  if (g->started && same_params(argc, argv, g)) return 0;
+  if (g->started && sql_group_same_params(argc, argv, g)) return 0;
   uint64_t n = 0;
   double p = FILTER_DEFAULT_FPR;
   int from_data = 1;
@@ -64,10 +51,10 @@ static int read_params(sqlite3_context *ctx, int argc, sqlite3_value **argv,
   return 0;
 }
 
-int sql_group_row(sqlite3_context *ctx, int argc, sqlite3_value **argv,
-                  group_state *g,
-                  int (*first_row)(sqlite3_context *ctx, group_state *g),
-                  filter_hash *h) {
+int sql_group_row_slow(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                       group_state *g,
+                       int (*first_row)(sqlite3_context *ctx, group_state *g),
+                       filter_hash *h) {
   if (g == NULL) {
     sqlite3_result_error_nomem(ctx);
     return -1;
