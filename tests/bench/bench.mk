@@ -16,6 +16,9 @@
 # ~190 MB, ~20 s); later runs reuse them.  A run takes ~4 minutes on an idle
 # 2-core machine.  BENCH_ROUNDS=n sets the timed rounds (default 5);
 # BENCH_CLOCK=cpu times with the thread's CPU clock instead of the wall clock;
+# BENCH_CACHES=sysconf or cpuid reads the cache sizes it prints from there
+# rather than from sysfs first (where a machine has no sysfs cache directory,
+# it falls back to them by itself);
 # BENCH_COUNTING_N=n sets the counting comparison's items (default 1000000).
 # make bench-store: only the bloom_store figures (tests/bench/store.c; its
 # databases, store-*.db, take about 1.5 GB and a few minutes to build once;
