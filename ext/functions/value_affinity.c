@@ -106,8 +106,8 @@ arg_status value_hash_as(sqlite3_value *value, value_affinity a, int stored,
   /* 42 and 42.0 hash alike (value_hash): a REAL column's conversion of an
   ** integer matters only past 2^53, where the double rounds it. */
   int real = stored && a == AFFINITY_REAL;
-  sqlite3_int64 i;
-  double r;
+  sqlite3_int64 i = 0;
+  double r = 0;
   int number;
   if (type == SQLITE_INTEGER) {
     i = sqlite3_value_int64(value);

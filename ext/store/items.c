@@ -48,7 +48,7 @@ int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe) {
 
 int items_add(store *s, sqlite3_value *value, int if_new, int *skipped) {
   filter_hash h;
-  int is_null, full, maybe = 0;
+  int is_null, full = 0, maybe = 0;
   int rc = items_hash(s, value, 1, &h, &is_null);
   *skipped = is_null; /* NULL is never added */
   if (rc != SQLITE_OK || is_null) return rc;
