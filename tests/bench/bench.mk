@@ -25,7 +25,7 @@ COUNTING_BIN  = build/bench/counting
 STORE_BIN     = build/bench/store
 SCALABLE_BIN  = build/bench/scalable
 
-$(BENCH_BIN): tests/bench/bench.c $(CORE_SRC) $(HEADERS)
+$(BENCH_BIN): tests/bench/bench.c tests/bench/machine.h $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -Iext -o $@ $< $(CORE_SRC) $(MURMUR_A) -lsqlite3 -lm
 
