@@ -80,20 +80,8 @@ static int wal_hook(void *arg, sqlite3 *db, const char *schema, int frames) {
 }
 
 /* The database at path with SQLite's defaults but for WAL and
-** synchronous = NORMAL. */
-static sqlite3 *open_default(const char *path) {
-  sqlite3 *db;
-  if (sqlite3_open(path, &db) != SQLITE_OK) die(db, path);
-  sqlite3_enable_load_extension(db, 1);
-  char *err = NULL;
-  if (sqlite3_load_extension(db, so_path, "sqlite3_bloom_init", &err) !=
-      SQLITE_OK) {
-    fprintf(stderr, BENCH_NAME ": load %s: %s\n", so_path, err ? err : "?");
-    exit(2);
-  }
-  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
-  return db;
-}
+** synchronous = NORMAL (open_db_with, no further pragmas). */
+static sqlite3 *open_default(const char *path) { return open_db_with(path, ""); }
 
 static void fill_base(sqlite3 *db, const char *table, int text) {
   sqlite3_stmt *st;

@@ -6,9 +6,10 @@
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
 **
-** What the store and scalable-store benchmarks share: a connection with the
+** What the SQL benchmark drivers share: a connection with the
 ** extension loaded and the benchmarks' settings, one-value queries that
-** stop the run when they fail, the clock, and the target line.  Define
+** stop the run when they fail, the clock, dropping the OS page cache, and
+** the target line.  Define
 ** BENCH_NAME (the prefix of error messages) before including; set so_path
 ** (the extension) before open_db.
 */
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *so_path;
 static int failures; /* targets failed */
@@ -62,8 +64,8 @@ static inline void execf(sqlite3 *db, const char *fmt, ...) {
 }
 
 /* The database at path with the extension loaded, in WAL mode with
-** synchronous = NORMAL, a 256 MB page cache and 1 GB of mmap. */
-static inline sqlite3 *open_db(const char *path) {
+** synchronous = NORMAL, then `pragmas` run (cache and mmap sizes). */
+static inline sqlite3 *open_db_with(const char *path, const char *pragmas) {
   sqlite3 *db;
   if (sqlite3_open(path, &db) != SQLITE_OK) die(db, path);
   sqlite3_enable_load_extension(db, 1);
@@ -73,9 +75,26 @@ static inline sqlite3 *open_db(const char *path) {
     fprintf(stderr, BENCH_NAME ": load %s: %s\n", so_path, err ? err : "?");
     exit(2);
   }
-  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-           "PRAGMA cache_size = -262144; PRAGMA mmap_size = 1073741824");
+  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  exec(db, pragmas);
   return db;
+}
+
+/* open_db_with a 256 MB page cache and 1 GB of mmap. */
+static inline sqlite3 *open_db(const char *path) {
+  return open_db_with(path, "PRAGMA cache_size = -262144;"
+                            "PRAGMA mmap_size = 1073741824");
+}
+
+/* Empties the OS page cache (root only): 1 if done.  Needs
+** _DEFAULT_SOURCE (sync). */
+static inline int drop_os_cache(void) {
+  if (geteuid() != 0) return 0;
+  sync();
+  FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+  if (f == NULL) return 0;
+  int ok = fputs("3\n", f) >= 0;
+  return fclose(f) == 0 && ok;
 }
 
 /* The first column of the first row; -1 when there is no row. */

@@ -201,16 +201,6 @@ static void warm_store(sqlite3 *db) {
   exec(db, "SELECT count(*) FROM seen_chunks WHERE length(data) > 0");
 }
 
-/* Empties the OS page cache (root only): 1 if done. */
-static int drop_os_cache(void) {
-  if (geteuid() != 0) return 0;
-  sync();
-  FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
-  if (f == NULL) return 0;
-  int ok = fputs("3\n", f) >= 0;
-  return fclose(f) == 0 && ok;
-}
-
 static double run_once(sqlite3 *db, const char *sql) {
   double t0 = now();
   sqlite3_stmt *st;
