@@ -28,22 +28,7 @@ case "$tgz" in /*) ;; *) tgz=$repo/$tgz ;; esac
 drivers=$repo/build/hosts/node/node_modules
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-check() { # check <0 = pass> <name> [diagnostic]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then
-    echo "ok $n - $2"
-  else
-    echo "not ok $n - $2"
-    [ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
-    failed=1
-  fi
-}
-skip() { # skip <count> <reason>
-  i=0
-  while [ "$i" -lt "$1" ]; do n=$((n + 1)); i=$((i + 1)); echo "ok $n # skip $2"; done
-}
+. "$repo/tests/lib/tap.sh"
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "1..0 # SKIP no node and npm here (Debian packages nodejs and npm); make dist needs them"

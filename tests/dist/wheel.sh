@@ -31,22 +31,7 @@ case "$wheel" in /*) ;; *) wheel=$repo/$wheel ;; esac
 python=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-check() { # check <0 = pass> <name> [diagnostic]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then
-    echo "ok $n - $2"
-  else
-    echo "not ok $n - $2"
-    [ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
-    failed=1
-  fi
-}
-skip() { # skip <count> <reason>
-  i=0
-  while [ "$i" -lt "$1" ]; do n=$((n + 1)); i=$((i + 1)); echo "ok $n # skip $2"; done
-}
+. "$repo/tests/lib/tap.sh"
 
 # --- the wheel, as a file ----------------------------------------------------
 plat=linux_$(uname -m)

@@ -7,7 +7,8 @@
 #
 # TAP for the shell tests, sourced: `check <status> <name> [diagnostic]`
 # prints one test, passing when status is 0, the diagnostic as comments
-# when it fails; $failed is 1 once any failed (the script's exit status).
+# when it fails; `skip <count> <reason>` prints that many skipped tests;
+# $failed is 1 once any failed (the script's exit status).
 n=0
 failed=0
 check() {
@@ -19,4 +20,12 @@ check() {
     [ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
     failed=1
   fi
+}
+skip() {
+  i=0
+  while [ "$i" -lt "$1" ]; do
+    n=$((n + 1))
+    i=$((i + 1))
+    echo "ok $n # skip $2"
+  done
 }
