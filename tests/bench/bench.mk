@@ -86,8 +86,8 @@ bench-counting: $(COUNTING_BIN)
 # README's use cases against the plain SQLite way, on disk, cold and warm,
 # under SQLite's defaults and the documented tuning.  USECASES_IDS=n sets
 # the tables' size (default 20000000: its databases, uc-*.db, take about
-# 12 GB and 10 to 20 minutes to build once; a run then takes about half an
-# hour); 100000 to 1000000 gives a quick run.  As root, cold runs empty
+# 13 GB and 10 to 20 minutes to build once; a run then takes 13 to 16
+# minutes); 100000 to 1000000 gives a quick run.  As root, cold runs empty
 # the OS page cache (USECASES_COLD=fadvise evicts only the bench's files).
 USECASES_BIN  = build/bench/usecases
 USECASES_IDS ?= 20000000

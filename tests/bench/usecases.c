@@ -69,7 +69,8 @@
 **
 ** Databases (uc-IDS-*.db under DIR, git-ignored) are built once and
 ** reused; each run adds its new ids to them.  At 20,000,000 ids they take
-** about 12 GB and 10 to 20 minutes to build.
+** about 13 GB and 10 to 20 minutes to build; a run then takes 13 to 16
+** minutes.
 **
 ** Usage: usecases BLOOM_SO DIR
 ** env: USECASES_IDS (default 20000000), USECASES_ROUNDS (default 3 cold,
