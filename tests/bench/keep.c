@@ -44,12 +44,7 @@
 #define ROUNDS 11
 
 static uint64_t rng = 0x6b656570ULL;
-static uint64_t next_rand(void) {
-  uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+static uint64_t next_rand(void) { return splitmix(&rng); }
 
 /* A new id of the kind: a random 63-bit integer or 32 hex digits. */
 static void bind_id(sqlite3_stmt *st, int text) {

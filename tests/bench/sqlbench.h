@@ -18,6 +18,7 @@
 
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -25,6 +26,14 @@
 
 static const char *so_path;
 static int failures; /* targets failed */
+
+/* SplitMix64: the next of a seeded sequence of well-mixed 64-bit values. */
+static inline uint64_t splitmix(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 static inline double now(void) {
   struct timespec ts;

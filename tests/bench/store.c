@@ -60,12 +60,7 @@
 #define ROUNDS 6
 
 static uint64_t rng = 0x5707e5eedULL;
-static uint64_t next_id(void) {
-  uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return (z ^ (z >> 31)) >> 1;
-}
+static uint64_t next_id(void) { return splitmix(&rng) >> 1; }
 
 /* A database holding: ids(id) n random ids; plain(id) and kept(id) copies,
 ** kept with a trigger into store `seen` (capacity n); blobkept(id) with a

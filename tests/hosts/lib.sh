@@ -105,3 +105,14 @@ need_node() {
       fail_all "npm install of $NODE_DRIVERS into build/hosts/node failed" "$tmp/npm.out"
   fi
 }
+
+# TAP for the shell-script hosts: check <0 = pass> <name> [todo] prints one
+# test; a failing one with a todo is a TAP TODO and does not count in
+# $failed (the script's exit status).
+n=0
+failed=0
+check() { # check <0 = pass> <name> [todo]
+  n=$((n + 1))
+  if [ "$1" = 0 ]; then r=ok; else r="not ok"; [ -n "${3:-}" ] || failed=1; fi
+  echo "$r $n - $2${3:+ # TODO $3}"
+}

@@ -12,13 +12,6 @@
 # and filters written to files with writefile() as the shell's bytes.
 . "$(dirname "$0")/lib.sh"
 need_deb sqlite3
-n=0
-failed=0
-check() { # check <0 = pass> <name> [todo]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then r=ok; else r="not ok"; [ -n "${3:-}" ] || failed=1; fi
-  echo "$r $n - $2${3:+ # TODO $3}"
-}
 # run SCRIPT: the shell's output for SCRIPT in a database that loaded bloom
 db=$tmp/shell.db
 run() { printf '.load %s\n%s\n' "${so%.so}" "$1" | sqlite3 -batch "$db" 2>&1; }

@@ -13,13 +13,6 @@
 # writes a BLOB's bytes to stdout.
 . "$(dirname "$0")/lib.sh"
 need_deb sqlite-utils
-n=0
-failed=0
-check() { # check <0 = pass> <name> [todo]
-  n=$((n + 1))
-  if [ "$1" = 0 ]; then r=ok; else r="not ok"; [ -n "${3:-}" ] || failed=1; fi
-  echo "$r $n - $2${3:+ # TODO $3}"
-}
 db=$tmp/su.db
 su() { # su COMMAND ARGS...: sqlite-utils COMMAND on the database, bloom loaded
   cmd=$1
