@@ -41,10 +41,12 @@ int chunk_bytes(const store *s, const store_layer *l, int64_t local) {
                s->kind->counter_bytes);
 }
 
+/* Any order of runs: a windowed store's generations lie in a ring of
+** slots. */
 const store_layer *chunk_layer_of(const store *s, int64_t id) {
   for (int i = s->config.layer_count - 1; i >= 0; i--) {
     const store_layer *l = &s->config.layers[i];
-    if (id >= l->first_chunk) return id < l->first_chunk + l->chunks ? l : NULL;
+    if (id >= l->first_chunk && id - l->first_chunk < l->chunks) return l;
   }
   return NULL;
 }

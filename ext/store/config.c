@@ -111,6 +111,12 @@ static const char *layer_of_key(const char *key, int *i) {
   return end + 1;
 }
 
+int config_take_layer(const store_kind *kind, config_group *g,
+                      const char *name, sqlite3_stmt *row) {
+  int type, k = layer_key(kind, name, &type);
+  return take(g, k, type, row);
+}
+
 /* Files one row: SQLITE_CORRUPT_VTAB for a key no group has. */
 static int take_row(const store_kind *kind, config_rows *r, const char *key,
                     sqlite3_stmt *row) {
@@ -124,6 +130,8 @@ static int take_row(const store_kind *kind, config_rows *r, const char *key,
     k = layer_key(kind, name, &type);
     return take(&r->layers[i], k, type, row);
   }
+  int rc = window_take_row(kind, r, key, row);
+  if (rc != SQLITE_NOTFOUND) return rc;
   k = layer_key(kind, key, &type);
   return k != NO_KEY && k >= LAYER_KEY_KIND ? take(&r->fixed, k, type, row)
                                              : SQLITE_CORRUPT_VTAB;
@@ -196,14 +204,18 @@ static int parse(store *s, config_rows *r, store_config *next) {
   int rc = read_rows(s, r);
   if (rc == SQLITE_OK) rc = parse_common(s->kind, &r->common, next);
   if (rc != SQLITE_OK) return rc;
-  next->schedule = r->schedule.seen ? &store_scalable_schedule
-                                    : &store_fixed_schedule;
+  next->schedule = r->window.seen     ? &store_window_schedule
+                   : r->schedule.seen ? &store_scalable_schedule
+                                      : &store_fixed_schedule;
   rc = next->schedule->parse(s->kind, r, next);
   /* A layer, once made, never changes: one that reads back otherwise was
-  ** damaged under us (the chunks cached for it would not fit). */
+  ** damaged under us (the chunks cached for it would not fit).  A windowed
+  ** store's layers go with their generations; its cache is emptied when
+  ** one goes (window_tick). */
   int known = s->config.layer_count < next->layer_count
                   ? s->config.layer_count
                   : next->layer_count;
+  if (next->window.window) known = 0;
   for (int i = 0; rc == SQLITE_OK && i < known; i++)
     if (!same_layer(&s->config.layers[i], &next->layers[i]))
       rc = SQLITE_CORRUPT_VTAB;
@@ -222,6 +234,7 @@ int config_read(store *s) {
   if (rc == SQLITE_OK) {
     s->config = *next;
     s->config_stale = 0;
+    if (s->config.window.window) window_focus(s);
   } else if (rc != SQLITE_NOMEM) {
     s->config_stale = 1;
     if (rc == SQLITE_CORRUPT_VTAB) rc = config_damaged(s);
@@ -234,6 +247,8 @@ int config_read(store *s) {
 int config_refresh(store *s) {
   if (s->config_stale) return config_read(s);
   if (!s->config.schedule->grow) return SQLITE_OK;
+  /* A windowed store has no one row that says what changed. */
+  if (s->config.window.window) return config_read(s);
   sqlite3_int64 layers;
   int rc = shadow_get_config(&s->tables, "layers", &layers);
   if (rc != SQLITE_OK) return rc;
@@ -255,36 +270,42 @@ static int page_size_of(sqlite3 *db, const char *schema, int *page_size) {
   return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* The configuration key of a filter's field: the name itself for a fixed
-** store's filter (layer < 0), "layer.<i>.<name>" for a layer. */
-static const char *filter_key(char *buf, size_t size, int layer,
-                              const char *name) {
-  if (layer < 0) return name;
-  snprintf(buf, size, LAYER_PREFIX "%d.%s", layer, name);
-  return buf;
-}
-
-int config_write_filter(store *s, int fills, int layer, uint64_t capacity,
-                        double fpr) {
+/* The kind's keys for a filter of capacity and fpr, each prefixed (a
+** cuckoo layer that fills raises *capacity). */
+static int write_kind_keys(store *s, int fills, const char *prefix,
+                           uint64_t *capacity, double fpr) {
   const store_kind *kind = s->kind;
   int page_size;
   int rc = page_size_of(s->tables.db, s->tables.schema, &page_size);
   if (rc != SQLITE_OK) return rc;
   sqlite3_int64 v[KIND_MAX_KEYS] = {0};
-  rc = kind->size(s, fills, &capacity, fpr, page_size, v);
-  char key[64];
-  for (int k = 0; rc == SQLITE_OK && k < KIND_MAX_KEYS && kind->keys[k]; k++)
-    rc = shadow_put_config(&s->tables,
-                           filter_key(key, sizeof key, layer, kind->keys[k]),
-                           v[k]);
-  if (rc == SQLITE_OK && layer >= 0)
-    rc = shadow_put_config(&s->tables,
-                           filter_key(key, sizeof key, layer, "capacity"),
-                           (sqlite3_int64)capacity);
-  if (rc == SQLITE_OK && layer >= 0)
-    rc = shadow_put_config_real(&s->tables,
-                                filter_key(key, sizeof key, layer, "fpr"), fpr);
+  rc = kind->size(s, fills, capacity, fpr, page_size, v);
+  char key[96];
+  for (int k = 0; rc == SQLITE_OK && k < KIND_MAX_KEYS && kind->keys[k]; k++) {
+    snprintf(key, sizeof key, "%s%s", prefix, kind->keys[k]);
+    rc = shadow_put_config(&s->tables, key, v[k]);
+  }
   return rc;
+}
+
+int config_write_layer(store *s, const char *prefix, uint64_t capacity,
+                       double fpr) {
+  char key[96];
+  int rc = write_kind_keys(s, 1, prefix, &capacity, fpr);
+  snprintf(key, sizeof key, "%scapacity", prefix);
+  if (rc == SQLITE_OK)
+    rc = shadow_put_config(&s->tables, key, (sqlite3_int64)capacity);
+  snprintf(key, sizeof key, "%sfpr", prefix);
+  if (rc == SQLITE_OK) rc = shadow_put_config_real(&s->tables, key, fpr);
+  return rc;
+}
+
+int config_write_filter(store *s, int fills, int layer, uint64_t capacity,
+                        double fpr) {
+  char prefix[32];
+  if (layer < 0) return write_kind_keys(s, fills, "", &capacity, fpr);
+  snprintf(prefix, sizeof prefix, LAYER_PREFIX "%d.", layer);
+  return config_write_layer(s, prefix, capacity, fpr);
 }
 
 int config_write_common(store *s, const store_options *o) {
@@ -306,7 +327,8 @@ int config_write_common(store *s, const store_options *o) {
 char *config_summary(const store *s) {
   const store_config *c = &s->config;
   char *schedule =
-      c->schedule->grow
+      c->window.window ? window_summary(s)
+      : c->schedule->grow
           ? sqlite3_mprintf("scalable: %d layer%s (growth %u, tightening %g), "
                             "the first for %llu items",
                             c->layer_count, c->layer_count == 1 ? "" : "s",

@@ -42,16 +42,25 @@ int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe) {
   int rc = items_hash(s, value, 0, h, &is_null);
   *maybe = 0;
   if (rc != SQLITE_OK || is_null) return rc; /* NULL = x is never true */
+  if (s->config.layer_count == 0) return SQLITE_OK; /* no live generation */
   rc = chunks_settle(s);
   return rc == SQLITE_OK ? contains_any(s, *h, maybe) : rc;
 }
 
-int items_add(store *s, sqlite3_value *value, int if_new, int *skipped) {
+int items_add(store *s, sqlite3_value *value, sqlite3_value *at, int if_new,
+              int *skipped) {
   filter_hash h;
-  int is_null, full = 0, maybe = 0;
+  int is_null, full = 0, maybe = 0, layer = s->config.layer_count - 1;
   int rc = items_hash(s, value, 1, &h, &is_null);
   *skipped = is_null; /* NULL is never added */
   if (rc != SQLITE_OK || is_null) return rc;
+  if (s->config.window.window) {
+    /* The value's generation, made if need be (expired ones deleted). */
+    int outside;
+    rc = window_place(s, at, &layer, &outside);
+    *skipped = outside ? ITEMS_OUTSIDE : 0;
+    if (rc != SQLITE_OK || outside) return rc;
+  }
   if (if_new) {
     rc = chunks_settle(s);
     if (rc == SQLITE_OK) rc = contains_any(s, h, &maybe);
@@ -59,13 +68,13 @@ int items_add(store *s, sqlite3_value *value, int if_new, int *skipped) {
     if (rc != SQLITE_OK || maybe) return rc;
   }
   rc = chunks_make_room(s);
-  if (rc == SQLITE_OK) rc = s->kind->add(s, store_newest(s), h, &full);
+  if (rc == SQLITE_OK) rc = s->kind->add(s, &s->config.layers[layer], h, &full);
   if (rc != SQLITE_OK || !full) return rc;
-  /* The newest layer is full: the next one, the work the kind put off
-  ** applied first. */
+  /* The layer is full: the next one, the work the kind put off applied
+  ** first. */
   rc = chunks_settle(s);
-  if (rc == SQLITE_OK) rc = s->config.schedule->grow(s);
-  if (rc == SQLITE_OK) rc = s->kind->add(s, store_newest(s), h, &full);
+  if (rc == SQLITE_OK) rc = s->config.schedule->grow(s, &layer);
+  if (rc == SQLITE_OK) rc = s->kind->add(s, &s->config.layers[layer], h, &full);
   if (rc == SQLITE_OK && full)
     rc = store_error(s, "a new layer of %s refused an item", s->tables.name);
   return rc;

@@ -69,9 +69,35 @@ static int parse_rate(const char *text, double lo, double *p) {
   return SQLITE_OK;
 }
 
+/* A window: seconds, or '<n> <unit>' with unit seconds, minutes, hours,
+** days or weeks (or the singular), from 1 second to STORE_MAX_WINDOW. */
+static int parse_window(const char *text, int64_t *seconds) {
+  static const struct { const char *unit; int64_t seconds; } units[] = {
+      {"second", 1}, {"minute", 60}, {"hour", 3600}, {"day", 86400},
+      {"week", 604800}};
+  char *end;
+  errno = 0;
+  long long n = strtoll(text, &end, 10);
+  if (end == text || errno != 0 || n < 1 || !isdigit((unsigned char)*text))
+    return SQLITE_ERROR;
+  int64_t scale = *end == '\0' ? 1 : 0;
+  while (*end == ' ') end++;
+  for (size_t u = 0; scale == 0 && u < sizeof units / sizeof units[0]; u++) {
+    size_t len = strlen(units[u].unit);
+    if (strncmp(end, units[u].unit, len) == 0 &&
+        (end[len] == '\0' || (end[len] == 's' && end[len + 1] == '\0')))
+      scale = units[u].seconds;
+  }
+  if (scale == 0 || n > STORE_MAX_WINDOW / scale) return SQLITE_ERROR;
+  *seconds = (int64_t)n * scale;
+  return SQLITE_OK;
+}
+
 /* The arguments: integers from 1 to max (0: no bound but 2^63 - 1),
-** rates with FILTER_MIN_FPR <= value < 1, or a declared type name. */
-typedef enum { OPT_INTEGER, OPT_RATE, OPT_TYPE } option_kind;
+** rates with FILTER_MIN_FPR <= value < 1, a declared type name, a window,
+** or a clock's name. */
+typedef enum { OPT_INTEGER, OPT_RATE, OPT_TYPE, OPT_WINDOW, OPT_CLOCK }
+    option_kind;
 typedef struct option {
   const char *name;
   size_t at;        /* offsetof the field in store_options */
@@ -80,13 +106,18 @@ typedef struct option {
   uint64_t max;
 } option;
 
-enum { OPT_CAPACITY, OPT_FPR, OPT_GROWTH, OPT_TIGHTENING, OPT_AFFINITY };
+enum { OPT_CAPACITY, OPT_FPR, OPT_GROWTH, OPT_TIGHTENING, OPT_AFFINITY,
+       OPT_WINDOW_ARG, OPT_GENERATIONS, OPT_CLOCK_ARG };
 static const option options[] = {
     {"capacity", offsetof(store_options, capacity), OPT_INTEGER, 0},
     {"fpr", offsetof(store_options, fpr), OPT_RATE, 0},
     {"growth", offsetof(store_options, growth), OPT_INTEGER, STORE_MAX_GROWTH},
     {"tightening", offsetof(store_options, tightening), OPT_RATE, 0},
     {"affinity", offsetof(store_options, affinity), OPT_TYPE, 0},
+    {"window", offsetof(store_options, window), OPT_WINDOW, 0},
+    {"generations", offsetof(store_options, generations), OPT_INTEGER,
+     STORE_MAX_GENERATIONS},
+    {"clock", offsetof(store_options, clock_events), OPT_CLOCK, 0},
 };
 #define OPTIONS (int)(sizeof options / sizeof options[0])
 
@@ -101,6 +132,27 @@ static int take_option(const option *opt, const char *value,
     value_affinity a = affinity_of_type(value);
     memcpy(field, &a, sizeof a);
     return SQLITE_OK;
+  }
+  if (opt->kind == OPT_WINDOW) {
+    int64_t w;
+    if (parse_window(value, &w) == SQLITE_OK) {
+      memcpy(field, &w, sizeof w);
+      return SQLITE_OK;
+    }
+    snprintf(err, err_size, "window must be a number of seconds from 1 to "
+             "%lld, or text such as '30 minutes', '24 hours', '7 days'; "
+             "got %s", (long long)STORE_MAX_WINDOW, value);
+    return SQLITE_ERROR;
+  }
+  if (opt->kind == OPT_CLOCK) {
+    int events = strcmp(value, "events") == 0;
+    if (events || strcmp(value, "wall") == 0) {
+      memcpy(field, &events, sizeof events);
+      return SQLITE_OK;
+    }
+    snprintf(err, err_size, "clock must be 'wall' or 'events', got %s",
+             value);
+    return SQLITE_ERROR;
   }
   if (opt->kind == OPT_INTEGER && parse_capacity(value, &n) == SQLITE_OK &&
       (opt->max == 0 || n <= opt->max)) {
@@ -138,9 +190,41 @@ static int split(const char *arg, char *name, size_t name_size, char *value,
   return SQLITE_OK;
 }
 
+/* The rules of a windowed store's arguments. */
+static int settle_window(unsigned given, store_options *o, char *err,
+                         size_t err_size) {
+  unsigned needs_window = 1u << OPT_GENERATIONS | 1u << OPT_CLOCK_ARG;
+  if (!(given & 1u << OPT_WINDOW_ARG)) {
+    if (given & needs_window)
+      snprintf(err, err_size, "%s applies to a store with a window, as in "
+               "window = '24 hours'",
+               given & 1u << OPT_GENERATIONS ? "generations" : "clock");
+    return given & needs_window ? SQLITE_ERROR : SQLITE_OK;
+  }
+  if (given & (1u << OPT_GROWTH | 1u << OPT_TIGHTENING)) {
+    snprintf(err, err_size, "growth and tightening do not apply to a store "
+             "with a window: its generations grow on their own");
+    return SQLITE_ERROR;
+  }
+  if (!(given & 1u << OPT_GENERATIONS))
+    o->generations = STORE_DEFAULT_GENERATIONS;
+  o->scalable = 0;
+  /* Each generation's first layer gets fpr / (G + 1) * (1 - r). */
+  double first =
+      o->fpr / (o->generations + 1) * (1 - STORE_WINDOW_TIGHTENING);
+  if (!(first >= FILTER_MIN_FPR)) {
+    snprintf(err, err_size, "a windowed store's layers get fpr / "
+             "(generations + 1) * 0.9 = %g, below %g: use a larger fpr or "
+             "fewer generations", first, FILTER_MIN_FPR);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
 /* The defaults of what was not given, and the rules between arguments. */
 static int settle_options(unsigned given, store_options *o, char *err,
                           size_t err_size) {
+  o->capacity_given = (given & 1u << OPT_CAPACITY) != 0;
   /* Without capacity, or with growth or tightening, the store grows. */
   o->scalable = !(given & 1u << OPT_CAPACITY) ||
                 (given & (1u << OPT_GROWTH | 1u << OPT_TIGHTENING));
@@ -151,6 +235,8 @@ static int settle_options(unsigned given, store_options *o, char *err,
   if (!(given & 1u << OPT_TIGHTENING))
     o->tightening = STORE_DEFAULT_TIGHTENING;
   if (!(given & 1u << OPT_AFFINITY)) o->affinity = AFFINITY_BLOB;
+  if (settle_window(given, o, err, err_size) != SQLITE_OK)
+    return SQLITE_ERROR;
   /* A scalable store's first layer gets fpr * (1 - tightening). */
   if (o->scalable && !(o->fpr * (1 - o->tightening) >= FILTER_MIN_FPR)) {
     snprintf(err, err_size, "a scalable store's first layer gets fpr * (1 - "
@@ -179,7 +265,8 @@ int store_parse_options(int argc, const char *const *argv, store_options *o,
     while (k < OPTIONS && strcmp(name, options[k].name) != 0) k++;
     if (k == OPTIONS) {
       snprintf(err, err_size, "unknown argument \"%s\" (known: capacity, fpr, "
-               "growth, tightening, affinity)", name);
+               "growth, tightening, affinity, window, generations, "
+               "clock)", name);
       return SQLITE_ERROR;
     }
     if (given & 1u << k) {

@@ -23,7 +23,16 @@
 **   affinity = T     a declared type name (INTEGER, 'VARCHAR(40)', ...):
 **                    values are added and probed as a column of that type
 **                    would hold them (value_affinity.h); default BLOB, none
+**   window = W       a positive number of seconds, or text '<n> seconds',
+**                    'minutes', 'hours', 'days' or 'weeks' (or singular):
+**                    a store that forgets a value W seconds after it was
+**                    added (window.c); capacity is then the items per
+**                    window, optional
+**   generations = G  1 <= G <= STORE_MAX_GENERATIONS, default 4: a
+**                    windowed store's generations per window
+**   clock = C        'wall' (default) or 'events': a windowed store's time
 ** Without capacity the store is scalable from STORE_DEFAULT_FIRST_CAPACITY.
+** generations and clock need window; growth and tightening refuse it.
 */
 #ifndef STORE_OPTIONS_H
 #define STORE_OPTIONS_H
@@ -37,6 +46,17 @@
 #define STORE_DEFAULT_GROWTH 2
 #define STORE_DEFAULT_TIGHTENING 0.9
 #define STORE_MAX_GROWTH 65535
+#define STORE_DEFAULT_GENERATIONS 4
+/* A windowed store's layers within a generation: layer j's rate is
+** fpr / (G + 1) * (1 - r) * r^j, r this, capacity doubling each time. */
+#define STORE_WINDOW_TIGHTENING 0.1
+#define STORE_WINDOW_GROWTH 2
+/* G + 1 live generations of at least one layer each, in one layered
+** export of at most 64 layers, with room to grow during a burst. */
+#define STORE_MAX_GENERATIONS 32
+/* About 136 years: a window's seconds, generation numbers and chunk ids
+** stay far from overflow. */
+#define STORE_MAX_WINDOW ((int64_t)1 << 32)
 
 typedef struct store_options {
   uint64_t capacity;
@@ -45,6 +65,10 @@ typedef struct store_options {
   uint32_t growth;
   double tightening;
   value_affinity affinity;
+  int64_t window;       /* seconds; 0: the store does not forget */
+  uint32_t generations;
+  int clock_events;     /* clock = 'events' */
+  int capacity_given;
 } store_options;
 
 /* Parses argv[0..argc) (the module arguments, after the three SQLite puts

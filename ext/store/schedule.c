@@ -112,7 +112,7 @@ static int scalable_parse(const store_kind *k, const config_rows *r,
   return rc;
 }
 
-static int scalable_grow(store *s) {
+static int scalable_grow(store *s, int *layer) {
   const store_config *c = &s->config;
   int i = c->layer_count;
   if (i >= STORE_MAX_LAYERS)
@@ -132,6 +132,7 @@ static int scalable_grow(store *s) {
   int rc = config_write_filter(s, 1, i, capacity, fpr);
   if (rc == SQLITE_OK) rc = shadow_put_config(&s->tables, "layers", i + 1);
   if (rc == SQLITE_OK) rc = config_read(s);
+  *layer = s->config.layer_count - 1;
   return rc;
 }
 

@@ -10,6 +10,7 @@
 */
 #include "store/shadow.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static char *copy_text(const char *s) {
@@ -257,5 +258,33 @@ int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt) {
   int rc = statement(t, &t->scan_chunks,
                      "SELECT id, data FROM \"%w\".\"%w_chunks\" ORDER BY id");
   if (rc == SQLITE_OK) *stmt = t->scan_chunks;
+  return rc;
+}
+
+int shadow_delete_slot(shadow_tables *t, int k, int64_t lo, int64_t hi) {
+  sqlite3_stmt *stmt;
+  int rc = prepare_once(t, "DELETE FROM \"%w\".\"%w_chunks\" WHERE id "
+                        "BETWEEN ?1 AND ?2", &stmt);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_int64(stmt, 1, lo);
+    sqlite3_bind_int64(stmt, 2, hi);
+    rc = sqlite3_step(stmt);
+    rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_OK) return rc;
+  /* gen.<k>. up to gen.<k>/ ('/' follows '.'): every key of the slot. */
+  char from[32], to[32];
+  snprintf(from, sizeof from, "gen.%d.", k);
+  snprintf(to, sizeof to, "gen.%d/", k);
+  rc = prepare_once(t, "DELETE FROM \"%w\".\"%w_config\" WHERE key >= ?1 "
+                    "AND key < ?2", &stmt);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(stmt, 1, from, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 2, to, -1, SQLITE_STATIC);
+    rc = sqlite3_step(stmt);
+    rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+  }
+  sqlite3_finalize(stmt);
   return rc;
 }

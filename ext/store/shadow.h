@@ -85,6 +85,10 @@ int shadow_put_chunk(shadow_tables *t, int64_t id, const void *bytes,
 /* The integer configuration value of key, -1 if there is no such row. */
 int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value);
 
+/* Deletes a windowed store's slot k: its chunk rows lo..hi and its
+** configuration rows gen.<k>.*, two range deletes on the primary keys. */
+int shadow_delete_slot(shadow_tables *t, int k, int64_t lo, int64_t hi);
+
 /* "SELECT id, data FROM chunks ORDER BY id" for a full read, prepared once:
 ** step it, then shadow_done. */
 int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt);

@@ -18,6 +18,8 @@
 **                   value, checked as a whole, then swapped in
 **   schedule.c      how layers follow one another (store_schedule): a
 **                   fixed store's one filter, a scalable store's growth
+**   window.c        a store that forgets: generations of a time window,
+**                   the oldest dropped as one range of chunk ids
 **   chunks.c        chunk I/O through the cache: read, change, write back,
 **                   the cache's budget, revalidation by data version
 **   items.c         a value's way through the layers: probe, add, remove
@@ -64,10 +66,26 @@ typedef struct store_layer {
   uint32_t chunk_units; /* units per chunk row (the last may hold fewer) */
   int64_t first_chunk;  /* the chunk id of its first chunk row */
   int64_t chunks;
+  int64_t generation;   /* windowed: the generation it belongs to */
+  int slot;             /* windowed: that generation's slot */
 } store_layer;
 
 /* As many layers as a layered blob holds (ext/FORMAT.md, kind 3). */
 #define STORE_MAX_LAYERS FILTER_MAX_LAYERS
+
+/* A windowed store's figures (window.c): window 0 is a store that does
+** not forget. */
+typedef struct store_window {
+  int64_t window;      /* seconds */
+  int64_t span;        /* one generation's seconds: ceil(window / G) */
+  int generations;     /* G: G + 1 generations are live at once */
+  int events;          /* clock 'events' (else 'wall') */
+  int adaptive;        /* no capacity given: sized from the one before */
+  int64_t time;        /* the time row: the newest generation's start */
+  int64_t slot_number[STORE_MAX_LAYERS]; /* each slot's generation, or -1 */
+  uint64_t expired;    /* slots whose generation is past: rows to delete */
+  int64_t floor;       /* the oldest live generation the layers show */
+} store_window;
 
 /* What the configuration rows say: read and checked as a whole (config.c)
 ** before a store uses any of it. */
@@ -80,6 +98,9 @@ typedef struct store_config {
   value_affinity affinity; /* applied to a value before it is hashed */
   uint32_t growth;   /* scalable: each layer's capacity over the last's */
   double tightening; /* scalable: each layer's rate over the last's */
+  store_window window;
+  /* A windowed store's layers are its live generations', oldest first
+  ** (window.c drops those whose time has passed). */
   int layer_count;
   store_layer layers[STORE_MAX_LAYERS];
 } store_config;
@@ -91,6 +112,7 @@ struct store {
   void *kind_state; /* the kind's own, made by kind->open */
   shadow_tables tables;
   store_config config;
+  int64_t clock; /* windowed: the clock as the statement read it */
   int config_stale; /* a rollback may have undone a layer: read again */
   /* Chunks read or changed (chunks.c).  Changed ones belong to this
   ** connection's write transaction; unchanged ones are kept across
@@ -212,6 +234,15 @@ typedef struct config_rows {
   config_group fixed;    /* a fixed store's filter: the kind's keys */
   config_group layers[STORE_MAX_LAYERS]; /* layer.<i>.<key> */
   int layer_rows;        /* rows of any layer */
+  /* A windowed store's (window.c): window, generations, clock, time,
+  ** adaptive; gen.<k>.number and gen.<k>.layers for each slot k; and
+  ** gen.<k>.layer.<j>.<key>, group i of gen_layers for the pair
+  ** (gen_slot[i], gen_index[i]). */
+  config_group window;
+  config_group slots[STORE_MAX_LAYERS];
+  config_group gen_layers[STORE_MAX_LAYERS];
+  unsigned char gen_slot[STORE_MAX_LAYERS], gen_index[STORE_MAX_LAYERS];
+  int gen_layer_count;
 } config_rows;
 
 struct store_schedule {
@@ -225,11 +256,13 @@ struct store_schedule {
   /* Fills c's schedule fields and layers from the rows (the common ones
   ** are read): SQLITE_OK or SQLITE_CORRUPT_VTAB. */
   int (*parse)(const store_kind *k, const config_rows *r, store_config *c);
-  /* Adds a layer, the newest being full (NULL: a full filter stays). */
-  int (*grow)(store *s);
+  /* Adds a layer after *layer, which is full, and sets *layer to it (NULL:
+  ** a full filter stays). */
+  int (*grow)(store *s, int *layer);
 };
 
-extern const store_schedule store_fixed_schedule, store_scalable_schedule;
+extern const store_schedule store_fixed_schedule, store_scalable_schedule,
+    store_window_schedule;
 
 /* --- config.c ---------------------------------------------------------- */
 
@@ -251,6 +284,16 @@ int config_layer(const store_kind *k, store_config *c, int i,
 ** a layer, layer >= 0, its capacity and fpr, prefixed "layer.<i>."). */
 int config_write_filter(store *s, int fills, int layer, uint64_t capacity,
                         double fpr);
+/* The same for a layer whose keys start with prefix (window.c's
+** "gen.<k>.layer.<j>."): capacity and fpr always written. */
+int config_write_layer(store *s, const char *prefix, uint64_t capacity,
+                       double fpr);
+
+/* Files a layer's row (capacity, fpr, or a key of the kind) into g:
+** marks g damaged for a key a layer has not or a value of the wrong
+** storage class. */
+int config_take_layer(const store_kind *kind, config_group *g,
+                      const char *name, sqlite3_stmt *row);
 
 /* One line saying what the store is (kind, name, schedule, capacity, fpr,
 ** affinity) and how to ask it: from sqlite3_mprintf, NULL when out of
@@ -355,10 +398,14 @@ int items_hash(const store *s, sqlite3_value *value, int stored,
 ** NULL. */
 int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe);
 
-/* INSERT INTO t(value): into the newest layer (NULL is not added).  With
-** `if_new` (INSERT OR IGNORE, where the kind skips_present), a value the
-** store may hold already, or NULL, is not added: *skipped. */
-int items_add(store *s, sqlite3_value *value, int if_new, int *skipped);
+/* INSERT INTO t(value): into the newest layer (NULL is not added), or a
+** windowed store's at `at` (NULL: its time).  With `if_new` (INSERT OR
+** IGNORE, where the kind skips_present), a value the store may hold
+** already, or NULL, is not added: *skipped 1.  *skipped ITEMS_OUTSIDE:
+** `at` is older than the live generations, nothing added. */
+#define ITEMS_OUTSIDE 2
+int items_add(store *s, sqlite3_value *value, sqlite3_value *at, int if_new,
+              int *skipped);
 
 /* INSERT INTO t(filter): the kind merges or loads a fixed store's filter. */
 int items_load(store *s, sqlite3_value *blob);
@@ -366,6 +413,61 @@ int items_load(store *s, sqlite3_value *blob);
 /* DELETE: one copy of the value hashed to h, from the one layer that may
 ** hold it (none when several may). */
 int items_remove(store *s, filter_hash h);
+
+/* --- window.c: a store that forgets -------------------------------------
+** Generations of window / G seconds; a value inserted at t goes into
+** generation floor(t / span), and at the store's time T the generations
+** floor(T / span) - G .. floor(T / span) are live.  Slot k = generation
+** mod (G + 1) owns the chunk ids [k * 2^40, (k + 1) * 2^40) and the
+** configuration keys gen.<k>.*, so a generation is dropped with two range
+** deletes (ext/FORMAT.md, "Windowed stores"). */
+
+/* A configuration row of a windowed store filed into r: SQLITE_OK,
+** SQLITE_CORRUPT_VTAB (a gen. key misspelt), or SQLITE_NOTFOUND (not a
+** key of a windowed store). */
+int window_take_row(const store_kind *kind, config_rows *r, const char *key,
+                    sqlite3_stmt *row);
+
+/* After the configuration is read: drops the layers of generations no
+** longer live at the store's time from s->config.layers (their slots
+** marked expired: rows the next write deletes). */
+void window_focus(store *s);
+
+/* At the start of a statement and of each row it writes: reads the clock;
+** when a live generation's time has passed, writes back and empties the
+** cache and drops its layers. */
+int window_tick(store *s);
+
+/* Where an add goes: *layer, the newest layer of the value's generation
+** (made if need be), or *outside: `at` is past the live generations, the
+** value not added.  Refuses an `at` that is not an INTEGER >= 0, or (wall
+** clock) ahead of the store's generation.  Deletes expired generations. */
+int window_place(store *s, sqlite3_value *at, int *layer, int *outside);
+
+/* Deletes the rows of every expired generation (the next write's work, or
+** INSERT INTO t(t) VALUES ('expire')). */
+int window_expire(store *s);
+
+/* 1 if chunk id lies in the slot of an expired generation (rows the export
+** passes over until the next write deletes them). */
+int window_expired_id(const store *s, int64_t id);
+
+/* The export of a windowed store with no live generation: a layered blob
+** of one empty layer. */
+int window_export_empty(store *s, sqlite3_context *ctx);
+
+/* The live generations, for the store's generation rows: their count, and
+** generation i's figures. */
+typedef struct window_generation {
+  int64_t number, start, end, expires;
+  uint64_t items;
+  double fpr; /* estimated from the items */
+} window_generation;
+int window_generation_count(const store *s);
+int window_generation_at(store *s, int i, window_generation *g);
+
+/* The summary's words for the schedule (sqlite3_mprintf), NULL on OOM. */
+char *window_summary(const store *s);
 
 /* --- export.c ---------------------------------------------------------- */
 

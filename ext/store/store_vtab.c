@@ -49,7 +49,18 @@
 /* summary is the one visible column, so that SELECT * (a table browser's
 ** first query) gets a row that says what the store is, while value and
 ** filter, HIDDEN, are named to be used. */
-enum { COL_SUMMARY, COL_VALUE, COL_FILTER };
+enum { COL_SUMMARY, COL_VALUE, COL_FILTER,
+       /* a windowed store's: `at` of an insert; a live generation's
+       ** figures; the command column, named as the table (as in FTS5) */
+       COL_AT, COL_GENERATION, COL_START, COL_END, COL_EXPIRES, COL_ITEMS,
+       COL_FPR, COL_COMMAND };
+
+/* The generation columns: a query that asks for one gets a row for each
+** live generation. */
+#define GENERATION_COLUMNS                                                \
+  ((sqlite3_uint64)1 << COL_GENERATION | (sqlite3_uint64)1 << COL_START | \
+   (sqlite3_uint64)1 << COL_END | (sqlite3_uint64)1 << COL_EXPIRES |      \
+   (sqlite3_uint64)1 << COL_ITEMS | (sqlite3_uint64)1 << COL_FPR)
 
 typedef struct store_cursor {
   sqlite3_vtab_cursor base;
@@ -63,9 +74,13 @@ typedef struct store_cursor {
   double eq_real;
   sqlite3_value *eq_copy;  /* TEXT or BLOB */
   filter_hash eq_hash;
+  /* PLAN_GENERATIONS: the figures of row `generation_row` */
+  window_generation generation;
+  int generation_row;
 } store_cursor;
 
-enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2, PLAN_NONE = 3 };
+enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2, PLAN_NONE = 3,
+       PLAN_GENERATIONS = 4 };
 
 int store_error(store *s, const char *fmt, ...) {
   char detail[256];
@@ -107,6 +122,24 @@ static int store_new(sqlite3 *db, const sql_function *row,
   return rc;
 }
 
+/* value's declared type is BLOB, no affinity, as the store's own rules
+** convert nothing: a type of "HIDDEN" alone would give it NUMERIC, and
+** SQLite would turn an IN list's '0' into 0 before the store saw it; `at`
+** likewise, so that '1700000000' is refused rather than converted. */
+static int declare(sqlite3 *db, const store *s) {
+  if (!s->config.window.window)
+    return sqlite3_declare_vtab(db, "CREATE TABLE x(summary, value BLOB "
+                                "HIDDEN, filter BLOB HIDDEN)");
+  char *sql = sqlite3_mprintf(
+      "CREATE TABLE x(summary, value BLOB HIDDEN, filter BLOB HIDDEN, at BLOB "
+      "HIDDEN, generation HIDDEN, start HIDDEN, \"end\" HIDDEN, expires "
+      "HIDDEN, items HIDDEN, fpr HIDDEN, \"%w\" HIDDEN)", s->tables.name);
+  if (sql == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_declare_vtab(db, sql);
+  sqlite3_free(sql);
+  return rc;
+}
+
 static int store_open_vtab(sqlite3 *db, void *aux, int argc,
                            const char *const *argv, sqlite3_vtab **out,
                            char **err, int create) {
@@ -119,23 +152,19 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
     *err = sqlite3_mprintf("%s: %s", row->name, why);
     return SQLITE_ERROR;
   }
-  /* value's declared type is BLOB, no affinity, as the store's own rules
-  ** convert nothing: a type of "HIDDEN" alone would give it NUMERIC, and
-  ** SQLite would turn an IN list's '0' into 0 before the store saw it. */
-  int rc = sqlite3_declare_vtab(
-      db, "CREATE TABLE x(summary, value BLOB HIDDEN, filter BLOB HIDDEN)");
-  if (rc != SQLITE_OK) return rc;
   store *s;
-  rc = store_new(db, row, argv, &s);
+  int rc = store_new(db, row, argv, &s);
   if (rc == SQLITE_OK && create) {
     rc = shadow_create(&s->tables);
-    const store_schedule *schedule = options.scalable
+    const store_schedule *schedule = options.window ? &store_window_schedule
+                                     : options.scalable
                                          ? &store_scalable_schedule
                                          : &store_fixed_schedule;
     if (rc == SQLITE_OK) rc = schedule->create(s, &options);
   } else if (rc == SQLITE_OK) {
     rc = config_read(s);
   }
+  if (rc == SQLITE_OK) rc = declare(db, s);
   if (rc != SQLITE_OK) {
     if (s && s->base.zErrMsg)
       *err = sqlite3_mprintf("%s", s->base.zErrMsg);
@@ -215,6 +244,12 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
     return SQLITE_OK;
   }
   if (unusable) return SQLITE_CONSTRAINT; /* a plan that supplies it exists */
+  if (s->config.window.window && (info->colUsed & GENERATION_COLUMNS)) {
+    info->idxNum = PLAN_GENERATIONS;
+    info->estimatedCost = 1e6;
+    info->estimatedRows = s->config.window.generations + 1;
+    return SQLITE_OK;
+  }
   if (info->colUsed & ((sqlite3_uint64)1 << COL_VALUE))
     return store_error(s, "a filter cannot list its items: query it with "
                        "WHERE value = ... or value IN (...), or select only "
@@ -319,9 +354,15 @@ static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
   c->plan = plan;
   if (plan == PLAN_NONE) return SQLITE_OK;
   int rc = chunks_revalidate(s);
+  if (rc == SQLITE_OK && s->config.window.window) rc = window_tick(s);
   if (rc != SQLITE_OK) return rc;
   if (plan == PLAN_FILTER) {
     c->count = 1; /* the filter row; its column is read lazily */
+    return SQLITE_OK;
+  }
+  if (plan == PLAN_GENERATIONS) {
+    c->count = window_generation_count(s);
+    c->generation_row = -1;
     return SQLITE_OK;
   }
   return plan == PLAN_EQ ? probe_equal(s, c, argv[0])
@@ -336,6 +377,26 @@ static int store_next(sqlite3_vtab_cursor *cur) {
 static int store_eof(sqlite3_vtab_cursor *cur) {
   const store_cursor *c = (const store_cursor *)cur;
   return c->next >= c->count;
+}
+
+/* A live generation's figure, its row's figures read once. */
+static int generation_column(store *s, store_cursor *c, sqlite3_context *ctx,
+                             int col) {
+  if (c->generation_row != c->next) {
+    int rc = window_generation_at(s, c->next, &c->generation);
+    if (rc != SQLITE_OK) return rc;
+    c->generation_row = c->next;
+  }
+  const window_generation *g = &c->generation;
+  if (col == COL_FPR)
+    sqlite3_result_double(ctx, g->fpr);
+  else
+    sqlite3_result_int64(ctx, col == COL_GENERATION ? g->number
+                              : col == COL_START    ? g->start
+                              : col == COL_END      ? g->end
+                              : col == COL_EXPIRES  ? g->expires
+                                                    : (sqlite3_int64)g->items);
+  return SQLITE_OK;
 }
 
 static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
@@ -354,6 +415,8 @@ static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
     return SQLITE_OK;
   }
   if (col == COL_FILTER && c->plan == PLAN_FILTER) return store_export(s, ctx);
+  if (col >= COL_GENERATION && col <= COL_FPR && c->plan == PLAN_GENERATIONS)
+    return generation_column(s, c, ctx, col);
   if (col == COL_SUMMARY) {
     char *text = config_summary(s);
     if (text == NULL) return SQLITE_NOMEM;
@@ -396,14 +459,34 @@ static int delete_row(store *s, sqlite3_value *rowid) {
   return items_remove(s, s->marked[r - 1]);
 }
 
+/* INSERT INTO t(t) VALUES ('expire'): a windowed store's command. */
+static int run_command(store *s, sqlite3_value *command) {
+  const unsigned char *text = sqlite3_value_text(command);
+  if (text == NULL && sqlite3_value_type(command) != SQLITE_NULL)
+    return SQLITE_NOMEM;
+  if (sqlite3_value_type(command) == SQLITE_TEXT &&
+      strcmp((const char *)text, "expire") == 0)
+    return window_expire(s);
+  return store_error(s, "unknown command %s: INSERT INTO %s(%s) VALUES "
+                     "('expire') deletes the generations past their time",
+                     text, s->tables.name, s->tables.name);
+}
+
+/* A windowed store's time, read for each row written. */
+static int tick(store *s) {
+  int rc = s->config_stale ? chunks_revalidate(s) : SQLITE_OK;
+  if (rc == SQLITE_OK && s->config.window.window) rc = window_tick(s);
+  return rc;
+}
+
 static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
                         sqlite3_int64 *rowid) {
   store *s = (store *)vtab;
-  if (s->config_stale) {
-    int rc = chunks_revalidate(s);
-    if (rc != SQLITE_OK) return rc;
-  }
-  if (argc == 1) return delete_row(s, argv[0]);
+  int windowed = s->config.window.window != 0;
+  int rc = tick(s);
+  if (rc != SQLITE_OK) return rc;
+  if (argc == 1 && windowed) rc = window_expire(s);
+  if (argc == 1) return rc == SQLITE_OK ? delete_row(s, argv[0]) : rc;
   if (sqlite3_value_type(argv[0]) != SQLITE_NULL)
     return store_error(s, "%s", s->kind->no_update);
   *rowid = 0;
@@ -412,6 +495,12 @@ static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
                        "INTO %s(value) adds a value, INSERT INTO %s(filter) "
                        "a filter", s->tables.name, s->tables.name);
   sqlite3_value *value = argv[2 + COL_VALUE], *filter = argv[2 + COL_FILTER];
+  sqlite3_value *at = windowed ? argv[2 + COL_AT] : NULL;
+  for (int col = COL_GENERATION; windowed && col <= COL_FPR; col++)
+    if (sqlite3_value_type(argv[2 + col]) != SQLITE_NULL)
+      return store_error(s, "a generation's figures cannot be written");
+  if (windowed && sqlite3_value_type(argv[2 + COL_COMMAND]) != SQLITE_NULL)
+    return run_command(s, argv[2 + COL_COMMAND]);
   int has_value = sqlite3_value_type(value) != SQLITE_NULL;
   int has_filter = sqlite3_value_type(filter) != SQLITE_NULL;
   if (has_value && has_filter)
@@ -425,7 +514,11 @@ static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
   int if_new = s->kind->skips_present &&
                sqlite3_vtab_on_conflict(s->tables.db) == SQLITE_IGNORE;
   int skipped;
-  int rc = items_add(s, value, if_new, &skipped);
+  rc = items_add(s, value, at, if_new, &skipped);
+  /* An `at` past the window is no change either, under OR IGNORE. */
+  if (rc == SQLITE_OK && skipped == ITEMS_OUTSIDE &&
+      sqlite3_vtab_on_conflict(s->tables.db) == SQLITE_IGNORE)
+    return SQLITE_CONSTRAINT;
   return rc == SQLITE_OK && if_new && skipped ? SQLITE_CONSTRAINT : rc;
 }
 

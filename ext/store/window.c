@@ -1,0 +1,597 @@
+/*
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
+** A store that forgets (store.h, "window.c"; ext/FORMAT.md, "Windowed
+** stores"): the window of W seconds is cut into G generations of
+** span = ceil(W / G) seconds, and G + 1 of them are live at once, each a
+** list of layers as a scalable store's (Shtul, Baquero and Almeida,
+** "Age-Partitioned Bloom Filters", 2020, with whole generations instead of
+** slices).  A value added at t goes into generation floor(t / span); at the
+** store's time T the generations floor(T / span) - G .. floor(T / span)
+** are live, so a value answers for at least W seconds and is gone
+** (G + 1) * span seconds after its generation began.
+**
+** Forgetting costs no per-item work: generation n lives in slot
+** n mod (G + 1), which owns the chunk ids [slot * 2^40, (slot + 1) * 2^40)
+** and the configuration keys gen.<slot>.*, so a generation whose time has
+** passed is ignored by probes at once (its layers are dropped from the
+** in-memory configuration, no write) and deleted by the next write with
+** one range delete of chunk rows and one of configuration rows.
+**
+** The store's time: clock 'wall' reads the database's VFS and never goes
+** back (the `time` row keeps the newest generation's start); clock
+** 'events' is the largest `at` inserted.  Liveness depends on T only
+** through its generation, so `time` is written once per generation.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/bloom.h"
+#include "core/cuckoo.h"
+#include "core/layered.h"
+#include "store/store.h"
+
+/* Chunk ids a slot owns: a generation's layers lie end to end from the
+** first. */
+#define SLOT_CHUNKS ((int64_t)1 << 40)
+
+/* Without capacity: a generation's first layer holds at least this many,
+** and otherwise 1.1 times the items of the generation before it. */
+#define WINDOW_MIN_CAPACITY 1000
+
+/* The window keys of config_rows.window. */
+enum { WKEY_WINDOW, WKEY_GENERATIONS, WKEY_CLOCK, WKEY_TIME, WKEY_ADAPTIVE,
+       WKEYS };
+static const char *const window_keys[WKEYS] = {"window", "generations",
+                                               "clock", "time", "adaptive"};
+/* A slot's keys. */
+enum { SKEY_NUMBER, SKEY_LAYERS, SKEYS };
+
+static int64_t generation_of(const store_window *w, int64_t t) {
+  return t / w->span;
+}
+
+/* --- configuration rows ------------------------------------------------ */
+
+/* Decimal digits as the writer spells them (no sign, space or leading
+** zero), below max, then a '.': *i and what follows the dot, or NULL. */
+static const char *index_of(const char *digits, int max, int *i) {
+  int n = 0;
+  const char *p = digits;
+  if (*p < '0' || *p > '9' || (*p == '0' && p[1] != '.')) return NULL;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    n = n * 10 + (*p - '0');
+    if (n >= max) return NULL;
+  }
+  if (*p != '.') return NULL;
+  *i = n;
+  return p + 1;
+}
+
+/* Files an INTEGER value (TEXT for clock: 'wall' 0, 'events' 1). */
+static void take_value(config_group *g, int k, int text_key,
+                       sqlite3_stmt *row) {
+  int type = sqlite3_column_type(row, 1);
+  if (text_key && type == SQLITE_TEXT) {
+    const char *t = (const char *)sqlite3_column_text(row, 1);
+    int events = t && strcmp(t, "events") == 0;
+    if (t == NULL || (!events && strcmp(t, "wall") != 0)) {
+      g->damaged = 1;
+      return;
+    }
+    g->v[k] = events;
+  } else if (!text_key && type == SQLITE_INTEGER) {
+    g->v[k] = sqlite3_column_int64(row, 1);
+  } else {
+    g->damaged = 1;
+    return;
+  }
+  if (g->seen & 1u << k) g->damaged = 1;
+  g->seen |= 1u << k;
+}
+
+/* The group of layer j of slot k, made on first use (NULL: too many). */
+static config_group *gen_layer_group(config_rows *r, int k, int j) {
+  for (int i = 0; i < r->gen_layer_count; i++)
+    if (r->gen_slot[i] == k && r->gen_index[i] == j) return &r->gen_layers[i];
+  if (r->gen_layer_count == STORE_MAX_LAYERS) return NULL;
+  int i = r->gen_layer_count++;
+  r->gen_slot[i] = (unsigned char)k;
+  r->gen_index[i] = (unsigned char)j;
+  return &r->gen_layers[i];
+}
+
+int window_take_row(const store_kind *kind, config_rows *r, const char *key,
+                    sqlite3_stmt *row) {
+  for (int k = 0; k < WKEYS; k++)
+    if (strcmp(key, window_keys[k]) == 0) {
+      take_value(&r->window, k, k == WKEY_CLOCK, row);
+      return SQLITE_OK;
+    }
+  if (strncmp(key, "gen.", 4) != 0) return SQLITE_NOTFOUND;
+  int slot, j;
+  const char *rest = index_of(key + 4, STORE_MAX_LAYERS, &slot);
+  if (rest == NULL) return SQLITE_CORRUPT_VTAB;
+  if (strcmp(rest, "number") == 0 || strcmp(rest, "layers") == 0) {
+    take_value(&r->slots[slot], rest[0] == 'n' ? SKEY_NUMBER : SKEY_LAYERS, 0,
+               row);
+    return SQLITE_OK;
+  }
+  if (strncmp(rest, "layer.", 6) != 0) return SQLITE_CORRUPT_VTAB;
+  const char *name = index_of(rest + 6, STORE_MAX_LAYERS, &j);
+  config_group *g = name ? gen_layer_group(r, slot, j) : NULL;
+  if (g == NULL) return SQLITE_CORRUPT_VTAB;
+  return config_take_layer(kind, g, name, row);
+}
+
+/* The window's own rows into c: SQLITE_OK or SQLITE_CORRUPT_VTAB. */
+static int parse_window(const config_rows *r, store_config *c) {
+  const sqlite3_int64 *v = r->window.v;
+  if (r->window.damaged || r->window.seen != (1u << WKEYS) - 1 ||
+      r->schedule.seen || r->fixed.seen || r->layer_rows ||
+      v[WKEY_WINDOW] < 1 || v[WKEY_WINDOW] > STORE_MAX_WINDOW ||
+      v[WKEY_GENERATIONS] < 1 || v[WKEY_GENERATIONS] > STORE_MAX_GENERATIONS ||
+      v[WKEY_TIME] < 0 || v[WKEY_ADAPTIVE] < 0 || v[WKEY_ADAPTIVE] > 1)
+    return SQLITE_CORRUPT_VTAB;
+  store_window *w = &c->window;
+  w->window = v[WKEY_WINDOW];
+  w->generations = (int)v[WKEY_GENERATIONS];
+  w->span = (w->window + w->generations - 1) / w->generations;
+  w->events = (int)v[WKEY_CLOCK];
+  w->adaptive = (int)v[WKEY_ADAPTIVE];
+  w->time = v[WKEY_TIME];
+  c->growth = STORE_WINDOW_GROWTH;
+  c->tightening = STORE_WINDOW_TIGHTENING;
+  return SQLITE_OK;
+}
+
+/* Each slot's generation number: -1 for none.  A slot's rows without its
+** number row are a generation being made by a write that failed: ignored,
+** written again by the next. */
+static int parse_slots(const config_rows *r, store_config *c) {
+  store_window *w = &c->window;
+  int64_t newest = generation_of(w, w->time);
+  for (int k = 0; k < STORE_MAX_LAYERS; k++) {
+    const config_group *g = &r->slots[k];
+    w->slot_number[k] = -1;
+    if (!(g->seen & 1u << SKEY_NUMBER)) continue;
+    int64_t n = g->v[SKEY_NUMBER], layers = g->v[SKEY_LAYERS];
+    if (g->damaged || g->seen != (1u << SKEYS) - 1 || k > w->generations ||
+        n < 0 || n % (w->generations + 1) != k || n > newest || layers < 1 ||
+        layers > STORE_MAX_LAYERS)
+      return SQLITE_CORRUPT_VTAB;
+    w->slot_number[k] = n;
+  }
+  return SQLITE_OK;
+}
+
+/* The bits of a layer group that must all be there. */
+static unsigned layer_bits(const store_kind *k) {
+  unsigned bits = 1u << LAYER_KEY_CAPACITY | 1u << LAYER_KEY_FPR;
+  for (int i = 0; i < KIND_MAX_KEYS && k->keys[i]; i++)
+    bits |= 1u << (LAYER_KEY_KIND + i);
+  return bits;
+}
+
+/* Layer j of slot k's generation as c->layers[c->layer_count]. */
+static int parse_layer(const store_kind *kind, const config_rows *r,
+                       store_config *c, int k, int j) {
+  const config_group *g = NULL;
+  for (int i = 0; i < r->gen_layer_count && g == NULL; i++)
+    if (r->gen_slot[i] == k && r->gen_index[i] == j) g = &r->gen_layers[i];
+  int i = c->layer_count;
+  if (g == NULL || g->damaged || g->seen != layer_bits(kind) ||
+      i == STORE_MAX_LAYERS || g->v[LAYER_KEY_CAPACITY] < 1)
+    return SQLITE_CORRUPT_VTAB;
+  int rc = config_layer(kind, c, i, (uint64_t)g->v[LAYER_KEY_CAPACITY],
+                        g->r[LAYER_KEY_FPR], g->v + LAYER_KEY_KIND);
+  if (rc != SQLITE_OK) return rc;
+  store_layer *l = &c->layers[i];
+  l->first_chunk = j == 0 ? k * SLOT_CHUNKS
+                          : c->layers[i - 1].first_chunk + c->layers[i - 1].chunks;
+  l->generation = c->window.slot_number[k];
+  l->slot = k;
+  if (l->chunks > SLOT_CHUNKS - (l->first_chunk - k * SLOT_CHUNKS))
+    return SQLITE_CORRUPT_VTAB;
+  c->layer_count++;
+  return SQLITE_OK;
+}
+
+static int window_parse(const store_kind *kind, const config_rows *r,
+                        store_config *c) {
+  int rc = parse_window(r, c);
+  if (rc == SQLITE_OK) rc = parse_slots(r, c);
+  if (rc != SQLITE_OK) return rc;
+  const store_window *w = &c->window;
+  c->layer_count = 0;
+  /* Oldest generation first: slots in the order of their numbers. */
+  int64_t after = -1;
+  for (;;) {
+    int next = -1;
+    for (int k = 0; k <= w->generations; k++)
+      if (w->slot_number[k] > after &&
+          (next < 0 || w->slot_number[k] < w->slot_number[next]))
+        next = k;
+    if (next < 0) return SQLITE_OK;
+    int layers = (int)r->slots[next].v[SKEY_LAYERS];
+    for (int j = 0; rc == SQLITE_OK && j < layers; j++)
+      rc = parse_layer(kind, r, c, next, j);
+    if (rc != SQLITE_OK) return rc;
+    after = w->slot_number[next];
+  }
+}
+
+/* --- the store's time -------------------------------------------------- */
+
+/* The database's VFS clock in Unix seconds. */
+static int wall_clock(store *s, int64_t *now) {
+  sqlite3_vfs *vfs = NULL;
+  if (sqlite3_file_control(s->tables.db, s->tables.schema,
+                           SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK ||
+      vfs == NULL)
+    vfs = sqlite3_vfs_find(NULL);
+  if (vfs == NULL) return store_error(s, "no VFS gives the time");
+  sqlite3_int64 ms;
+  if (vfs->iVersion >= 2 && vfs->xCurrentTimeInt64) {
+    if (vfs->xCurrentTimeInt64(vfs, &ms) != SQLITE_OK)
+      return store_error(s, "the VFS did not give the time");
+  } else {
+    double days;
+    if (vfs->xCurrentTime(vfs, &days) != SQLITE_OK)
+      return store_error(s, "the VFS did not give the time");
+    ms = (sqlite3_int64)(days * 86400000.0);
+  }
+  /* Julian day 2440587.5 is the Unix epoch. */
+  *now = ms / 1000 - 210866760000;
+  if (*now < 0) *now = 0;
+  return SQLITE_OK;
+}
+
+/* The store's time: the clock, never before the time row. */
+static int64_t store_time(const store *s) {
+  const store_window *w = &s->config.window;
+  return !w->events && s->clock > w->time ? s->clock : w->time;
+}
+
+void window_focus(store *s) {
+  store_config *c = &s->config;
+  store_window *w = &c->window;
+  w->floor = generation_of(w, store_time(s)) - w->generations;
+  int dropped = 0;
+  while (dropped < c->layer_count && c->layers[dropped].generation < w->floor)
+    w->expired |= (uint64_t)1 << c->layers[dropped++].slot;
+  for (int k = 0; k <= w->generations; k++)
+    if (w->slot_number[k] >= 0 && w->slot_number[k] < w->floor)
+      w->expired |= (uint64_t)1 << k;
+  c->layer_count -= dropped;
+  memmove(c->layers, c->layers + dropped,
+          (size_t)c->layer_count * sizeof c->layers[0]);
+}
+
+int window_tick(store *s) {
+  if (s->config.window.events) return SQLITE_OK;
+  int rc = wall_clock(s, &s->clock);
+  if (rc != SQLITE_OK) return rc;
+  const store_window *w = &s->config.window;
+  if (generation_of(w, store_time(s)) - w->generations <= w->floor)
+    return SQLITE_OK;
+  /* A live generation's time passed: what the cache holds of it goes (the
+  ** changed chunks written back first, the next write deletes them). */
+  rc = chunks_flush(s, 1);
+  if (rc == SQLITE_OK) window_focus(s);
+  return rc;
+}
+
+/* --- writes ------------------------------------------------------------ */
+
+int window_expire(store *s) {
+  store_window *w = &s->config.window;
+  for (int k = 0; k <= w->generations; k++) {
+    if (!(w->expired & (uint64_t)1 << k)) continue;
+    int rc = shadow_delete_slot(&s->tables, k, k * SLOT_CHUNKS,
+                                (k + 1) * SLOT_CHUNKS - 1);
+    if (rc != SQLITE_OK) return rc;
+    w->expired &= ~((uint64_t)1 << k);
+    w->slot_number[k] = -1;
+  }
+  return SQLITE_OK;
+}
+
+int window_expired_id(const store *s, int64_t id) {
+  const store_window *w = &s->config.window;
+  int64_t k = id / SLOT_CHUNKS;
+  return w->window && id >= 0 && k <= w->generations &&
+         (w->expired & (uint64_t)1 << k) != 0;
+}
+
+/* Moves the store's time to t (events clock, or the wall clock's first
+** write in a new generation): the time row, then the layers focused. */
+static int advance(store *s, int64_t t) {
+  store_window *w = &s->config.window;
+  int64_t start = generation_of(w, t) * w->span;
+  if (start <= w->time) return SQLITE_OK;
+  int rc = chunks_flush(s, 1);
+  if (rc == SQLITE_OK) rc = shadow_put_config(&s->tables, "time", start);
+  if (rc == SQLITE_OK) rc = config_read(s);
+  return rc;
+}
+
+/* Items held by the layers of generation n (0 if it has none). */
+static int generation_items(store *s, int64_t n, uint64_t *items) {
+  *items = 0;
+  for (int i = 0; i < s->config.layer_count; i++) {
+    const store_layer *l = &s->config.layers[i];
+    for (int64_t local = 0; l->generation == n && local < l->chunks; local++) {
+      chunk_ref c;
+      int rc = chunk_read(s, l, local, &c);
+      if (rc != SQLITE_OK) return rc;
+      *items += s->kind->chunk_items(l, local, c.bytes);
+      chunk_done(&c);
+    }
+  }
+  return SQLITE_OK;
+}
+
+/* The first layer's capacity for generation n: capacity / G, or (without
+** capacity) the most of the minimum and 1.1 times the items of the newest
+** live generation before n. */
+static int first_capacity(store *s, int64_t n, uint64_t *capacity) {
+  const store_config *c = &s->config;
+  uint64_t share = (c->header.capacity + (uint64_t)c->window.generations - 1) /
+                   (uint64_t)c->window.generations;
+  *capacity = share;
+  if (!c->window.adaptive) return SQLITE_OK;
+  int64_t before = -1;
+  for (int i = 0; i < c->layer_count; i++)
+    if (c->layers[i].generation < n) before = c->layers[i].generation;
+  uint64_t items = 0;
+  int rc = before >= 0 ? generation_items(s, before, &items) : SQLITE_OK;
+  double want = ceil(1.1 * (double)items);
+  if (want > (double)*capacity) *capacity = (uint64_t)want;
+  return rc;
+}
+
+/* Layer j's rate in a generation. */
+static double generation_fpr(const store_config *c, int j) {
+  return c->header.target_fpr / (c->window.generations + 1) *
+         (1 - c->tightening) * pow(c->tightening, j);
+}
+
+/* Writes layer j of slot k's generation and its count. */
+static int write_layer(store *s, int k, int j, uint64_t capacity) {
+  char prefix[48], key[48];
+  double fpr = generation_fpr(&s->config, j);
+  if (!(fpr >= FILTER_MIN_FPR))
+    return store_error(s, "%s cannot grow: a layer would need a rate below "
+                       "%g", s->tables.name, FILTER_MIN_FPR);
+  snprintf(prefix, sizeof prefix, "gen.%d.layer.%d.", k, j);
+  snprintf(key, sizeof key, "gen.%d.layers", k);
+  int rc = config_write_layer(s, prefix, capacity, fpr);
+  if (rc == SQLITE_OK) rc = shadow_put_config(&s->tables, key, j + 1);
+  return rc;
+}
+
+/* Generation n made, if it has no layer yet, in its slot (whose expired
+** generation window_expire deleted). */
+static int make_generation(store *s, int64_t n) {
+  const store_window *w = &s->config.window;
+  int k = (int)(n % (w->generations + 1));
+  if (w->slot_number[k] == n) return SQLITE_OK;
+  if (s->config.layer_count == STORE_MAX_LAYERS)
+    return store_error(s, "%s holds %d layers, the most a store can have",
+                       s->tables.name, STORE_MAX_LAYERS);
+  uint64_t capacity;
+  char key[32];
+  int rc = first_capacity(s, n, &capacity);
+  /* The new generation may come before others (an `at` in the past),
+  ** moving their layers' places: what the cache and the kind hold by
+  ** place goes first. */
+  if (rc == SQLITE_OK) rc = chunks_flush(s, 1);
+  if (rc == SQLITE_OK) rc = write_layer(s, k, 0, capacity);
+  /* The number last: a slot's rows without it are ignored. */
+  snprintf(key, sizeof key, "gen.%d.number", k);
+  if (rc == SQLITE_OK) rc = shadow_put_config(&s->tables, key, n);
+  if (rc == SQLITE_OK) rc = config_read(s);
+  return rc;
+}
+
+/* The index of generation n's newest layer, or -1. */
+static int newest_of(const store *s, int64_t n) {
+  int found = -1;
+  for (int i = 0; i < s->config.layer_count; i++)
+    if (s->config.layers[i].generation == n) found = i;
+  return found;
+}
+
+/* `at` as given: *t, or an error. */
+static int at_value(store *s, sqlite3_value *at, int64_t *t) {
+  if (sqlite3_value_type(at) != SQLITE_INTEGER || sqlite3_value_int64(at) < 0)
+    return store_error(s, "at must be an INTEGER number of seconds since "
+                       "1970-01-01 (Unix time), 0 or more");
+  *t = sqlite3_value_int64(at);
+  return SQLITE_OK;
+}
+
+int window_place(store *s, sqlite3_value *at, int *layer, int *outside) {
+  const store_window *w = &s->config.window;
+  int64_t now = store_time(s), t = now;
+  int rc = SQLITE_OK;
+  *outside = 0;
+  *layer = -1;
+  if (at && sqlite3_value_type(at) != SQLITE_NULL) {
+    rc = at_value(s, at, &t);
+    if (rc != SQLITE_OK) return rc;
+    if (generation_of(w, t) > generation_of(w, now) && !w->events)
+      return store_error(s, "at %lld is ahead of the store's time %lld",
+                         (long long)t, (long long)now);
+    if (t > now) now = t; /* events: the store's time moves on */
+  }
+  rc = advance(s, now);
+  if (rc == SQLITE_OK) rc = window_expire(s);
+  if (rc != SQLITE_OK) return rc;
+  int64_t n = generation_of(w, t);
+  if (n < w->floor) {
+    *outside = 1; /* its window has passed already */
+    return SQLITE_OK;
+  }
+  rc = make_generation(s, n);
+  if (rc == SQLITE_OK) *layer = newest_of(s, n);
+  return rc;
+}
+
+/* --- the schedule ------------------------------------------------------ */
+
+static int window_create(store *s, const store_options *o) {
+  int64_t now = 0;
+  int rc = o->clock_events ? SQLITE_OK : wall_clock(s, &now);
+  int64_t span = (o->window + o->generations - 1) / o->generations;
+  store_options common = *o;
+  if (!o->capacity_given)
+    common.capacity = (uint64_t)WINDOW_MIN_CAPACITY * o->generations;
+  if (rc == SQLITE_OK) rc = config_write_common(s, &common);
+  sqlite3_int64 v[WKEYS] = {o->window, o->generations, 0, now / span * span,
+                            !o->capacity_given};
+  for (int k = 0; rc == SQLITE_OK && k < WKEYS; k++)
+    rc = k == WKEY_CLOCK
+             ? shadow_put_config_text(&s->tables, window_keys[k],
+                                      o->clock_events ? "events" : "wall")
+             : shadow_put_config(&s->tables, window_keys[k], v[k]);
+  if (rc == SQLITE_OK) rc = config_read(s);
+  return rc;
+}
+
+/* *layer is full: generation's next layer, twice its capacity. */
+static int window_grow(store *s, int *layer) {
+  const store_layer *l = &s->config.layers[*layer];
+  int64_t n = l->generation;
+  int k = l->slot, j = 0;
+  for (int i = 0; i < *layer; i++) j += s->config.layers[i].generation == n;
+  if (s->config.layer_count == STORE_MAX_LAYERS)
+    return store_error(s, "%s holds %d layers, the most a store can have",
+                       s->tables.name, STORE_MAX_LAYERS);
+  if (l->header.capacity > (uint64_t)INT64_MAX / STORE_WINDOW_GROWTH)
+    return store_error(s, "%s cannot grow: a layer of more than 2^63 - 1 "
+                       "items", s->tables.name);
+  uint64_t capacity = l->header.capacity * STORE_WINDOW_GROWTH;
+  /* Later generations' layers move up a place (make_generation). */
+  int rc = chunks_flush(s, 1);
+  if (rc == SQLITE_OK) rc = write_layer(s, k, j + 1, capacity);
+  if (rc == SQLITE_OK) rc = config_read(s);
+  if (rc == SQLITE_OK) *layer = newest_of(s, n);
+  return rc;
+}
+
+const store_schedule store_window_schedule = {
+    .layered = 1,
+    .create = window_create,
+    .parse = window_parse,
+    .grow = window_grow,
+};
+
+/* --- what an operator sees --------------------------------------------- */
+
+int window_generation_count(const store *s) {
+  int n = 0;
+  for (int i = 0; i < s->config.layer_count; i++)
+    n += i == 0 ||
+         s->config.layers[i].generation != s->config.layers[i - 1].generation;
+  return n;
+}
+
+/* A layer's estimated rate with `items` items. */
+static double layer_fpr(const store *s, const store_layer *l, double items) {
+  if (s->kind->kind == FILTER_KIND_BLOOM)
+    return bloom_model_fpr(items / (double)l->units, l->header.hashes);
+  return cuckoo_model_fpr(items / (4.0 * (double)l->units),
+                          l->header.fingerprint_bits, l->header.buckets);
+}
+
+int window_generation_at(store *s, int i, window_generation *g) {
+  const store_config *c = &s->config;
+  int first = 0;
+  for (int seen = 0; first < c->layer_count; first++)
+    if ((first == 0 ||
+         c->layers[first].generation != c->layers[first - 1].generation) &&
+        seen++ == i)
+      break;
+  memset(g, 0, sizeof *g);
+  if (first >= c->layer_count) return SQLITE_OK;
+  g->number = c->layers[first].generation;
+  g->start = g->number * c->window.span;
+  g->end = g->start + c->window.span;
+  g->expires = (g->number + c->window.generations + 1) * c->window.span;
+  double pass = 1;
+  for (int j = first; j < c->layer_count && c->layers[j].generation == g->number;
+       j++) {
+    const store_layer *l = &c->layers[j];
+    uint64_t items = 0;
+    for (int64_t local = 0; local < l->chunks; local++) {
+      chunk_ref ref;
+      int rc = chunk_read(s, l, local, &ref);
+      if (rc != SQLITE_OK) return rc;
+      items += s->kind->chunk_items(l, local, ref.bytes);
+      chunk_done(&ref);
+    }
+    g->items += items;
+    pass *= 1 - layer_fpr(s, l, (double)items);
+  }
+  g->fpr = 1 - pass;
+  return SQLITE_OK;
+}
+
+char *window_summary(const store *s) {
+  const store_config *c = &s->config;
+  const store_window *w = &c->window;
+  int live = window_generation_count(s);
+  char capacity[64] = "";
+  if (!w->adaptive)
+    snprintf(capacity, sizeof capacity, ", for %llu items a window",
+             (unsigned long long)c->header.capacity);
+  return sqlite3_mprintf("window %lld seconds, %d generations of %lld "
+                         "seconds (%d live), clock %s%s",
+                         (long long)w->window, w->generations,
+                         (long long)w->span, live,
+                         w->events ? "events" : "wall", capacity);
+}
+
+/* --- the export of no generation --------------------------------------- */
+
+int window_export_empty(store *s, sqlite3_context *ctx) {
+  int page_size = 4096;
+  uint64_t capacity = WINDOW_MIN_CAPACITY;
+  sqlite3_int64 v[KIND_MAX_KEYS] = {0};
+  store_config *c = sqlite3_malloc(sizeof *c);
+  if (c == NULL) return SQLITE_NOMEM;
+  memset(c, 0, sizeof *c);
+  c->header = s->config.header;
+  int rc = s->kind->size(s, 1, &capacity, generation_fpr(&s->config, 0),
+                         page_size, v);
+  if (rc == SQLITE_OK)
+    rc = config_layer(s->kind, c, 0, capacity, generation_fpr(&s->config, 0),
+                      v);
+  layered_params p = {STORE_WINDOW_GROWTH, STORE_WINDOW_TIGHTENING,
+                      s->config.header.target_fpr};
+  layered_placement where;
+  char why[160];
+  if (rc == SQLITE_OK &&
+      layered_place(&c->layers[0].header, 1, &p, &where, why, sizeof why) != 0)
+    rc = store_error(s, "%s", why);
+  unsigned char *blob = NULL;
+  if (rc == SQLITE_OK) {
+    blob = sqlite3_malloc64(where.total_bytes);
+    rc = blob ? SQLITE_OK : SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) {
+    memset(blob, 0, (size_t)where.total_bytes);
+    layered_write_header(blob, &c->layers[0].header, &p, &where);
+    sqlite3_result_blob64(ctx, blob, where.total_bytes, sqlite3_free);
+  }
+  sqlite3_free(c);
+  return rc;
+}
