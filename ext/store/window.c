@@ -43,7 +43,7 @@
 
 /* Without capacity: a generation's first layer holds at least this many,
 ** and otherwise 1.1 times the items of the generation before it. */
-#define WINDOW_MIN_CAPACITY 1000
+#define WINDOW_MIN_CAPACITY 100
 
 /* The window keys of config_rows.window. */
 enum { WKEY_WINDOW, WKEY_GENERATIONS, WKEY_CLOCK, WKEY_TIME, WKEY_ADAPTIVE,
@@ -160,7 +160,7 @@ static int parse_slots(const config_rows *r, store_config *c) {
   for (int k = 0; k < STORE_MAX_LAYERS; k++) {
     const config_group *g = &r->slots[k];
     w->slot_number[k] = -1;
-    if (!(g->seen & 1u << SKEY_NUMBER)) continue;
+    if (!g->damaged && !(g->seen & 1u << SKEY_NUMBER)) continue;
     int64_t n = g->v[SKEY_NUMBER], layers = g->v[SKEY_LAYERS];
     if (g->damaged || g->seen != (1u << SKEYS) - 1 || k > w->generations ||
         n < 0 || n % (w->generations + 1) != k || n > newest || layers < 1 ||
@@ -276,8 +276,12 @@ void window_focus(store *s) {
 
 int window_tick(store *s) {
   if (s->config.window.events) return SQLITE_OK;
-  int rc = wall_clock(s, &s->clock);
+  int64_t now;
+  int rc = wall_clock(s, &now);
   if (rc != SQLITE_OK) return rc;
+  /* A clock set back: this connection keeps the latest it read (the time
+  ** row keeps the latest any write saw). */
+  if (now > s->clock) s->clock = now;
   const store_window *w = &s->config.window;
   if (generation_of(w, store_time(s)) - w->generations <= w->floor)
     return SQLITE_OK;
