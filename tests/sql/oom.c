@@ -70,6 +70,11 @@ static const char SETUP_VALS[] =
     "INSERT INTO filt SELECT 'a', bloom_build(v, 100, 0.01) FROM vals;"
     "INSERT INTO filt SELECT 'b', bloom_build(v, 100, 0.01) FROM vals"
     " WHERE typeof(v) = 'text';";
+/* A windowed store (events clock), 50 values in its first generation. */
+#define SETUP_WSTORE                                                       \
+  "CREATE VIRTUAL TABLE ws USING bloom_store(fpr = 1e-6, window = 3600,"   \
+  " clock = 'events');"                                                    \
+  "INSERT INTO ws(value, at) SELECT x, 1000000 + x FROM t WHERE x <= 50;"
 static const char SETUP_PARTS[] =
     "CREATE TABLE parts(g, f);"
     "INSERT INTO parts SELECT x % 3, bloom_build(x, 1000, 0.01) FROM ("
@@ -323,6 +328,32 @@ static const scenario SCENARIOS[] = {
      "SELECT (SELECT items FROM cuckoo_info((SELECT filter FROM scs))) IN"
      " (150, 300) AND NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN 151 AND 300"
      " AND NOT EXISTS (SELECT 1 FROM scs WHERE value = t.x))", NULL},
+    {"bloom_store, windowed: 150 inserts across generations, expiring", NULL,
+     {SETUP_T, SETUP_WSTORE},
+     "INSERT INTO ws(value, at) SELECT x, 1000000 + x * 60 FROM t WHERE"
+     " x <= 150",
+     "SELECT CASE (SELECT count(*) FROM t WHERE x BETWEEN 100 AND 150 AND"
+     " EXISTS (SELECT 1 FROM ws WHERE value = t.x)) WHEN 51 THEN NOT EXISTS"
+     " (SELECT 1 FROM t WHERE x <= 50 AND EXISTS (SELECT 1 FROM ws WHERE"
+     " value = t.x)) WHEN 0 THEN (SELECT count(*) FROM t WHERE x <= 50 AND"
+     " EXISTS (SELECT 1 FROM ws WHERE value = t.x)) = 50 ELSE 0 END", NULL},
+    {"bloom_store, windowed: probes, generation rows, the export", NULL,
+     {SETUP_T, SETUP_WSTORE
+      "INSERT INTO ws(value, at) SELECT x, 1000000 + x * 10 FROM t WHERE"
+      " x <= 300;"},
+     "SELECT (SELECT count(*) FROM t WHERE x <= 300 AND EXISTS (SELECT 1 FROM"
+     " ws WHERE value = t.x)), (SELECT group_concat(generation || ':' || items"
+     " || ':' || start) FROM ws), (SELECT hex(filter) FROM ws)", NULL, NULL},
+    {"cuckoo_store, windowed: deletes and an expiring insert", NULL,
+     {SETUP_T,
+      "CREATE VIRTUAL TABLE wc USING cuckoo_store(fpr = 1e-6, window = 3600,"
+      " clock = 'events');"
+      "INSERT INTO wc(value, at) SELECT x, 1000000 + x * 10 FROM t WHERE"
+      " x <= 300;"},
+     "DELETE FROM wc WHERE value IN (SELECT x FROM t WHERE x <= 150)",
+     "SELECT (SELECT items FROM cuckoo_info((SELECT filter FROM wc))) IN"
+     " (150, 300) AND NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN 151 AND 300"
+     " AND NOT EXISTS (SELECT 1 FROM wc WHERE value = t.x))", NULL},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 
