@@ -20,15 +20,16 @@
 **   1  overwrite chunk <id> with a slice of the input
 **   2  delete chunk <id>
 **   3  insert a chunk row <id> with a slice of the input
-**   4  set a configuration key (of a fixed or a scalable store) to an
-**      INTEGER, REAL, TEXT or BLOB
+**   4  set a configuration key (of a fixed, a scalable or, when the
+**      arguments name a window, a windowed store) to an INTEGER, REAL,
+**      TEXT or BLOB
 **   5  delete a configuration key
 **
 ** Invariants (abort on failure): a statement succeeds, or fails with an
 ** error that starts with the module's name (SQLite's own syntax errors in the
 ** CREATE text, out of memory, a full database and SQLITE_TOOBIG aside);
 ** an exported filter is a valid filter of the store's kind by FORMAT.md
-** (bloom_spec.h), layered for a scalable store;
+** (bloom_spec.h), layered for a scalable or windowed store;
 ** while the shadow tables are undamaged, the store and its export (probed
 ** with bloom_test or cuckoo_test) both hold every value added, and they
 ** agree on every value asked (the added ones and a few from the input);
@@ -53,6 +54,19 @@ static const char *const cuckoo_keys[FZ_KEYS] = {
     "seed", "chunk_buckets", "layers", "growth", "tightening",
     "layer.0.buckets", "layer.1.fingerprint_bits", "layer.1.capacity",
     "layer.0.fpr", "layer.2.chunk_buckets"};
+
+/* A windowed store's (FORMAT.md, "Windowed stores"): generation 0 lies
+** in slot 0, whose chunk ids the chunk operations reach. */
+static const char *const bloom_window_keys[FZ_KEYS] = {
+    "kind", "window", "capacity", "fpr", "generations", "clock", "time",
+    "adaptive", "gen.0.number", "gen.0.layers", "gen.0.layer.0.bits",
+    "gen.0.layer.0.hashes", "gen.0.layer.0.capacity", "gen.0.layer.0.fpr",
+    "gen.0.layer.0.chunk_blocks", "gen.1.number"};
+static const char *const cuckoo_window_keys[FZ_KEYS] = {
+    "kind", "window", "capacity", "fpr", "generations", "clock", "time",
+    "adaptive", "gen.0.number", "gen.0.layers", "gen.0.layer.0.buckets",
+    "gen.0.layer.0.fingerprint_bits", "gen.0.layer.0.capacity",
+    "gen.0.layer.0.fpr", "gen.0.layer.0.chunk_buckets", "gen.1.number"};
 
 /* The store of this input: its module and configuration keys. */
 static int is_cuckoo;
@@ -304,6 +318,13 @@ static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
   return damaged;
 }
 
+/* 1 if the arguments name a window (the word anywhere will do). */
+static int names_window(const uint8_t *args, size_t n) {
+  for (size_t i = 0; i + 6 <= n; i++)
+    if (memcmp(args + i, "window", 6) == 0) return 1;
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static unsigned long runs;
   is_cuckoo = size > 0 && data[0] == '~';
@@ -315,6 +336,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *nl = memchr(data, '\n', size);
   size_t args_len = nl ? (size_t)(nl - data) : size;
   if (args_len > 200) return 0;
+  if (names_window(data, args_len))
+    config_keys = is_cuckoo ? cuckoo_window_keys : bloom_window_keys;
   const uint8_t *ops = nl ? nl + 1 : data + size;
   size_t ops_len = (size_t)(data + size - ops);
 

@@ -951,14 +951,117 @@ def _check_store_keys(config):
                           % (config["affinity"], AFFINITIES))
 
 
+WINDOW_KEYS = ("window", "generations", "clock", "time", "adaptive")
+SLOT_CHUNKS = 1 << 40
+
+
+def _index(text):
+    """A decimal index as a store spells it (no sign, space or leading
+    zero), below 64, or None."""
+    if not text.isdigit() or (text != "0" and text[0] == "0") or int(text) >= 64:
+        return None
+    return int(text)
+
+
+def _window_slots(config, kind):
+    """The gen.<k>.* rows of a windowed store, checked: {k: {key: value}}
+    with the layers' keys under ("layer", j)."""
+    layout = LAYOUT_KEYS[kind]
+    slots = {}
+    for key, value in config.items():
+        if key in WINDOW_KEYS or key in ("kind", "version", "capacity", "seed",
+                                         "fpr", "affinity"):
+            continue
+        parts = key.split(".")
+        k = _index(parts[1]) if len(parts) >= 3 and parts[0] == "gen" else None
+        if k is None:
+            raise FormatError("configuration key %r is not a windowed store's"
+                              % (key,))
+        d = slots.setdefault(k, {})
+        if len(parts) == 3 and parts[2] in ("number", "layers"):
+            want, where = int, parts[2]
+        elif (len(parts) == 5 and parts[2] == "layer"
+              and _index(parts[3]) is not None
+              and (parts[4] in ("capacity", "fpr") or parts[4] in layout)):
+            want = float if parts[4] == "fpr" else int
+            where = ("layer", int(parts[3]))
+            d.setdefault(where, {})[parts[4]] = value
+        else:
+            raise FormatError("configuration key %r is not a windowed store's"
+                              % (key,))
+        if type(value) is not want:
+            raise FormatError("configuration %s is %r, not of its storage "
+                              "class" % (key, value))
+        if isinstance(where, str):
+            d[where] = value
+    return slots
+
+
+def _read_windowed(config, rows, kind):
+    """A windowed store ("Windowed stores"): the layered blob of its live
+    generations at the store's time `time`, or None when none is live (the
+    export is then an empty layer whose shape this version chooses)."""
+    for key in WINDOW_KEYS:
+        want = str if key == "clock" else int
+        if type(config.get(key)) is not want:
+            raise FormatError("configuration %s is missing or not of its "
+                              "storage class" % key)
+    w, g, t, adaptive = (config["window"], config["generations"],
+                         config["time"], config["adaptive"])
+    if (not 1 <= w <= 1 << 32 or not 1 <= g <= 32 or t < 0
+            or adaptive not in (0, 1) or config["clock"] not in ("wall", "events")
+            or any(k in config for k in SCHEDULE_KEYS + LAYOUT_KEYS[kind])):
+        raise FormatError("window configuration out of range: %r" % (config,))
+    span = -(-w // g)
+    newest = t // span
+    live, expired = [], []
+    for k, d in _window_slots(config, kind).items():
+        if "number" not in d:
+            continue    # a generation being made by a write that failed
+        n, layers = d["number"], d.get("layers")
+        if (k > g or n < 0 or n % (g + 1) != k or n > newest
+                or not isinstance(layers, int) or not 1 <= layers <= 64):
+            raise FormatError("slot %d: generation %r out of range" % (k, d))
+        (live if n >= newest - g else expired).append((n, k, layers, d))
+    blobs, allowed = [], [(k * SLOT_CHUNKS, (k + 1) * SLOT_CHUNKS)
+                          for _, k, _, _ in expired]
+    for n, k, layers, d in sorted(live):
+        first = k * SLOT_CHUNKS
+        for j in range(layers):
+            keys = d.get(("layer", j), {})
+            cap, rate = keys.get("capacity"), keys.get("fpr")
+            if (not isinstance(cap, int) or not 1 <= cap <= (1 << 63) - 1
+                    or not isinstance(rate, float) or not 0 < rate < 1):
+                raise FormatError("slot %d layer %d: capacity or fpr missing "
+                                  "or out of range" % (k, j))
+            blob, chunks = _store_filter(rows, kind, config["seed"], keys, cap,
+                                         rate, first, True)
+            blobs.append(blob)
+            first += chunks
+        if first > (k + 1) * SLOT_CHUNKS:
+            raise FormatError("slot %d overflows its chunk ids" % k)
+        allowed.append((k * SLOT_CHUNKS, first))
+    if len(blobs) > 64:
+        raise FormatError("%d live layers, more than 64" % len(blobs))
+    outside = [cid for cid in rows
+               if not any(lo <= cid < hi for lo, hi in allowed)]
+    if outside:
+        raise FormatError("chunk %d is outside the layout" % outside[0])
+    if not blobs:
+        return None
+    return layered_blob(blobs, 2, 0.1, float(config["fpr"]))
+
+
 def read_store(conn, name):
     """The blob a bloom_store or cuckoo_store named `name` holds, reassembled
     from its shadow tables alone (conn needs no extension): for a scalable
-    store, the layered (kind 3) blob of its layers.  Raises FormatError for a
+    store, the layered (kind 3) blob of its layers; for a windowed store,
+    that of its live generations (_read_windowed).  Raises FormatError for a
     store FORMAT.md says to refuse."""
     q = lambda s: '"' + s.replace('"', '""') + '"'
     config = dict(conn.execute("SELECT key, value FROM %s" % q(name + "_config")))
-    _check_store_keys(config)
+    if "window" not in config:
+        _check_store_keys(config)
     kind = config.get("kind")
     if kind not in STORE_KEYS:
         raise FormatError("configuration lacks a known kind: %r" % (kind,))
@@ -977,6 +1080,11 @@ def read_store(conn, name):
     for cid, data in conn.execute("SELECT id, data FROM %s ORDER BY id"
                                   % q(name + "_chunks")):
         rows[cid] = data
+    if "window" in config:
+        if config.get("affinity", "BLOB") not in AFFINITIES:
+            raise FormatError("affinity %r is not one of %s"
+                              % (config["affinity"], AFFINITIES))
+        return _read_windowed(config, rows, kind)
     scalable = [k for k in SCHEDULE_KEYS if k in config]
     if not scalable:
         blob, chunks = _store_filter(rows, kind, config["seed"], config,

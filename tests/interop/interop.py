@@ -1210,9 +1210,62 @@ def check_stores(tap, conn, values):
                "%d probes as the store does (bloom_store, cuckoo_store)"
                % len(sample), repr(agree))
         plain3.close()
+        check_windowed_stores(tap, ext, path, members, sample)
         plain2.close()
         plain.close()
         ext.close()
+
+
+def check_windowed_stores(tap, ext, path, members, sample):
+    """Windowed stores (events clock, so that the reader's time, the `time`
+    row, is the extension's): the reader reassembles the live generations'
+    layered blob from the shadow tables alone, answers as the store does,
+    and refuses a chunk row outside every slot, as the extension does."""
+    ext.execute("CREATE VIRTUAL TABLE wb USING bloom_store(fpr = 0.01, "
+                "window = 3600, clock = 'events')")
+    ext.execute("CREATE VIRTUAL TABLE wc USING cuckoo_store(fpr = 0.01, "
+                "window = '1 hour', generations = 3, capacity = 3000, "
+                "clock = 'events')")
+    # 9,000 values over 3 hours: generations made, grown and expired
+    ext.execute("INSERT INTO wb(value, at) SELECT v, 1000000 + rowid * 12 "
+                "FROM m WHERE rowid <= 9000")
+    ext.execute("INSERT INTO wc(value, at) SELECT v, 1000000 + rowid * 12 "
+                "FROM md WHERE rowid <= 9000")
+    ext.commit()
+    plain = sqlite3.connect(path)
+    same, agree = [], []
+    for store in ("wb", "wc"):
+        exported = ext.execute("SELECT filter FROM %s" % store).fetchone()[0]
+        mine = br.read_store(plain, store)
+        live = ext.execute("SELECT count(*) FROM %s WHERE generation IS NOT "
+                           "NULL" % store).fetchone()[0]
+        same.append(mine == exported and live > 2)
+        f = br.Filter(mine)
+        got = [ext.execute("SELECT count(*) FROM %s WHERE value = ?"
+                           % store, (v,)).fetchone()[0] for v in sample]
+        agree.append(all(f.test(v) == g for v, g in zip(sample, got)))
+    tap.ok(all(same), "windowed stores: the reader reassembles from the "
+           "shadow tables alone the layered blob of the live generations "
+           "SELECT filter exports (bloom_store, cuckoo_store)", repr(same))
+    tap.ok(all(agree), "windowed stores: the reader's blob answers %d probes "
+           "as the store does" % len(sample), repr(agree))
+    ext.execute("INSERT INTO wb_chunks VALUES ((1 << 40) * 7, zeroblob(8))")
+    ext.commit()
+    refused = []
+    try:
+        ext.execute("SELECT filter FROM wb").fetchone()
+        refused.append("the extension accepted it")
+    except sqlite3.Error as e:
+        if not str(e).startswith("bloom_store:"):
+            refused.append(str(e))
+    try:
+        br.read_store(plain, "wb")
+        refused.append("the reader accepted it")
+    except br.FormatError:
+        pass
+    tap.ok(not refused, "windowed stores: a chunk row in a slot past the "
+           "ring is refused by the extension and by the reader", *refused)
+    plain.close()
 
 
 def main():
