@@ -84,9 +84,11 @@ int items_load(store *s, sqlite3_value *blob) {
   int rc = chunks_settle(s);
   if (rc != SQLITE_OK) return rc;
   if (s->config.schedule->layered)
-    return store_error(s, "a scalable store takes values, not a filter: "
+    return store_error(s, "a %s store takes values, not a filter: "
                        "insert the values, or create a fixed store (capacity "
-                       "without growth) to %s a filter", s->kind->load_verb);
+                       "without growth) to %s a filter",
+                       s->config.window.window ? "windowed" : "scalable",
+                       s->kind->load_verb);
   if (sqlite3_value_type(blob) != SQLITE_BLOB)
     return store_error(s, "the filter to %s must be a BLOB",
                        s->kind->load_verb);

@@ -361,6 +361,9 @@ static void test_if_new_and_delete(void) {
              q_int(db, "SELECT count(*) FROM bloom_layers((SELECT filter "
                    "FROM t))", NOARGS) == 1,
          "a store with no live generation exports one empty layer");
+  expect_error(db, "a windowed store takes no filter",
+               "INSERT INTO t(filter) SELECT bloom_empty(100)", NOARGS,
+               "bloom_store: a windowed store takes values", 0);
   expect_error(db, "an unknown command", "INSERT INTO t(t) VALUES ('vacuum')",
                NOARGS, "bloom_store: unknown command vacuum", 0);
   char *summary = q_text(db, "SELECT * FROM t", NOARGS);
