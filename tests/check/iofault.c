@@ -10,8 +10,10 @@
 **
 ** A table `items` whose filter in `filters` is kept by an AFTER INSERT
 ** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), a bloom_store
-** `seen`, a cuckoo_store `live` and a scalable bloom_store `grow` (from 100
-** items, so that it adds layers) by three more triggers, written in
+** `seen`, a cuckoo_store `live`, a scalable bloom_store `grow` (from 100
+** items, so that it adds layers) and a windowed bloom_store `recent`
+** (window 100 on the events clock, `at` the row's id, so that generations
+** are made and expire) by four more triggers, written in
 ** transactions of 5 rows (every 7th also rebuilds the filter with
 ** bloom_build).  After every disaster the database is reopened cleanly
 ** (default VFS) and must satisfy:
@@ -24,7 +26,8 @@
 **   - every row is in the bloom_store, whose export is exactly bloom_build
 **     over the table, in the cuckoo_store, which holds as many
 **     fingerprints as the table rows, and in the scalable store, whose
-**     layers together counted each row once.
+**     layers together counted each row once; every row within the last
+**     100 ids is in the windowed store.
 **
 ** 1. A VFS shim ("faulty") registered here delegates to the default VFS
 **    and fails the Nth xWrite/xSync/xTruncate call (one-shot: only that
@@ -192,6 +195,11 @@ static const char SCHEMA[] =
     "  capacity = 100, growth = 2, fpr = 0.01);"
     "CREATE TRIGGER IF NOT EXISTS items_grow AFTER INSERT ON items BEGIN"
     "  INSERT INTO grow(value) VALUES (NEW.id);"
+    " END;"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS recent USING bloom_store("
+    "  fpr = 0.01, window = 100, clock = 'events');"
+    "CREATE TRIGGER IF NOT EXISTS items_recent AFTER INSERT ON items BEGIN"
+    "  INSERT INTO recent(value, at) VALUES (NEW.id, NEW.id);"
     " END;";
 
 /* Transaction k inserts ids 5k .. 5k+4; every 7th rebuilds the filter. */
@@ -304,6 +312,15 @@ static int check_db(const char *path, const unsigned char *committed,
                         "filter FROM grow))) IS (SELECT count(*) FROM items)",
                         what))
     ok = 0;
+  /* the windowed store: every row inside its window (id >= max - 100) */
+  long long late = q_int(db, "SELECT count(*) FROM items WHERE id >= (SELECT"
+                         " max(id) FROM items) - 100 AND NOT EXISTS (SELECT 1"
+                         " FROM recent WHERE value = items.id)", NOARGS);
+  if (late != 0) {
+    tap_diag("  %s: store recent: %lld rows inside the window absent", what,
+             late);
+    ok = 0;
+  }
   long long lost = 0;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2(db,

@@ -23,7 +23,8 @@
 **          the sum of theirs (bloom_info), in one read transaction;
 **   reload now and then, a second connection that loads the extension
 **          again while the other threads call its functions.
-** At the end the store must be exactly bloom_build over the items, and a
+** At the end the store must be exactly bloom_build over the items, a
+** windowed store (events clock) must hold every item inside its window, and a
 ** scalable store kept the same way (growing while every connection holds
 ** its layers) must hold every item, counted once.
 ** Any wrong answer or unexpected error fails; under TSan any report makes
@@ -248,7 +249,12 @@ int main(void) {
                  "CREATE VIRTUAL TABLE grow USING bloom_store(capacity = 50,"
                  "  growth = 2);"
                  "CREATE TRIGGER items_grow AFTER INSERT ON items BEGIN"
-                 "  INSERT INTO grow(value) VALUES (NEW.id); END;")) {
+                 "  INSERT INTO grow(value) VALUES (NEW.id); END;"
+                 "CREATE VIRTUAL TABLE recent USING bloom_store(window = "
+                 "  90, clock = 'events');"
+                 "CREATE TRIGGER items_recent AFTER INSERT ON items BEGIN"
+                 "  INSERT INTO recent(value, at) VALUES (NEW.id, NEW.id %"
+                 "  1000000000); END;")) {
       printf("Bail out! cannot create the store in %s\n", path);
       return 2;
     }
@@ -311,6 +317,14 @@ int main(void) {
                        "grow))", NOARGS),
              (uint64_t)q_int(db, "SELECT count(*) FROM items", NOARGS),
              "its layers counted every item once");
+  /* The windowed store (events clock, `at` each thread's own count) made
+  ** and expired generations while the others held them: every item
+  ** inside the window at the end is in it. */
+  TAP_EQ_U64(q_int(db, "SELECT count(*) FROM items WHERE id % 1000000000 >= "
+                       "(SELECT max(id % 1000000000) FROM items) - 90 AND "
+                       "NOT EXISTS (SELECT 1 FROM recent WHERE value = "
+                       "items.id)", NOARGS),
+             0, "every item inside the window is in the windowed store");
   sqlite3_close(db);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -1093,6 +1093,14 @@ with open(os.path.join(ROOT, "ext", "FORMAT.md"), encoding="utf-8") as _f:
     FORMAT_TEXT = _f.read()
 
 
+def reader_agrees(ext, store, blob, sample):
+    """The reader's answers from the blob alone are the store's."""
+    f = br.Filter(blob)
+    got = [ext.execute("SELECT count(*) FROM %s WHERE value = ?" % store,
+                       (v,)).fetchone()[0] for v in sample]
+    return all(f.test(v) == g for v, g in zip(sample, got))
+
+
 def check_stores(tap, conn, values):
     """A store reassembled by the reader from its shadow tables alone is the
     extension's own export, and bloom_build's blob over the same values; a
@@ -1197,11 +1205,7 @@ def check_stores(tap, conn, values):
                                  "'layers'" % store).fetchone()[0]
             mine = br.read_store(plain3, store)
             same.append(mine == exported and layers > 2)
-            # The reader's answers from the blob alone, against the store's.
-            f = br.Filter(mine)
-            got = [ext.execute("SELECT count(*) FROM %s WHERE value = ?"
-                               % store, (v,)).fetchone()[0] for v in sample]
-            agree.append(all(f.test(v) == g for v, g in zip(sample, got)))
+            agree.append(reader_agrees(ext, store, mine, sample))
         tap.ok(all(same), "scalable stores: the reader reassembles from the "
                "shadow tables alone the layered blob SELECT filter exports "
                "(bloom_store, cuckoo_store)", repr(same))
@@ -1240,10 +1244,7 @@ def check_windowed_stores(tap, ext, path, members, sample):
         live = ext.execute("SELECT count(*) FROM %s WHERE generation IS NOT "
                            "NULL" % store).fetchone()[0]
         same.append(mine == exported and live > 2)
-        f = br.Filter(mine)
-        got = [ext.execute("SELECT count(*) FROM %s WHERE value = ?"
-                           % store, (v,)).fetchone()[0] for v in sample]
-        agree.append(all(f.test(v) == g for v, g in zip(sample, got)))
+        agree.append(reader_agrees(ext, store, mine, sample))
     tap.ok(all(same), "windowed stores: the reader reassembles from the "
            "shadow tables alone the layered blob of the live generations "
            "SELECT filter exports (bloom_store, cuckoo_store)", repr(same))

@@ -177,12 +177,19 @@ static void simulate(int kind, const char *extra, int generations) {
 
 /* --- the wall clock ---------------------------------------------------- */
 
-static void test_wall_clock(void) {
-  sqlite3_int64 T0 = 1700000000;
+/* A database at the test clock's time T0 with t, a bloom_store of a one
+** hour window on the wall clock. */
+static sqlite3 *wall_store(sqlite3_int64 T0) {
   vfs_clock_seconds = T0;
   sqlite3 *db = open_db(NULL);
   must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-6, "
                 "window = '1 hour')");
+  return db;
+}
+
+static void test_wall_clock(void) {
+  sqlite3_int64 T0 = 1700000000;
+  sqlite3 *db = wall_store(T0);
   must_exec(db, "INSERT INTO t(value) VALUES (1)");
   vfs_clock_seconds = T0 + 3600;
   int kept = has(db, "t", 1);
@@ -225,10 +232,7 @@ static void test_wall_clock(void) {
 
 static void test_at(void) {
   sqlite3_int64 T0 = 1700000000;
-  vfs_clock_seconds = T0;
-  sqlite3 *db = open_db(NULL);
-  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-6, "
-                "window = 3600)");
+  sqlite3 *db = wall_store(T0);
   char want[160];
   /* span 900: the store's generation ends at the next multiple of 900 */
   sqlite3_int64 ahead = T0 - T0 % 900 + 900;
