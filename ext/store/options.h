@@ -47,8 +47,10 @@
 #define STORE_DEFAULT_TIGHTENING 0.9
 #define STORE_MAX_GROWTH 65535
 #define STORE_DEFAULT_GENERATIONS 4
-/* A windowed store's layers within a generation: layer j's rate is
-** fpr / (G + 1) * (1 - r) * r^j, r this, capacity doubling each time. */
+/* A windowed store's layers within a generation (window.c): the first
+** has the rate fpr / (G + 1) * (1 - r), r this, the ones a burst adds
+** fpr / (G + 1) * r / 2^j; the second holds a quarter of the first, each
+** after it twice the one before. */
 #define STORE_WINDOW_TIGHTENING 0.1
 #define STORE_WINDOW_GROWTH 2
 /* G + 1 live generations of at least one layer each, in one layered

@@ -146,8 +146,9 @@ static int parse_window(const config_rows *r, store_config *c) {
   w->events = (int)v[WKEY_CLOCK];
   w->adaptive = (int)v[WKEY_ADAPTIVE];
   w->time = v[WKEY_TIME];
+  /* The export's header: the ratios of most layers a burst adds. */
   c->growth = STORE_WINDOW_GROWTH;
-  c->tightening = STORE_WINDOW_TIGHTENING;
+  c->tightening = 0.5;
   return SQLITE_OK;
 }
 
@@ -342,14 +343,17 @@ static int generation_items(store *s, int64_t n, uint64_t *items) {
   return SQLITE_OK;
 }
 
-/* The first layer's capacity for generation n: capacity / G, or (without
-** capacity) the most of the minimum and 1.1 times the items of the newest
-** live generation before n. */
+/* The first layer's capacity for generation n: capacity / G and 5% more,
+** or (without capacity) the most of the minimum and 1.1 times the items
+** of the newest live generation before n.  The margin keeps a steady rate
+** in one layer: a layer is judged full a little early (bloom_kind.c's
+** estimate errs on the safe side), and a rate varies. */
 static int first_capacity(store *s, int64_t n, uint64_t *capacity) {
   const store_config *c = &s->config;
-  uint64_t share = (c->header.capacity + (uint64_t)c->window.generations - 1) /
-                   (uint64_t)c->window.generations;
-  *capacity = share;
+  double margin = c->window.adaptive ? 1.0 : 1.05;
+  double share = ceil((double)c->header.capacity * margin /
+                      c->window.generations);
+  *capacity = share < (double)INT64_MAX ? (uint64_t)share : (uint64_t)INT64_MAX;
   if (!c->window.adaptive) return SQLITE_OK;
   int64_t before = -1;
   for (int i = 0; i < c->layer_count; i++)
@@ -361,10 +365,14 @@ static int first_capacity(store *s, int64_t n, uint64_t *capacity) {
   return rc;
 }
 
-/* Layer j's rate in a generation. */
+/* Layer j's rate in a generation: of its share fpr / (G + 1), the first
+** layer takes 1 - r (it holds nearly every item at a steady rate), and
+** the layers a burst adds take r / 2, r / 4, ..., so that a generation's
+** rates sum below its share however many it adds. */
 static double generation_fpr(const store_config *c, int j) {
-  return c->header.target_fpr / (c->window.generations + 1) *
-         (1 - c->tightening) * pow(c->tightening, j);
+  double share = c->header.target_fpr / (c->window.generations + 1);
+  return j == 0 ? share * (1 - STORE_WINDOW_TIGHTENING)
+                : share * STORE_WINDOW_TIGHTENING * pow(0.5, j);
 }
 
 /* Writes layer j of slot k's generation and its count. */
@@ -470,7 +478,10 @@ static int window_create(store *s, const store_options *o) {
   return rc;
 }
 
-/* *layer is full: generation's next layer, twice its capacity. */
+/* *layer is full: the generation's next layer.  The first to follow the
+** generation's first layer holds a quarter of it (a rate a little above
+** what it was sized for overflows a little, and should not cost a layer
+** twice the size); each after that twice the one before. */
 static int window_grow(store *s, int *layer) {
   const store_layer *l = &s->config.layers[*layer];
   int64_t n = l->generation;
@@ -482,7 +493,8 @@ static int window_grow(store *s, int *layer) {
   if (l->header.capacity > (uint64_t)INT64_MAX / STORE_WINDOW_GROWTH)
     return store_error(s, "%s cannot grow: a layer of more than 2^63 - 1 "
                        "items", s->tables.name);
-  uint64_t capacity = l->header.capacity * STORE_WINDOW_GROWTH;
+  uint64_t capacity = j == 0 ? (l->header.capacity + 3) / 4
+                             : l->header.capacity * STORE_WINDOW_GROWTH;
   /* Later generations' layers move up a place (make_generation). */
   int rc = chunks_flush(s, 1);
   if (rc == SQLITE_OK) rc = write_layer(s, k, j + 1, capacity);
@@ -579,7 +591,7 @@ int window_export_empty(store *s, sqlite3_context *ctx) {
   if (rc == SQLITE_OK)
     rc = config_layer(s->kind, c, 0, capacity, generation_fpr(&s->config, 0),
                       v);
-  layered_params p = {STORE_WINDOW_GROWTH, STORE_WINDOW_TIGHTENING,
+  layered_params p = {STORE_WINDOW_GROWTH, 0.5,
                       s->config.header.target_fpr};
   layered_placement where;
   char why[160];

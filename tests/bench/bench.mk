@@ -27,6 +27,9 @@
 # (tests/bench/scalable.c; its database, scalable.db, takes about 250 MB and
 # a minute or two to build, again whenever bloom.so changes; a run takes
 # about half a minute more; SCALABLE_BENCH_ROUNDS=n sets its rounds).
+# make bench-window: what a store that forgets costs (tests/bench/window.c;
+# its databases, window-*.db, are made and removed by the run, a few
+# minutes; WINDOW_BENCH_N=n sets the items per window, default 200000).
 # make bench-keep: what keeping a store by trigger costs an autocommit
 # INSERT at SQLite's default settings, against the same INSERT without the
 # trigger and with a trigger that changes one random page, its floor
@@ -41,6 +44,7 @@ COUNTING_BIN  = build/bench/counting
 STORE_BIN     = build/bench/store
 SCALABLE_BIN  = build/bench/scalable
 KEEP_BIN      = build/bench/keep
+WINDOW_BIN    = build/bench/window
 
 $(BENCH_BIN): tests/bench/bench.c tests/bench/machine.h $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
@@ -62,7 +66,11 @@ $(KEEP_BIN): tests/bench/keep.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-.PHONY: bench-counting bench-store bench-scalable bench-keep
+$(WINDOW_BIN): tests/bench/window.c tests/bench/sqlbench.h
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
+
+.PHONY: bench-counting bench-store bench-scalable bench-keep bench-window
 
 bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN)
 	$(BENCH_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
@@ -78,6 +86,9 @@ bench-scalable: bloom.so $(SCALABLE_BIN)
 
 bench-keep: bloom.so $(KEEP_BIN)
 	$(KEEP_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
+
+bench-window: bloom.so $(WINDOW_BIN)
+	$(WINDOW_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 
 bench-counting: $(COUNTING_BIN)
 	$(COUNTING_BIN)

@@ -1049,7 +1049,7 @@ def _read_windowed(config, rows, kind):
         raise FormatError("chunk %d is outside the layout" % outside[0])
     if not blobs:
         return None
-    return layered_blob(blobs, 2, 0.1, float(config["fpr"]))
+    return layered_blob(blobs, 2, 0.5, float(config["fpr"]))
 
 
 def read_store(conn, name):
