@@ -6,7 +6,7 @@
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
 #
-# A database holding a bloom_store, a cuckoo_store and a scalable bloom_store,
+# A database holding a bloom_store, a cuckoo_store, a scalable bloom_store and a windowed one,
 # written out with the sqlite3 shell's .dump and read back into a new database: the stores
 # answer as before (the export byte for byte), integrity_check is ok, and
 # the restored stores take new inserts.  BLOOM_SO names the extension;
@@ -45,10 +45,12 @@ shell "$dir/a.db" \
   "INSERT INTO c(value) SELECT v FROM items;" \
   "CREATE VIRTUAL TABLE g USING bloom_store(capacity = 200, growth = 2);" \
   "INSERT INTO g(value) SELECT v FROM items;" \
-  "CREATE TABLE saved AS SELECT (SELECT filter FROM b) AS bf, (SELECT filter FROM c) AS cf, (SELECT filter FROM g) AS gf;" \
+  "CREATE VIRTUAL TABLE w USING bloom_store(window = 3600, clock = 'events');" \
+  "INSERT INTO w(value, at) SELECT v, 1000000 + rowid * 2 FROM items;" \
+  "CREATE TABLE saved AS SELECT (SELECT filter FROM b) AS bf, (SELECT filter FROM c) AS cf, (SELECT filter FROM g) AS gf, (SELECT filter FROM w) AS wf;" \
   >/dev/null
 shell "$dir/a.db" ".dump" >"$dir/dump.sql"
-rows=$(grep -c 'INSERT INTO \(b\|c\|g\)_chunks' "$dir/dump.sql")
+rows=$(grep -c 'INSERT INTO \(b\|c\|g\|w\)_chunks' "$dir/dump.sql")
 check ".dump writes the stores' chunk rows ($rows)" "$([ "$rows" -gt 0 ] && echo yes)" "yes"
 shell "$dir/b.db" ".read $dir/dump.sql" >/dev/null 2>"$dir/err"
 check "the dump reads back into a new database" "$(cat "$dir/err")" ""
@@ -58,11 +60,13 @@ check "the restored cuckoo_store exports the same filter" \
   "$(shell "$dir/b.db" "SELECT (SELECT filter FROM c) = (SELECT cf FROM saved);")" "1"
 check "the restored scalable bloom_store exports the same layered filter" \
   "$(shell "$dir/b.db" "SELECT (SELECT filter FROM g) = (SELECT gf FROM saved) AND (SELECT value FROM g_config WHERE key = 'layers') > 1;")" "1"
+check "the restored windowed bloom_store exports the same live generations" \
+  "$(shell "$dir/b.db" "SELECT (SELECT filter FROM w) = (SELECT wf FROM saved) AND (SELECT count(*) FROM w WHERE generation IS NOT NULL) = 5;")" "1"
 check "every item is in the three restored stores" \
   "$(shell "$dir/b.db" "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1 FROM b WHERE value = items.v) OR NOT EXISTS (SELECT 1 FROM c WHERE value = items.v) OR NOT EXISTS (SELECT 1 FROM g WHERE value = items.v);")" "0"
 check "integrity_check is ok after the restore" \
   "$(shell "$dir/b.db" "PRAGMA integrity_check;")" "ok"
 check "the restored stores take new inserts" \
-  "$(shell "$dir/b.db" "INSERT INTO b(value) VALUES ('new'); INSERT INTO c(value) VALUES ('new'); INSERT INTO g(value) VALUES ('new'); SELECT EXISTS (SELECT 1 FROM b WHERE value = 'new') AND EXISTS (SELECT 1 FROM c WHERE value = 'new') AND EXISTS (SELECT 1 FROM g WHERE value = 'new');")" "1"
+  "$(shell "$dir/b.db" "INSERT INTO b(value) VALUES ('new'); INSERT INTO c(value) VALUES ('new'); INSERT INTO g(value) VALUES ('new'); INSERT INTO w(value) VALUES ('new'); SELECT EXISTS (SELECT 1 FROM b WHERE value = 'new') AND EXISTS (SELECT 1 FROM c WHERE value = 'new') AND EXISTS (SELECT 1 FROM g WHERE value = 'new') AND EXISTS (SELECT 1 FROM w WHERE value = 'new');")" "1"
 echo "1..$n"
 exit $fail
