@@ -279,8 +279,11 @@ static void test_at(void) {
                "INSERT INTO p(value, at) VALUES (1, 1)", NOARGS,
                "table p has no column named at", 0);
   sqlite3_close(db);
-  /* events: at ahead moves the store's time */
-  db = open_db(NULL);
+}
+
+/* events: at ahead moves the store's time */
+static void test_at_events(void) {
+  sqlite3 *db = open_db(NULL);
   must_exec(db, "CREATE VIRTUAL TABLE t USING cuckoo_store(fpr = 1e-6, "
                 "window = 3600, clock = 'events')");
   add_at(db, "t", 1, 1000000);
@@ -295,7 +298,7 @@ static void test_at(void) {
 
 /* --- INSERT OR IGNORE, DELETE, the operator's view --------------------- */
 
-static void test_if_new_and_delete(void) {
+static void test_if_new(void) {
   sqlite3 *db = open_db(NULL);
   must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-6, "
                 "window = 3600, clock = 'events')");
@@ -312,8 +315,10 @@ static void test_if_new_and_delete(void) {
          "INSERT OR IGNORE skips a value the window holds and does not "
          "refresh it; a plain INSERT does");
   sqlite3_close(db);
+}
 
-  db = open_db(NULL);
+static void test_delete_and_rows(void) {
+  sqlite3 *db = open_db(NULL);
   must_exec(db, "CREATE VIRTUAL TABLE t USING cuckoo_store(fpr = 1e-6, "
                 "window = 3600, clock = 'events')");
   add_at(db, "t", 1, 1000000);
@@ -342,11 +347,13 @@ static void test_if_new_and_delete(void) {
                    NOARGS) == 2,
          "a write deletes the expired generation");
   sqlite3_close(db);
+}
 
-  /* expiry without a write: ignored at once, deleted by 'expire' */
+/* expiry without a write: ignored at once, deleted by 'expire' */
+static void test_expire(void) {
   sqlite3_int64 T0 = 1700000000;
   vfs_clock_seconds = T0;
-  db = open_db(NULL);
+  sqlite3 *db = open_db(NULL);
   must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(window = 3600)");
   must_exec(db, "INSERT INTO t(value) VALUES (1)");
   sqlite3_int64 rows = q_int(db, "SELECT count(*) FROM t_chunks", NOARGS);
@@ -574,7 +581,10 @@ int main(void) {
   test_arguments();
   test_wall_clock();
   test_at();
-  test_if_new_and_delete();
+  test_at_events();
+  test_if_new();
+  test_delete_and_rows();
+  test_expire();
   test_transactions();
   test_connections();
   test_damage();
