@@ -25,7 +25,7 @@
 ** estimated_items are sums over the layers (capacity, target_fpr and the
 ** count as the outer header says), fill_ratio and load_factor are over all
 ** the layers' bits or slots, estimated_fpr is 1 - prod(1 - the layer's
-** estimated_fpr) (as -expm1(sum of log1p(-rate))), and hashes /
+** estimated_fpr) (as 0.0 - expm1(sum of log1p(-rate))), and hashes /
 ** fingerprint_bits are NULL (no one value).
 **
 ** bloom_layers(filter): one row per layer of any filter, layered or not (a
@@ -196,7 +196,9 @@ static void row_of_filter(const filter_view *f, info_row *r) {
   sum.bytes = (sqlite3_int64)f->blob_bytes;
   if (f->header.layer_kind == FILTER_KIND_BLOOM)
     sum.stats.fill_ratio = (double)sum.stats.bits_set / (double)sum.bits;
-  sum.estimated_fpr = -expm1(log_clear);
+  /* 0.0 - x, not -x: the same bits but for zero, where layers that are
+  ** all empty give 0.0 as an empty filter does, not -0.0 */
+  sum.estimated_fpr = 0.0 - expm1(log_clear);
   *r = sum;
 }
 

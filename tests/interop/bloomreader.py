@@ -546,7 +546,7 @@ class LayeredKind:
         acc = 0.0
         for e in rates:
             acc = acc + math.log1p(-e)
-        return -math.expm1(acc)
+        return 0.0 - math.expm1(acc)             # 0.0, not -0.0, when empty
 
     def stats(self):
         per = [l.impl.stats() for l in self.layers]
