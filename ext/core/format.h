@@ -113,7 +113,7 @@ typedef struct filter_header {
 
 /* A validated view of a blob: header fields plus a pointer to the body,
 ** which lives in the caller's buffer. */
-struct layered_table;
+struct layer_index;
 
 typedef struct filter_view {
   filter_header header;
@@ -124,7 +124,7 @@ typedef struct filter_view {
   size_t body_bytes;
   /* A layered filter's layers read once (core/layered.h), by a holder that
   ** probes it many times (bloom_probe, bloom_ref); NULL from filter_parse. */
-  const struct layered_table *layers;
+  const struct layer_index *layers;
 } filter_view;
 
 /* Validates blob[0..len) in O(1) and fills *view.  Returns 0 on success;

@@ -485,7 +485,7 @@ def check_filter(tap, conn, name, blob, members, values, classes):
 
 def exact_figures(blob):
     """The estimates of a blob in exact (or 60-digit) arithmetic, keyed
-    like FORMAT.md's tolerance table."""
+    like FORMAT.md's tolerances."""
     f = br.Filter(blob)
     if f.header.kind == 3:
         # layers' exact figures, combined exactly
@@ -871,7 +871,7 @@ def other_model_fpr(lam, k):
     return math.fsum(terms)
 
 
-def check_plans(tap, conn):
+def check_sizing(tap, conn):
     """bloom_plan and cuckoo_build's sizing against the reader's
     implementation of FORMAT.md's description (bit for bit), and
     expected_fpr against another evaluation within FORMAT.md's tolerance."""
@@ -894,7 +894,7 @@ def check_plans(tap, conn):
                 got = tuple(conn.execute(
                     "SELECT buckets, fingerprint_bits FROM cuckoo_info("
                     "(SELECT cuckoo_build(NULL, ?1, ?2)))", (n, p)).fetchone())
-                want = br.cuckoo_plan(n, p)
+                want = br.cuckoo_sizing(n, p)
                 if got != want:
                     bad.append("cuckoo_build(NULL, %d, %g): sql %r, reader %r"
                                % (n, p, got, want))
@@ -1121,7 +1121,7 @@ def main():
     check_float_figures(tap, conn)
     check_counters(tap, conn)
     check_arguments(tap, conn)
-    check_plans(tap, conn)
+    check_sizing(tap, conn)
 
     probes = make_probes(n)
     load_probes(conn, probes)
