@@ -4,7 +4,7 @@
 ** largest that fits one database page; no counter: the items are the
 ** occupied slots, counted when the filter is exported (ext/FORMAT.md,
 ** "Stores").  Inserts and deletes run the core's algorithm over the chunks
-** (cuckoo_table), so relocations cross chunk rows and a failed insert is
+** (cuckoo_buckets), so relocations cross chunk rows and a failed insert is
 ** undone in all of them; an insert that lands in its first bucket changes
 ** one chunk.  The export has the header cuckoo_build(value, capacity, fpr)
 ** would have and answers cuckoo_test exactly as the store does.
@@ -84,7 +84,7 @@ static uint64_t chunk_items(const store_layer *l, int64_t local,
   return n;
 }
 
-/* The chunks of one layer as a cuckoo_table: each bucket located through
+/* The chunks of one layer as a cuckoo_buckets: each bucket located through
 ** the cache, loaded for the change; a failure's code kept for the
 ** caller. */
 typedef struct chunk_table {
@@ -111,8 +111,8 @@ static unsigned char *locate(void *ctx, uint64_t bucket, int for_write,
   return cached->bytes; /* loaded: the cache's own copy */
 }
 
-static cuckoo_table table_of(chunk_table *t) {
-  cuckoo_table table = {locate, t, t->l->header.buckets,
+static cuckoo_buckets table_of(chunk_table *t) {
+  cuckoo_buckets table = {locate, t, t->l->header.buckets,
                         t->l->header.fingerprint_bits};
   return table;
 }
@@ -143,8 +143,8 @@ static int contains(store *s, const store_layer *l, filter_hash h) {
 
 static int add(store *s, const store_layer *l, filter_hash h) {
   chunk_table t = {s, l, SQLITE_OK};
-  cuckoo_table table = table_of(&t);
-  cuckoo_status st = cuckoo_table_insert(&table, h);
+  cuckoo_buckets table = table_of(&t);
+  cuckoo_status st = cuckoo_buckets_insert(&table, h);
   if (st == CUCKOO_OK) return SQLITE_OK;
   if (st == CUCKOO_UNREACHABLE) return t.rc;
   if (st == CUCKOO_FULL && s->scalable) return STORE_LAYER_FULL;
@@ -158,8 +158,8 @@ static int add(store *s, const store_layer *l, filter_hash h) {
 
 static int remove_one(store *s, const store_layer *l, filter_hash h) {
   chunk_table t = {s, l, SQLITE_OK};
-  cuckoo_table table = table_of(&t);
-  int removed = cuckoo_table_remove(&table, h);
+  cuckoo_buckets table = table_of(&t);
+  int removed = cuckoo_buckets_remove(&table, h);
   return removed < 0 ? -t.rc : removed > 0;
 }
 

@@ -338,10 +338,10 @@ static int plan_export(store *s, export_plan *p) {
   p->params.growth = s->growth;
   p->params.tightening = s->tightening;
   p->params.target_fpr = s->header.target_fpr;
-  layered_plan plan;
+  layered_placement plan;
   char why[160];
-  if (layered_plan_for(p->headers, (unsigned)s->layer_count, &p->params,
-                       &plan, why, sizeof why) != 0)
+  if (layered_place(p->headers, (unsigned)s->layer_count, &p->params,
+                    &plan, why, sizeof why) != 0)
     return store_error(s, "the layers of %s cannot be exported: %s",
                        s->tables.name, why);
   for (int i = 0; i < s->layer_count; i++) p->layer_at[i] = plan.layer_offset[i];
@@ -356,11 +356,11 @@ static void write_headers(store *s, export_plan *p, unsigned char *blob) {
     filter_write_header(blob, &p->headers[0]);
     return;
   }
-  layered_plan plan;
+  layered_placement plan;
   char why[160];
   /* The same layers as planned: it cannot fail now. */
-  if (layered_plan_for(p->headers, (unsigned)s->layer_count, &p->params,
-                       &plan, why, sizeof why) == 0)
+  if (layered_place(p->headers, (unsigned)s->layer_count, &p->params,
+                    &plan, why, sizeof why) == 0)
     layered_write_header(blob, p->headers, &p->params, &plan);
 }
 
