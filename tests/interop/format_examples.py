@@ -22,6 +22,7 @@ document and a check fails.
 """
 
 import ast
+import math
 import os
 import re
 import sqlite3
@@ -273,6 +274,13 @@ def check_kind3(tap, conn, section, blob):
                "count, and each layer's hashes, bits, capacity, target_fpr and "
                "inserted, are what FORMAT.md says", "text: %s %s" % (g, said),
                "blob: %s" % have)
+    # The stores' schedule of rates, evaluated as FORMAT.md says.
+    t = f.impl.tightening
+    want = [(f.header.target_fpr * (1 - t)) * math.pow(t, i)
+            for i in range(len(heads))]
+    tap.ok([h.target_fpr for h in heads] == want, "kind-3 example: the "
+           "layers' rates are (p * (1 - r)) * pow(r, i), bit for bit",
+           "blob %r, want %r" % ([h.target_fpr for h in heads], want))
     # Each layer is what bloom_build makes of its values.
     builds = re.findall(r"`(bloom_build\(value, \d+, [0-9.]+\))` of\s+"
                         r"(?:the\s+values\s+)?(\d+)(?:\s+to\s+(\d+))?", section)
