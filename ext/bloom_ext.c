@@ -9,7 +9,7 @@
 **    WHERE name = 'visited';
 **   SELECT name, i.* FROM filters, bloom_info(filters.f) AS i;
 **
-** This file is the entry point: the table of every SQL name the extension
+** This file is the entry point: the registry of every SQL name the extension
 ** offers, and the init function that registers them.  The functions live in
 ** functions/ (registry.h says which file holds which) and the stores in
 ** store/, over the plain-C core in core/.  ARCHITECTURE.md beside this file describes the layers.
@@ -124,7 +124,7 @@ int sqlite3_bloom_init(sqlite3 *db, char **err,
 #ifndef SQLITE_CORE
   /* SQLITE_EXTENSION_INIT2 stores the pointer on every load: a data race
   ** when connections in several threads load the extension at once.  Store
-  ** it once; every later load must bring the same table (one SQLite library
+  ** it once; every later load must bring the same API (one SQLite library
   ** per process), and a second, different one is refused. */
   if (!claim_api(api)) {
     if (err) *err = api->mprintf("bloom: already loaded by another SQLite "

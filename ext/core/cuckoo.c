@@ -96,44 +96,44 @@ void cuckoo_slot_set(unsigned char *body, uint64_t slot, unsigned f,
 }
 
 /* The bytes of bucket b and the index of its first slot in them; NULL when
-** the table cannot reach it. */
-static unsigned char *at(const cuckoo_table *t, uint64_t b, int for_write,
+** the accessor cannot reach it. */
+static unsigned char *at(const cuckoo_buckets *bk, uint64_t b, int for_write,
                          uint64_t *first) {
-  return t->locate(t->ctx, b, for_write, first);
+  return bk->locate(bk->ctx, b, for_write, first);
 }
 
 /* The first slot of bucket b (0..3) holding fp; SLOTS if none; -1 if b is
 ** out of reach. */
-static int find(const cuckoo_table *t, uint64_t b, uint64_t fp) {
+static int find(const cuckoo_buckets *bk, uint64_t b, uint64_t fp) {
   uint64_t first;
-  const unsigned char *bytes = at(t, b, 0, &first);
+  const unsigned char *bytes = at(bk, b, 0, &first);
   if (bytes == NULL) return -1;
   for (int s = 0; s < SLOTS; s++)
-    if (cuckoo_slot_get(bytes, first + (uint64_t)s, t->f) == fp) return s;
+    if (cuckoo_slot_get(bytes, first + (uint64_t)s, bk->f) == fp) return s;
   return SLOTS;
 }
 
 /* Puts fp in the first empty slot of bucket b: 1 if placed, 0 if the bucket
 ** is full, -1 if out of reach (nothing changed). */
-static int put(const cuckoo_table *t, uint64_t b, uint64_t fp) {
-  int s = find(t, b, 0);
+static int put(const cuckoo_buckets *bk, uint64_t b, uint64_t fp) {
+  int s = find(bk, b, 0);
   if (s < 0) return -1;
   if (s == SLOTS) return 0;
   uint64_t first;
-  unsigned char *bytes = at(t, b, 1, &first);
+  unsigned char *bytes = at(bk, b, 1, &first);
   if (bytes == NULL) return -1;
-  cuckoo_slot_set(bytes, first + (uint64_t)s, t->f, fp);
+  cuckoo_slot_set(bytes, first + (uint64_t)s, bk->f, fp);
   return 1;
 }
 
 /* Copies of fp in bucket b, or -1 if out of reach. */
-static int copies_in(const cuckoo_table *t, uint64_t b, uint64_t fp) {
+static int copies_in(const cuckoo_buckets *bk, uint64_t b, uint64_t fp) {
   uint64_t first;
-  const unsigned char *bytes = at(t, b, 0, &first);
+  const unsigned char *bytes = at(bk, b, 0, &first);
   if (bytes == NULL) return -1;
   int n = 0;
   for (uint64_t s = 0; s < SLOTS; s++)
-    n += cuckoo_slot_get(bytes, first + s, t->f) == fp;
+    n += cuckoo_slot_get(bytes, first + s, bk->f) == fp;
   return n;
 }
 
@@ -152,35 +152,35 @@ static uint64_t next_random(uint64_t *state) {
 /* Swaps back the first `count` relocations of path (global slot numbers),
 ** last first: the fingerprint in hand at the end is the new item's again.
 ** Every bucket on the path was located before, so it is reached again. */
-static void undo(const cuckoo_table *t, const uint64_t *path, unsigned count,
+static void undo(const cuckoo_buckets *bk, const uint64_t *path, unsigned count,
                  uint64_t hand) {
   for (unsigned n = count; n-- > 0;) {
     uint64_t first;
-    unsigned char *bytes = at(t, path[n] / SLOTS, 1, &first);
+    unsigned char *bytes = at(bk, path[n] / SLOTS, 1, &first);
     if (bytes == NULL) continue; /* broken promise: cannot undo this one */
     uint64_t slot = first + path[n] % SLOTS;
-    uint64_t stored = cuckoo_slot_get(bytes, slot, t->f);
-    cuckoo_slot_set(bytes, slot, t->f, hand);
+    uint64_t stored = cuckoo_slot_get(bytes, slot, bk->f);
+    cuckoo_slot_set(bytes, slot, bk->f, hand);
     hand = stored;
   }
 }
 
-cuckoo_status cuckoo_table_insert(const cuckoo_table *t, filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, t->buckets, t->f);
+cuckoo_status cuckoo_buckets_insert(const cuckoo_buckets *bk, filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, bk->buckets, bk->f);
   uint64_t i1 = k.bucket,
-           i2 = cuckoo_alt_bucket(i1, k.fingerprint, t->buckets);
+           i2 = cuckoo_alt_bucket(i1, k.fingerprint, bk->buckets);
   /* Both buckets full of this very fingerprint: no relocation can help
   ** (each copy can only move to the other bucket of the same pair), so
   ** say so at once instead of walking CUCKOO_MAX_KICKS steps. */
-  int c1 = copies_in(t, i1, k.fingerprint);
-  int c2 = i2 != i1 ? copies_in(t, i2, k.fingerprint) : 0;
+  int c1 = copies_in(bk, i1, k.fingerprint);
+  int c2 = i2 != i1 ? copies_in(bk, i2, k.fingerprint) : 0;
   if (c1 < 0 || c2 < 0) return CUCKOO_UNREACHABLE;
-  if ((unsigned)(c1 + c2) >= cuckoo_max_copies(t->buckets))
+  if ((unsigned)(c1 + c2) >= cuckoo_max_copies(bk->buckets))
     return CUCKOO_TOO_MANY_COPIES;
-  int r = put(t, i1, k.fingerprint);
+  int r = put(bk, i1, k.fingerprint);
   if (r != 0) return r > 0 ? CUCKOO_OK : CUCKOO_UNREACHABLE;
   if (i2 == i1) return CUCKOO_FULL; /* one bucket: nowhere to move to */
-  r = put(t, i2, k.fingerprint);
+  r = put(bk, i2, k.fingerprint);
   if (r != 0) return r > 0 ? CUCKOO_OK : CUCKOO_UNREACHABLE;
 
   uint64_t path[CUCKOO_MAX_KICKS]; /* the slot of each swap, in order */
@@ -189,51 +189,51 @@ cuckoo_status cuckoo_table_insert(const cuckoo_table *t, filter_hash h) {
   uint64_t hand = k.fingerprint;
   for (unsigned n = 0; n < CUCKOO_MAX_KICKS; n++) {
     uint64_t j = next_random(&rng) >> 62, first;
-    unsigned char *bytes = at(t, b, 1, &first);
+    unsigned char *bytes = at(bk, b, 1, &first);
     if (bytes == NULL) {
-      undo(t, path, n, hand);
+      undo(bk, path, n, hand);
       return CUCKOO_UNREACHABLE;
     }
-    uint64_t victim = cuckoo_slot_get(bytes, first + j, t->f);
-    cuckoo_slot_set(bytes, first + j, t->f, hand);
+    uint64_t victim = cuckoo_slot_get(bytes, first + j, bk->f);
+    cuckoo_slot_set(bytes, first + j, bk->f, hand);
     path[n] = b * SLOTS + j;
     hand = victim;
-    b = cuckoo_alt_bucket(b, hand, t->buckets);
-    r = put(t, b, hand);
+    b = cuckoo_alt_bucket(b, hand, bk->buckets);
+    r = put(bk, b, hand);
     if (r > 0) return CUCKOO_OK;
     if (r < 0) {
-      undo(t, path, n + 1, hand);
+      undo(bk, path, n + 1, hand);
       return CUCKOO_UNREACHABLE;
     }
   }
-  undo(t, path, CUCKOO_MAX_KICKS, hand);
+  undo(bk, path, CUCKOO_MAX_KICKS, hand);
   return CUCKOO_FULL;
 }
 
-int cuckoo_table_contains(const cuckoo_table *t, filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, t->buckets, t->f);
-  int s = find(t, k.bucket, k.fingerprint);
+int cuckoo_buckets_contains(const cuckoo_buckets *bk, filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, bk->buckets, bk->f);
+  int s = find(bk, k.bucket, k.fingerprint);
   if (s != SLOTS) return s < 0 ? -1 : 1;
-  uint64_t i2 = cuckoo_alt_bucket(k.bucket, k.fingerprint, t->buckets);
-  s = find(t, i2, k.fingerprint);
+  uint64_t i2 = cuckoo_alt_bucket(k.bucket, k.fingerprint, bk->buckets);
+  s = find(bk, i2, k.fingerprint);
   return s < 0 ? -1 : s < SLOTS;
 }
 
-int cuckoo_table_remove(const cuckoo_table *t, filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, t->buckets, t->f);
+int cuckoo_buckets_remove(const cuckoo_buckets *bk, filter_hash h) {
+  cuckoo_key k = cuckoo_key_of(h, bk->buckets, bk->f);
   uint64_t b = k.bucket;
-  int s = find(t, b, k.fingerprint);
+  int s = find(bk, b, k.fingerprint);
   if (s < 0) return -1;
   if (s == SLOTS) {
-    b = cuckoo_alt_bucket(k.bucket, k.fingerprint, t->buckets);
-    s = find(t, b, k.fingerprint);
+    b = cuckoo_alt_bucket(k.bucket, k.fingerprint, bk->buckets);
+    s = find(bk, b, k.fingerprint);
     if (s < 0) return -1;
     if (s == SLOTS) return 0;
   }
   uint64_t first;
-  unsigned char *bytes = at(t, b, 1, &first);
+  unsigned char *bytes = at(bk, b, 1, &first);
   if (bytes == NULL) return -1;
-  cuckoo_slot_set(bytes, first + (uint64_t)s, t->f, 0);
+  cuckoo_slot_set(bytes, first + (uint64_t)s, bk->f, 0);
   return 1;
 }
 
@@ -245,16 +245,16 @@ static unsigned char *locate_body(void *ctx, uint64_t bucket, int for_write,
   return ctx;
 }
 
-static cuckoo_table body_table(unsigned char *body, uint64_t buckets,
+static cuckoo_buckets body_buckets(unsigned char *body, uint64_t buckets,
                                unsigned f) {
-  cuckoo_table t = {locate_body, body, buckets, f};
-  return t;
+  cuckoo_buckets bk = {locate_body, body, buckets, f};
+  return bk;
 }
 
 cuckoo_status cuckoo_insert(unsigned char *body, uint64_t buckets, unsigned f,
                             filter_hash h) {
-  cuckoo_table t = body_table(body, buckets, f);
-  return cuckoo_table_insert(&t, h);
+  cuckoo_buckets bk = body_buckets(body, buckets, f);
+  return cuckoo_buckets_insert(&bk, h);
 }
 
 /* The probes' hot path, read straight from the body. */
@@ -272,8 +272,8 @@ int cuckoo_contains(const unsigned char *body, uint64_t buckets, unsigned f,
 
 int cuckoo_remove(unsigned char *body, uint64_t buckets, unsigned f,
                   filter_hash h) {
-  cuckoo_table t = body_table(body, buckets, f);
-  return cuckoo_table_remove(&t, h);
+  cuckoo_buckets bk = body_buckets(body, buckets, f);
+  return cuckoo_buckets_remove(&bk, h);
 }
 
 double cuckoo_model_fpr(double load, unsigned f, uint64_t buckets) {
@@ -298,10 +298,10 @@ uint64_t cuckoo_sized_items(uint64_t buckets) {
   return (uint64_t)floor(slots * load);
 }
 
-/* Plans n items in the fewest buckets; f for the table's load at `filled`
-** items (n, or every slot when the table takes items until one is
-** refused). */
-static cuckoo_sizing_status plan(uint64_t n, double p, double min_fpr,
+/* Sizes for n items in the fewest buckets; f for the filter's load at n
+** items, or with every slot full (fill_slots: a filter that takes items
+** until one is refused). */
+static cuckoo_sizing_status size_for(uint64_t n, double p, double min_fpr,
                                  uint64_t max_bytes, int fill_slots,
                                  cuckoo_sizing *sizing) {
   if (n < 1 || n > (uint64_t)INT64_MAX) return CUCKOO_SIZING_BAD_N;
@@ -339,13 +339,13 @@ static cuckoo_sizing_status plan(uint64_t n, double p, double min_fpr,
 
 cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
                                    uint64_t max_bytes, cuckoo_sizing *sizing) {
-  return plan(n, p, min_fpr, max_bytes, 0, sizing);
+  return size_for(n, p, min_fpr, max_bytes, 0, sizing);
 }
 
 cuckoo_sizing_status cuckoo_sizing_filled_for(uint64_t n, double p,
                                               double min_fpr, uint64_t max_bytes,
                                               cuckoo_sizing *sizing) {
-  return plan(n, p, min_fpr, max_bytes, 1, sizing);
+  return size_for(n, p, min_fpr, max_bytes, 1, sizing);
 }
 
 filter_header cuckoo_header_for(const cuckoo_sizing *sizing) {

@@ -35,7 +35,7 @@
 #define CUCKOO_SIZING_MARGIN 0.97
 
 /* Relocations tried before an insert gives up (and is undone).  The paper
-** uses 500, which stops at 95.1% load in a table of 4M slots (measured);
+** uses 500, which stops at 95.1% load in a filter of 4M slots (measured);
 ** 1000 reaches 96.6% there and costs an 8 KB undo log on the stack. */
 #define CUCKOO_MAX_KICKS 1000
 
@@ -58,7 +58,7 @@ typedef enum {
 /* The most items a sizing puts in `buckets` buckets (slots = 4 * buckets):
 **   floor(slots * 0.95)                             with 1 or 2 buckets,
 **   floor(slots * min(0.95, 1 - 2 / sqrt(slots)))   beyond.
-** Where the first insert fails varies more in a small table (measured over
+** Where the first insert fails varies more in a small filter (measured over
 ** 20,000 random fills of 16 slots: 1 in 1000 fails by the 14th item, the
 ** worst at the 11th); the square-root term keeps a build of n distinct
 ** values from failing there (measured at each sizing's largest n: at most 1
@@ -66,15 +66,15 @@ typedef enum {
 ** From 2048 slots on, 95%. */
 uint64_t cuckoo_sized_items(uint64_t buckets);
 
-/* Plans a filter for n items at rate p; min_fpr is the smallest p
+/* Sizes a filter for n items at rate p; min_fpr is the smallest p
 ** accepted (the SQL layer passes FILTER_MIN_FPR, as for Bloom). */
 cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
                                    uint64_t max_bytes, cuckoo_sizing *sizing);
 
-/* Plans a table that takes items until an insert is refused (a scalable
+/* Sizes a filter that takes items until an insert is refused (a scalable
 ** store's layer): the buckets cuckoo_sizing_for gives for n, capacity
 ** raised to cuckoo_sized_items(buckets), and f the narrowest whose rate with
-** every slot full (load 1) is within p.  However full such a table gets,
+** every slot full (load 1) is within p.  However full such a filter gets,
 ** its model rate stays within p; expected_fpr is that rate at load 1. */
 cuckoo_sizing_status cuckoo_sizing_filled_for(uint64_t n, double p,
                                               double min_fpr, uint64_t max_bytes,
@@ -116,12 +116,12 @@ typedef enum {
   CUCKOO_OK = 0,
   CUCKOO_FULL,            /* no room within CUCKOO_MAX_KICKS relocations */
   CUCKOO_TOO_MANY_COPIES, /* both buckets already hold only this fingerprint */
-  CUCKOO_UNREACHABLE      /* the table's locate failed (a cuckoo_table) */
+  CUCKOO_UNREACHABLE      /* a cuckoo_buckets' locate failed */
 } cuckoo_status;
 
-/* The bucket array seen through an accessor rather than as one contiguous
-** body, so that it may be cut into separately stored pieces (a store's
-** chunk rows) across which relocations move fingerprints.
+/* cuckoo_buckets: the bucket array seen through an accessor rather than as
+** one contiguous body, so that it may be cut into separately stored pieces
+** (a store's chunk rows) across which relocations move fingerprints.
 **
 ** locate(ctx, bucket, for_write, &first) returns the bytes holding the
 ** bucket, with *first set to the index of its first slot in those bytes
@@ -130,23 +130,23 @@ typedef enum {
 ** 1 just before one of the bucket's slots is set, so that the owner knows
 ** which pieces really change.  A bucket located once during an operation
 ** must be located again without failing (the undo relies on it). */
-typedef struct cuckoo_table {
+typedef struct cuckoo_buckets {
   unsigned char *(*locate)(void *ctx, uint64_t bucket, int for_write,
                            uint64_t *first_slot);
   void *ctx;
   uint64_t buckets;
   unsigned f;
-} cuckoo_table;
+} cuckoo_buckets;
 
-/* cuckoo_insert over a table: the same walk, the same bytes; on any status
-** but CUCKOO_OK every bucket is as it was. */
-cuckoo_status cuckoo_table_insert(const cuckoo_table *t, filter_hash h);
+/* cuckoo_insert through the accessor: the same walk, the same bytes; on any
+** status but CUCKOO_OK every bucket is as it was. */
+cuckoo_status cuckoo_buckets_insert(const cuckoo_buckets *bk, filter_hash h);
 /* 1 if the item's fingerprint is in one of its buckets, 0 if not, -1 when
 ** a bucket cannot be reached. */
-int cuckoo_table_contains(const cuckoo_table *t, filter_hash h);
-/* cuckoo_remove over a table: 1 removed, 0 absent, -1 unreachable (nothing
-** changed). */
-int cuckoo_table_remove(const cuckoo_table *t, filter_hash h);
+int cuckoo_buckets_contains(const cuckoo_buckets *bk, filter_hash h);
+/* cuckoo_remove through the accessor: 1 removed, 0 absent, -1 unreachable
+** (nothing changed). */
+int cuckoo_buckets_remove(const cuckoo_buckets *bk, filter_hash h);
 
 /* Adds one copy of the item.  On any status but CUCKOO_OK the body is left
 ** exactly as it was: every relocation is undone. */

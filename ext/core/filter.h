@@ -19,7 +19,7 @@ static inline int filter_contains(const filter_view *f, filter_hash h) {
     return cuckoo_contains(f->body, f->header.buckets,
                            f->header.fingerprint_bits, h);
   if (f->header.kind == FILTER_KIND_LAYERED)
-    return f->layers ? layered_table_contains(f->layers, h)
+    return f->layers ? layer_index_contains(f->layers, h)
                      : layered_contains(f, h);
   return bloom_contains(f->body, f->header.bits / BLOOM_BLOCK_BITS,
                         f->header.hashes, h);

@@ -13,34 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const unsigned char MAGIC[4] = {'B', 'L', 'M', 'F'};
-
-/* Offsets of the header fields; FORMAT.md has the same table. */
-enum {
-  OFF_MAGIC = 0,
-  OFF_VERSION = 4,
-  OFF_KIND = 5,
-  OFF_HASH = 6,
-  OFF_FLAGS = 7,
-  OFF_SEED = 8,
-  OFF_HASHES = 12,           /* bloom */
-  OFF_FINGERPRINT_BITS = 12, /* cuckoo: u8 */
-  OFF_SLOTS = 13,            /* cuckoo: u8; bytes 14-15 zero */
-  OFF_BITS = 16,             /* bloom */
-  OFF_BUCKETS = 16,          /* cuckoo */
-  OFF_CAPACITY = 24,
-  OFF_TARGET_FPR = 32,
-  OFF_COUNT = 40,
-  OFF_RESERVED = 48,
-  /* layered: the layers' kind and number, growth, tightening; after the
-  ** header a directory of one u64 length per layer */
-  OFF_LAYER_KIND = 12,
-  OFF_LAYERS = 13,
-  OFF_GROWTH = 14,
-  OFF_TIGHTENING = 16,
-  OFF_DIRECTORY = 64
-};
-
 const char *filter_kind_name(unsigned kind) {
   switch (kind) {
     case FILTER_KIND_BLOOM: return "bloom";
@@ -111,14 +83,14 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
     return fail(err, err_size,
                 "not a filter: %llu bytes is shorter than the %d-byte header",
                 (unsigned long long)len, FILTER_HEADER_BYTES);
-  if (memcmp(b + OFF_MAGIC, MAGIC, sizeof MAGIC) != 0)
+  if (load_le32(b + FILTER_OFF_MAGIC) != FILTER_MAGIC_LE32)
     return fail(err, err_size, "not a filter: bad magic");
-  h->version = b[OFF_VERSION];
+  h->version = b[FILTER_OFF_VERSION];
   if (h->version != FILTER_VERSION)
     return fail(err, err_size,
                 "unsupported format version %u (this build reads version %d)",
                 h->version, FILTER_VERSION);
-  h->kind = b[OFF_KIND];
+  h->kind = b[FILTER_OFF_KIND];
   if (h->kind != FILTER_KIND_BLOOM && h->kind != FILTER_KIND_CUCKOO &&
       h->kind != FILTER_KIND_LAYERED)
     return fail(err, err_size, "unknown filter kind %u", h->kind);
@@ -131,7 +103,7 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
     ** wanted (a layer of a layered filter, for one). */
     if (!(want_kind & FILTER_WANT_LAYERED))
       return filter_kind_check(h, want_kind, err, err_size);
-    h->layer_kind = b[OFF_LAYER_KIND];
+    h->layer_kind = b[FILTER_OFF_LAYER_KIND];
     if (h->layer_kind != FILTER_KIND_BLOOM &&
         h->layer_kind != FILTER_KIND_CUCKOO)
       return fail(err, err_size,
@@ -139,26 +111,27 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
                   "2 (cuckoo), not %u", h->layer_kind);
   }
   if (filter_kind_check(h, want_kind, err, err_size) != 0) return -1;
-  h->hash = b[OFF_HASH];
+  h->hash = b[FILTER_OFF_HASH];
   if (h->hash != FILTER_HASH_MURMUR3_X64_128)
     return fail(err, err_size, "unknown hash function id %u", h->hash);
-  if (b[OFF_FLAGS] != 0)
-    return fail(err, err_size, "unknown flags 0x%02x", b[OFF_FLAGS]);
-  if ((load_le64(b + OFF_RESERVED) | load_le64(b + OFF_RESERVED + 8)) != 0) {
-    int i = OFF_RESERVED;
+  if (b[FILTER_OFF_FLAGS] != 0)
+    return fail(err, err_size, "unknown flags 0x%02x", b[FILTER_OFF_FLAGS]);
+  if ((load_le64(b + FILTER_OFF_RESERVED) |
+       load_le64(b + FILTER_OFF_RESERVED + 8)) != 0) {
+    int i = FILTER_OFF_RESERVED;
     while (b[i] == 0) i++;
     return fail(err, err_size, "reserved header byte %d is %u, not 0", i, b[i]);
   }
 
-  h->seed = load_le32(b + OFF_SEED);
+  h->seed = load_le32(b + FILTER_OFF_SEED);
   h->hashes = 0;
   h->bits = 0;
   h->fingerprint_bits = 0;
   h->slots_per_bucket = 0;
   h->buckets = 0;
-  h->capacity = load_le64(b + OFF_CAPACITY);
-  h->target_fpr = load_le_double(b + OFF_TARGET_FPR);
-  h->count = load_le64(b + OFF_COUNT);
+  h->capacity = load_le64(b + FILTER_OFF_CAPACITY);
+  h->target_fpr = load_le_double(b + FILTER_OFF_TARGET_FPR);
+  h->count = load_le64(b + FILTER_OFF_COUNT);
 
   if (h->capacity == 0 || h->capacity > (uint64_t)INT64_MAX)
     return fail(err, err_size, "capacity %llu out of range",
@@ -185,8 +158,8 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
 
 static int check_bloom(const unsigned char *b, size_t body, filter_header *h,
                        char *err, size_t err_size) {
-  h->hashes = load_le32(b + OFF_HASHES);
-  h->bits = load_le64(b + OFF_BITS);
+  h->hashes = load_le32(b + FILTER_OFF_HASHES);
+  h->bits = load_le64(b + FILTER_OFF_BITS);
   if (h->hashes < 1 || h->hashes > BLOOM_MAX_HASHES)
     return fail(err, err_size, "hash count %u out of range 1..%d",
                 (unsigned)h->hashes, BLOOM_MAX_HASHES);
@@ -207,13 +180,13 @@ static int check_bloom(const unsigned char *b, size_t body, filter_header *h,
 ** (division only), because buckets * f can wrap on a hostile header. */
 static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
                         char *err, size_t err_size) {
-  h->fingerprint_bits = b[OFF_FINGERPRINT_BITS];
-  h->slots_per_bucket = b[OFF_SLOTS];
-  h->buckets = load_le64(b + OFF_BUCKETS);
+  h->fingerprint_bits = b[FILTER_OFF_FINGERPRINT_BITS];
+  h->slots_per_bucket = b[FILTER_OFF_SLOTS];
+  h->buckets = load_le64(b + FILTER_OFF_BUCKETS);
   if (h->slots_per_bucket != CUCKOO_SLOTS_PER_BUCKET)
     return fail(err, err_size, "slots per bucket is %u, not %d",
                 h->slots_per_bucket, CUCKOO_SLOTS_PER_BUCKET);
-  if (b[OFF_SLOTS + 1] != 0 || b[OFF_SLOTS + 2] != 0)
+  if (b[FILTER_OFF_SLOTS + 1] != 0 || b[FILTER_OFF_SLOTS + 2] != 0)
     return fail(err, err_size, "header bytes 14-15 are not 0");
   unsigned f = h->fingerprint_bits;
   if (f < CUCKOO_MIN_FINGERPRINT_BITS || f > CUCKOO_MAX_FINGERPRINT_BITS)
@@ -248,9 +221,10 @@ static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
 ** hostile directory cannot wrap a sum. */
 static int check_layered(const unsigned char *b, size_t len, filter_header *h,
                          char *err, size_t err_size) {
-  h->layers = b[OFF_LAYERS];
-  h->growth = (unsigned)b[OFF_GROWTH] | (unsigned)b[OFF_GROWTH + 1] << 8;
-  h->tightening = load_le_double(b + OFF_TIGHTENING);
+  h->layers = b[FILTER_OFF_LAYERS];
+  h->growth = (unsigned)b[FILTER_OFF_GROWTH] |
+              (unsigned)b[FILTER_OFF_GROWTH + 1] << 8;
+  h->tightening = load_le_double(b + FILTER_OFF_TIGHTENING);
   if (h->layers < 1 || h->layers > FILTER_MAX_LAYERS)
     return fail(err, err_size, "layer count %u out of range 1..%d",
                 h->layers, FILTER_MAX_LAYERS);
@@ -265,13 +239,13 @@ static int check_layered(const unsigned char *b, size_t len, filter_header *h,
                 "%llu bytes cannot hold the directory of %u layers",
                 (unsigned long long)len, h->layers);
   for (size_t i = 8 * (size_t)h->layers; i < directory; i++)
-    if (b[OFF_DIRECTORY + i] != 0)
+    if (b[FILTER_OFF_DIRECTORY + i] != 0)
       return fail(err, err_size, "the directory's padding is not zero");
   size_t left = len - FILTER_HEADER_BYTES - directory;
   const unsigned char *layer = b + FILTER_HEADER_BYTES + directory;
   uint64_t capacity = 0, count = 0;
   for (unsigned i = 0; i < h->layers; i++) {
-    uint64_t n = load_le64(b + OFF_DIRECTORY + 8 * i);
+    uint64_t n = load_le64(b + FILTER_OFF_DIRECTORY + 8 * i);
     if (n > (uint64_t)left)
       return fail(err, err_size,
                   "layer %u is %llu bytes, past the end of the blob", i,
@@ -325,31 +299,31 @@ filter_header filter_header_new(unsigned kind, uint64_t capacity,
 
 void filter_write_header(unsigned char *dst, const filter_header *h) {
   memset(dst, 0, FILTER_HEADER_BYTES);
-  memcpy(dst + OFF_MAGIC, MAGIC, sizeof MAGIC);
-  dst[OFF_VERSION] = (unsigned char)h->version;
-  dst[OFF_KIND] = (unsigned char)h->kind;
-  dst[OFF_HASH] = (unsigned char)h->hash;
-  dst[OFF_FLAGS] = 0;
-  store_le32(dst + OFF_SEED, h->seed);
+  store_le32(dst + FILTER_OFF_MAGIC, FILTER_MAGIC_LE32);
+  dst[FILTER_OFF_VERSION] = (unsigned char)h->version;
+  dst[FILTER_OFF_KIND] = (unsigned char)h->kind;
+  dst[FILTER_OFF_HASH] = (unsigned char)h->hash;
+  dst[FILTER_OFF_FLAGS] = 0;
+  store_le32(dst + FILTER_OFF_SEED, h->seed);
   if (h->kind == FILTER_KIND_LAYERED) {
-    dst[OFF_LAYER_KIND] = (unsigned char)h->layer_kind;
-    dst[OFF_LAYERS] = (unsigned char)h->layers;
-    dst[OFF_GROWTH] = (unsigned char)(h->growth & 0xffu);
-    dst[OFF_GROWTH + 1] = (unsigned char)(h->growth >> 8 & 0xffu);
-    store_le_double(dst + OFF_TIGHTENING, h->tightening);
+    dst[FILTER_OFF_LAYER_KIND] = (unsigned char)h->layer_kind;
+    dst[FILTER_OFF_LAYERS] = (unsigned char)h->layers;
+    dst[FILTER_OFF_GROWTH] = (unsigned char)(h->growth & 0xffu);
+    dst[FILTER_OFF_GROWTH + 1] = (unsigned char)(h->growth >> 8 & 0xffu);
+    store_le_double(dst + FILTER_OFF_TIGHTENING, h->tightening);
   } else if (h->kind == FILTER_KIND_CUCKOO) {
-    dst[OFF_FINGERPRINT_BITS] = (unsigned char)h->fingerprint_bits;
-    dst[OFF_SLOTS] = (unsigned char)h->slots_per_bucket;
-    store_le64(dst + OFF_BUCKETS, h->buckets);
+    dst[FILTER_OFF_FINGERPRINT_BITS] = (unsigned char)h->fingerprint_bits;
+    dst[FILTER_OFF_SLOTS] = (unsigned char)h->slots_per_bucket;
+    store_le64(dst + FILTER_OFF_BUCKETS, h->buckets);
   } else {
-    store_le32(dst + OFF_HASHES, h->hashes);
-    store_le64(dst + OFF_BITS, h->bits);
+    store_le32(dst + FILTER_OFF_HASHES, h->hashes);
+    store_le64(dst + FILTER_OFF_BITS, h->bits);
   }
-  store_le64(dst + OFF_CAPACITY, h->capacity);
-  store_le_double(dst + OFF_TARGET_FPR, h->target_fpr);
-  store_le64(dst + OFF_COUNT, h->count);
+  store_le64(dst + FILTER_OFF_CAPACITY, h->capacity);
+  store_le_double(dst + FILTER_OFF_TARGET_FPR, h->target_fpr);
+  store_le64(dst + FILTER_OFF_COUNT, h->count);
 }
 
 void filter_write_count(unsigned char *dst, uint64_t count) {
-  store_le64(dst + OFF_COUNT, count);
+  store_le64(dst + FILTER_OFF_COUNT, count);
 }

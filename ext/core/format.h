@@ -16,6 +16,36 @@
 
 #define FILTER_HEADER_BYTES 64
 #define FILTER_VERSION 1
+/* The magic "BLMF" (42 4C 4D 46) read as a little-endian u32. */
+#define FILTER_MAGIC_LE32 0x464d4c42u
+
+/* Where each header field sits (FORMAT.md, "Header" and "Kind 3"): the
+** one home of the header's offsets, for filter_parse, filter_write_header
+** and filter_bloom_quick alike. */
+enum {
+  FILTER_OFF_MAGIC = 0,
+  FILTER_OFF_VERSION = 4,
+  FILTER_OFF_KIND = 5,
+  FILTER_OFF_HASH = 6,
+  FILTER_OFF_FLAGS = 7,
+  FILTER_OFF_SEED = 8,
+  FILTER_OFF_HASHES = 12,           /* bloom: u32 */
+  FILTER_OFF_FINGERPRINT_BITS = 12, /* cuckoo: u8 */
+  FILTER_OFF_SLOTS = 13,            /* cuckoo: u8; bytes 14-15 zero */
+  FILTER_OFF_BITS = 16,             /* bloom */
+  FILTER_OFF_BUCKETS = 16,          /* cuckoo */
+  FILTER_OFF_CAPACITY = 24,
+  FILTER_OFF_TARGET_FPR = 32,
+  FILTER_OFF_COUNT = 40,
+  FILTER_OFF_RESERVED = 48,         /* 16 bytes, zero */
+  /* layered: the layers' kind and number, growth, tightening; after the
+  ** header a directory of one u64 length per layer */
+  FILTER_OFF_LAYER_KIND = 12,
+  FILTER_OFF_LAYERS = 13,
+  FILTER_OFF_GROWTH = 14,
+  FILTER_OFF_TIGHTENING = 16,
+  FILTER_OFF_DIRECTORY = 64
+};
 
 /* kinds */
 #define FILTER_KIND_BLOOM 1
@@ -83,7 +113,7 @@ typedef struct filter_header {
 
 /* A validated view of a blob: header fields plus a pointer to the body,
 ** which lives in the caller's buffer. */
-struct layered_table;
+struct layer_index;
 
 typedef struct filter_view {
   filter_header header;
@@ -94,7 +124,7 @@ typedef struct filter_view {
   size_t body_bytes;
   /* A layered filter's layers read once (core/layered.h), by a holder that
   ** probes it many times (bloom_probe, bloom_ref); NULL from filter_parse. */
-  const struct layered_table *layers;
+  const struct layer_index *layers;
 } filter_view;
 
 /* Validates blob[0..len) in O(1) and fills *view.  Returns 0 on success;
@@ -150,22 +180,26 @@ typedef struct bloom_quick {
 ** filter_parse's field by field, as a few compares of 8-byte header words.
 ** Inline for bloom_test, which validates its filter argument on every row
 ** (SQLite hands it the blob anew each time) and reads only four fields.
-** Offsets as in FORMAT.md. */
+** Offsets as in FORMAT.md; the 8-byte word at FILTER_OFF_MAGIC holds magic,
+** version, kind, hash and flags. */
 static inline int filter_bloom_quick(const void *blob, size_t len,
                                      bloom_quick *q) {
   /* "BLMF", version 1, kind Bloom, MurmurHash3, flags 0 */
-  const uint64_t head = 0x464d4c42u | (uint64_t)FILTER_VERSION << 32 |
-                        (uint64_t)FILTER_KIND_BLOOM << 40 |
-                        (uint64_t)FILTER_HASH_MURMUR3_X64_128 << 48;
+  const uint64_t head =
+      FILTER_MAGIC_LE32 | (uint64_t)FILTER_VERSION << 8 * FILTER_OFF_VERSION |
+      (uint64_t)FILTER_KIND_BLOOM << 8 * FILTER_OFF_KIND |
+      (uint64_t)FILTER_HASH_MURMUR3_X64_128 << 8 * FILTER_OFF_HASH;
   const unsigned char *b = blob;
   if (b == NULL || len < FILTER_HEADER_BYTES) return -1;
-  uint32_t k = load_le32(b + 12);
-  uint64_t bits = load_le64(b + 16);
-  uint64_t capacity = load_le64(b + 24);
-  uint64_t fpr_bits = load_le64(b + 32);
+  uint32_t k = load_le32(b + FILTER_OFF_HASHES);
+  uint64_t bits = load_le64(b + FILTER_OFF_BITS);
+  uint64_t capacity = load_le64(b + FILTER_OFF_CAPACITY);
+  uint64_t fpr_bits = load_le64(b + FILTER_OFF_TARGET_FPR);
   double fpr;
   memcpy(&fpr, &fpr_bits, sizeof fpr);
-  if (load_le64(b) != head || (load_le64(b + 48) | load_le64(b + 56)) != 0 ||
+  if (load_le64(b + FILTER_OFF_MAGIC) != head ||
+      (load_le64(b + FILTER_OFF_RESERVED) |
+       load_le64(b + FILTER_OFF_RESERVED + 8)) != 0 ||
       k - 1 >= BLOOM_MAX_HASHES || bits == 0 ||
       bits % BLOOM_BLOCK_BITS != 0 ||
       bits / 8 != (uint64_t)(len - FILTER_HEADER_BYTES) ||
@@ -173,7 +207,7 @@ static inline int filter_bloom_quick(const void *blob, size_t len,
     return -1;
   q->body = b + FILTER_HEADER_BYTES;
   q->blocks = bits / BLOOM_BLOCK_BITS;
-  q->seed = load_le32(b + 8);
+  q->seed = load_le32(b + FILTER_OFF_SEED);
   q->k = k;
   return 0;
 }

@@ -22,9 +22,9 @@ static uint64_t filter_blob_bytes(const filter_header *h) {
   return FILTER_HEADER_BYTES + cuckoo_body_bytes(h->buckets, h->fingerprint_bits);
 }
 
-int layered_plan_for(const filter_header *layers, unsigned count,
-                     const layered_params *p, layered_plan *plan, char *err,
-                     size_t err_size) {
+int layered_place(const filter_header *layers, unsigned count,
+                  const layered_params *p, layered_placement *where, char *err,
+                  size_t err_size) {
   if (count < 1 || count > FILTER_MAX_LAYERS) {
     snprintf(err, err_size, "%u layers: a layered filter has 1 to %d",
              count, FILTER_MAX_LAYERS);
@@ -76,8 +76,8 @@ int layered_plan_for(const filter_header *layers, unsigned count,
       snprintf(err, err_size, "layer %u: the filter would be too large", i);
       return -1;
     }
-    plan->layer_offset[i] = total;
-    plan->layer_bytes[i] = bytes;
+    where->layer_offset[i] = total;
+    where->layer_bytes[i] = bytes;
     total += bytes;
     capacity += h->capacity;
     if (capacity > (uint64_t)INT64_MAX) capacity = (uint64_t)INT64_MAX;
@@ -87,30 +87,32 @@ int layered_plan_for(const filter_header *layers, unsigned count,
     snprintf(err, err_size, "the filter would be too large");
     return -1;
   }
-  plan->layers = count;
-  plan->total_bytes = total;
-  plan->capacity = capacity;
-  plan->count = items;
+  where->layers = count;
+  where->total_bytes = total;
+  where->capacity = capacity;
+  where->count = items;
   return 0;
 }
 
 void layered_write_header(unsigned char *dst, const filter_header *layers,
-                          const layered_params *p, const layered_plan *plan) {
+                          const layered_params *p,
+                          const layered_placement *where) {
   filter_header outer =
-      filter_header_new(FILTER_KIND_LAYERED, plan->capacity, p->target_fpr);
+      filter_header_new(FILTER_KIND_LAYERED, where->capacity, p->target_fpr);
   outer.seed = layers[0].seed;
-  outer.count = plan->count;
+  outer.count = where->count;
   outer.layer_kind = layers[0].kind;
-  outer.layers = plan->layers;
+  outer.layers = where->layers;
   outer.growth = p->growth;
   outer.tightening = p->tightening;
   filter_write_header(dst, &outer);
   /* The directory, its padding zero. */
-  memset(dst + FILTER_HEADER_BYTES, 0,
-         (size_t)(layered_header_bytes(plan->layers) - FILTER_HEADER_BYTES));
-  for (unsigned i = 0; i < plan->layers; i++) {
-    store_le64(dst + FILTER_HEADER_BYTES + 8 * i, plan->layer_bytes[i]);
-    filter_write_header(dst + plan->layer_offset[i], &layers[i]);
+  memset(dst + FILTER_OFF_DIRECTORY, 0,
+         (size_t)(layered_header_bytes(where->layers) -
+                  FILTER_OFF_DIRECTORY));
+  for (unsigned i = 0; i < where->layers; i++) {
+    store_le64(dst + FILTER_OFF_DIRECTORY + 8 * i, where->layer_bytes[i]);
+    filter_write_header(dst + where->layer_offset[i], &layers[i]);
   }
 }
 
@@ -124,28 +126,28 @@ int layered_write(unsigned char *dst, uint64_t dst_bytes,
     return -1;
   }
   for (unsigned i = 0; i < count; i++) headers[i] = layers[i].header;
-  layered_plan plan;
-  if (layered_plan_for(headers, count, p, &plan, err, err_size) != 0)
+  layered_placement where;
+  if (layered_place(headers, count, p, &where, err, err_size) != 0)
     return -1;
-  if (dst_bytes != plan.total_bytes) {
+  if (dst_bytes != where.total_bytes) {
     snprintf(err, err_size, "the buffer is %llu bytes, the filter %llu",
              (unsigned long long)dst_bytes,
-             (unsigned long long)plan.total_bytes);
+             (unsigned long long)where.total_bytes);
     return -1;
   }
   for (unsigned i = 0; i < count; i++) {
-    if (layers[i].blob_bytes != plan.layer_bytes[i]) {
+    if (layers[i].blob_bytes != where.layer_bytes[i]) {
       snprintf(err, err_size, "layer %u is %llu bytes, its header says %llu",
                i, (unsigned long long)layers[i].blob_bytes,
-               (unsigned long long)plan.layer_bytes[i]);
+               (unsigned long long)where.layer_bytes[i]);
       return -1;
     }
   }
-  layered_write_header(dst, headers, p, &plan);
+  layered_write_header(dst, headers, p, &where);
   /* The bodies as they are; the headers were just written from the same
   ** fields (and a layer's own header is rewritten byte for byte). */
   for (unsigned i = 0; i < count; i++)
-    memcpy(dst + plan.layer_offset[i], layers[i].blob, layers[i].blob_bytes);
+    memcpy(dst + where.layer_offset[i], layers[i].blob, layers[i].blob_bytes);
   return 0;
 }
 
@@ -176,39 +178,39 @@ void filter_layer_prev(filter_layer_walk *w, filter_view *layer) {
                layer, NULL, 0);
 }
 
-void layered_table_of(const filter_view *f, layered_table *t) {
+void layer_index_of(const filter_view *f, layer_index *ix) {
   const unsigned char *end = f->blob + f->blob_bytes;
-  t->layers = f->header.layers;
-  t->layer_kind = f->header.layer_kind;
-  for (unsigned i = t->layers; i-- > 0;) {
+  ix->layers = f->header.layers;
+  ix->layer_kind = f->header.layer_kind;
+  for (unsigned i = ix->layers; i-- > 0;) {
     uint64_t bytes = load_le64(f->body + 8 * i);
     end -= bytes;
     filter_view layer;
     /* Validated with the whole, so it parses again. */
-    filter_parse(end, (size_t)bytes, t->layer_kind, &layer, NULL, 0);
-    t->body[i] = layer.body;
-    if (t->layer_kind == FILTER_KIND_BLOOM) {
-      t->units[i] = layer.header.bits / BLOOM_BLOCK_BITS;
-      t->width[i] = layer.header.hashes;
+    filter_parse(end, (size_t)bytes, ix->layer_kind, &layer, NULL, 0);
+    ix->body[i] = layer.body;
+    if (ix->layer_kind == FILTER_KIND_BLOOM) {
+      ix->units[i] = layer.header.bits / BLOOM_BLOCK_BITS;
+      ix->width[i] = layer.header.hashes;
     } else {
-      t->units[i] = layer.header.buckets;
-      t->width[i] = layer.header.fingerprint_bits;
+      ix->units[i] = layer.header.buckets;
+      ix->width[i] = layer.header.fingerprint_bits;
     }
   }
-  if (t->layer_kind == FILTER_KIND_BLOOM)
-    t->widths = bloom_width_ladder(t->width, t->layers, t->distinct_width,
-                                   t->width_rank);
+  if (ix->layer_kind == FILTER_KIND_BLOOM)
+    ix->widths = bloom_width_ladder(ix->width, ix->layers, ix->distinct_width,
+                                   ix->width_rank);
 }
 
-int layered_table_contains(const layered_table *t, filter_hash h) {
-  unsigned n = t->layers;
-  if (t->layer_kind == FILTER_KIND_BLOOM) {
+int layer_index_contains(const layer_index *ix, filter_hash h) {
+  unsigned n = ix->layers;
+  if (ix->layer_kind == FILTER_KIND_BLOOM) {
     /* An absent value is looked up in every layer: ask for every layer's
     ** block first, so that the cache misses of the large layers overlap
     ** instead of following one another. */
     const unsigned char *block[FILTER_MAX_LAYERS];
     for (unsigned i = 0; i < n; i++) {
-      block[i] = t->body[i] + bloom_block_of(h, t->units[i]) * BLOOM_BLOCK_BYTES;
+      block[i] = ix->body[i] + bloom_block_of(h, ix->units[i]) * BLOOM_BLOCK_BYTES;
 #ifdef __GNUC__
       __builtin_prefetch(block[i]);
 #endif
@@ -217,18 +219,18 @@ int layered_table_contains(const layered_table *t, filter_hash h) {
     ** (callgrind, 10 layers: about 1,300 instructions a probe with
     ** bloom_contains per layer). */
     bloom_mask mask[FILTER_MAX_LAYERS];
-    bloom_masks_of(h, t->distinct_width, t->widths, mask);
+    bloom_masks_of(h, ix->distinct_width, ix->widths, mask);
     for (unsigned i = n; i-- > 0;)
-      if (bloom_block_holds(block[i], &mask[t->width_rank[i]])) return 1;
+      if (bloom_block_holds(block[i], &mask[ix->width_rank[i]])) return 1;
     return 0;
   }
   for (unsigned i = n; i-- > 0;)
-    if (cuckoo_contains(t->body[i], t->units[i], t->width[i], h)) return 1;
+    if (cuckoo_contains(ix->body[i], ix->units[i], ix->width[i], h)) return 1;
   return 0;
 }
 
 int layered_contains(const filter_view *f, filter_hash h) {
-  /* One probe: each layer read as it is reached, no table. */
+  /* One probe: each layer read as it is reached, no index. */
   filter_layer_walk w = filter_layers_newest(f);
   for (unsigned i = 0; i < f->header.layers; i++) {
     filter_view layer;

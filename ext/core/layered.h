@@ -16,13 +16,13 @@
 **
 **   filter_header layers[L];                 // the layers' own headers
 **   layered_params p = {growth, tightening, target_fpr};
-**   layered_plan plan;
-**   if (layered_plan_for(layers, L, &p, &plan, why, sizeof why) != 0) ...
-**   // plan.total_bytes: check the length limit, then allocate
-**   layered_write_header(buf, layers, &p, &plan);
+**   layered_placement where;
+**   if (layered_place(layers, L, &p, &where, why, sizeof why) != 0) ...
+**   // where.total_bytes: check the length limit, then allocate
+**   layered_write_header(buf, layers, &p, &where);
 **   for (i = 0; i < L; i++)                  // each layer's body in place
-**     fill buf + plan.layer_offset[i] + FILTER_HEADER_BYTES
-**       with plan.layer_bytes[i] - FILTER_HEADER_BYTES bytes;
+**     fill buf + where.layer_offset[i] + FILTER_HEADER_BYTES
+**       with where.layer_bytes[i] - FILTER_HEADER_BYTES bytes;
 **
 ** or, from complete layers in memory, layered_write (one call).
 */
@@ -49,38 +49,40 @@ typedef struct layered_params {
   double target_fpr; /* (0, 1): the compound bound the writer promises */
 } layered_params;
 
-/* Where each layer goes in the blob. */
-typedef struct layered_plan {
+/* Where each layer goes in the blob: a layered blob's placement of its
+** layers. */
+typedef struct layered_placement {
   unsigned layers;
   uint64_t total_bytes;                       /* the whole blob */
   uint64_t layer_offset[FILTER_MAX_LAYERS];   /* layer i's own header */
   uint64_t layer_bytes[FILTER_MAX_LAYERS];    /* its length, header included */
   uint64_t capacity;                          /* outer header's sums */
   uint64_t count;
-} layered_plan;
+} layered_placement;
 
 /* Checks that layers[0..count) can be the layers of one filter (1 <= count
 ** <= 64, all of kind 1 or all of kind 2, version 1, MurmurHash3, one seed)
-** and that p's fields are in range; fills *plan.  0, or -1 with the reason
+** and that p's fields are in range; fills *where.  0, or -1 with the reason
 ** in err.  The headers are trusted to be those of valid filters (taken
 ** from filter_parse or from the writer's own sizing). */
-int layered_plan_for(const filter_header *layers, unsigned count,
-                     const layered_params *p, layered_plan *plan, char *err,
-                     size_t err_size);
+int layered_place(const filter_header *layers, unsigned count,
+                  const layered_params *p, layered_placement *where, char *err,
+                  size_t err_size);
 
-/* Writes, into dst[0..plan->total_bytes), the outer header, the directory
-** and the 64-byte header of every layer at plan->layer_offset[i]; the
-** layers' bodies are left for the caller.  plan comes from
-** layered_plan_for over the same layers and p.  Once every body is
+/* Writes, into dst[0..where->total_bytes), the outer header, the directory
+** and the 64-byte header of every layer at where->layer_offset[i]; the
+** layers' bodies are left for the caller.  where comes from
+** layered_place over the same layers and p.  Once every body is
 ** written the blob passes filter_parse, provided each layer's body agrees
 ** with its header as a standalone filter of that kind would. */
 void layered_write_header(unsigned char *dst, const filter_header *layers,
-                          const layered_params *p, const layered_plan *plan);
+                          const layered_params *p,
+                          const layered_placement *where);
 
 /* The whole blob from complete layers (each a view from filter_parse):
-** layered_plan_for, then the header, then each layer's bytes copied.
-** dst_bytes must be exactly the plan's total_bytes (take it from
-** layered_plan_for first).  0, or -1 with the reason in err. */
+** layered_place, then the header, then each layer's bytes copied.
+** dst_bytes must be exactly the placement's total_bytes (take it from
+** layered_place first).  0, or -1 with the reason in err. */
 int layered_write(unsigned char *dst, uint64_t dst_bytes,
                   const filter_view *layers, unsigned count,
                   const layered_params *p, char *err, size_t err_size);
@@ -122,10 +124,11 @@ void filter_layer_prev(filter_layer_walk *w, filter_view *layer);
 ** at the first that says maybe. */
 int layered_contains(const filter_view *f, filter_hash h);
 
-/* A valid layered filter's layers laid out for probing many values: what
-** layered_contains reads from the directory and the layers' headers on
-** every call, read once (bloom_probe keeps one for its statement). */
-typedef struct layered_table {
+/* The index of a valid layered filter's layers, laid out for probing many
+** values: what layered_contains reads from the directory and the layers'
+** headers on every call, read once (bloom_probe and bloom_ref keep one in
+** their filter_view). */
+typedef struct layer_index {
   unsigned layers, layer_kind;
   const unsigned char *body[FILTER_MAX_LAYERS];
   uint64_t units[FILTER_MAX_LAYERS]; /* Bloom blocks or cuckoo buckets */
@@ -135,11 +138,11 @@ typedef struct layered_table {
   unsigned widths;
   unsigned distinct_width[FILTER_MAX_LAYERS];
   unsigned char width_rank[FILTER_MAX_LAYERS];
-} layered_table;
+} layer_index;
 
-void layered_table_of(const filter_view *f, layered_table *t);
-/* layered_contains over a table. */
-int layered_table_contains(const layered_table *t, filter_hash h);
+void layer_index_of(const filter_view *f, layer_index *ix);
+/* layered_contains over an index. */
+int layer_index_contains(const layer_index *ix, filter_hash h);
 
 
 #endif

@@ -1,6 +1,6 @@
 /*
 ** The SQLite API as every file of the SQL layer reaches it: through the
-** pointer table SQLite hands a loadable extension, or directly when the
+** sqlite3_api_routines SQLite hands a loadable extension, or directly when the
 ** extension is compiled into the program (-DSQLITE_CORE).  bloom_ext.c
 ** defines the pointer; every other file includes this header.
 */

@@ -15,6 +15,43 @@
 #include "functions/errors.h"
 #include "functions/registry.h"
 
+/* The bytes v's part takes, into *size: 1, or 0 when v is NULL (the key is
+** NULL), or -1 when reading v ran out of memory. */
+static int part_size(sqlite3_value *v, uint64_t *size) {
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_NULL: return 0;
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT: *size = KEY_NUMBER_BYTES; return 1;
+    case SQLITE_TEXT:
+      /* Make the text UTF-8 before asking its length in bytes. */
+      if (sqlite3_value_text(v) == NULL) return -1;
+      *size = key_bytes_part_size((size_t)sqlite3_value_bytes(v));
+      return 1;
+    default: {
+      /* A zeroblob is expanded here, which can fail for lack of memory. */
+      int len = sqlite3_value_bytes(v);
+      if (sqlite3_value_blob(v) == NULL && len > 0) return -1;
+      *size = key_bytes_part_size((size_t)len);
+      return 1;
+    }
+  }
+}
+
+/* Writes v's part (v not NULL, read once by part_size) at dst; returns the
+** bytes written. */
+static size_t put_part(unsigned char *dst, sqlite3_value *v) {
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER: return key_put_integer(dst, sqlite3_value_int64(v));
+    case SQLITE_FLOAT: return key_put_real(dst, sqlite3_value_double(v));
+    case SQLITE_TEXT:
+      return key_put_bytes(dst, FILTER_TYPE_TEXT, sqlite3_value_text(v),
+                           (size_t)sqlite3_value_bytes(v));
+    default:
+      return key_put_bytes(dst, FILTER_TYPE_BLOB, sqlite3_value_blob(v),
+                           (size_t)sqlite3_value_bytes(v));
+  }
+}
+
 void sql_bloom_key(sqlite3_context *ctx, int argc,
                           sqlite3_value **argv) {
   if (argc < 1) {
@@ -24,33 +61,12 @@ void sql_bloom_key(sqlite3_context *ctx, int argc,
   /* First pass: size, and NULL if any part is NULL. */
   uint64_t total = 0;
   for (int i = 0; i < argc; i++) {
-    switch (sqlite3_value_type(argv[i])) {
-      case SQLITE_NULL:
-        sqlite3_result_null(ctx);
-        return;
-      case SQLITE_INTEGER:
-      case SQLITE_FLOAT:
-        total += KEY_NUMBER_BYTES;
-        break;
-      case SQLITE_TEXT:
-        /* Make the text UTF-8 before asking its length in bytes. */
-        if (sqlite3_value_text(argv[i]) == NULL) {
-          sqlite3_result_error_nomem(ctx);
-          return;
-        }
-        total += key_bytes_part_size((size_t)sqlite3_value_bytes(argv[i]));
-        break;
-      default: {
-        /* A zeroblob is expanded here, which can fail for lack of memory. */
-        int len = sqlite3_value_bytes(argv[i]);
-        if (sqlite3_value_blob(argv[i]) == NULL && len > 0) {
-          sqlite3_result_error_nomem(ctx);
-          return;
-        }
-        total += key_bytes_part_size((size_t)len);
-        break;
-      }
-    }
+    uint64_t size = 0;
+    int st = part_size(argv[i], &size);
+    if (st == 0) sqlite3_result_null(ctx);
+    if (st < 0) sqlite3_result_error_nomem(ctx);
+    if (st <= 0) return;
+    total += size;
   }
   int limit = sqlite3_limit(sqlite3_context_db_handle(ctx), SQLITE_LIMIT_LENGTH, -1);
   if (total > (uint64_t)limit) {
@@ -65,24 +81,6 @@ void sql_bloom_key(sqlite3_context *ctx, int argc,
     return;
   }
   size_t at = 0;
-  for (int i = 0; i < argc; i++) {
-    sqlite3_value *v = argv[i];
-    switch (sqlite3_value_type(v)) {
-      case SQLITE_INTEGER:
-        at += key_put_integer(key + at, sqlite3_value_int64(v));
-        break;
-      case SQLITE_FLOAT:
-        at += key_put_real(key + at, sqlite3_value_double(v));
-        break;
-      case SQLITE_TEXT:
-        at += key_put_bytes(key + at, FILTER_TYPE_TEXT, sqlite3_value_text(v),
-                            (size_t)sqlite3_value_bytes(v));
-        break;
-      default:
-        at += key_put_bytes(key + at, FILTER_TYPE_BLOB, sqlite3_value_blob(v),
-                            (size_t)sqlite3_value_bytes(v));
-        break;
-    }
-  }
+  for (int i = 0; i < argc; i++) at += put_part(key + at, argv[i]);
   sqlite3_result_blob64(ctx, key, at, sqlite3_free);
 }

@@ -8,7 +8,7 @@
 **   bytes INTEGER, bits_per_item REAL, expected_fpr REAL
 **
 ** expected_fpr is the layout's false-positive model evaluated at n items
-** for the chosen bits and hashes, not the target echoed back.  The plan is
+** for the chosen bits and hashes, not the target echoed back.  The sizing is
 ** reported even when bytes exceeds the connection's blob limit (then
 ** bloom_build would fail with SQLITE_TOOBIG).
 */
@@ -34,7 +34,7 @@ const onerow_spec sql_plan_spec = {
 
 typedef struct plan_cursor {
   onerow_cursor base;
-  bloom_sizing plan;
+  bloom_sizing sizing;
 } plan_cursor;
 
 static int plan_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
@@ -59,10 +59,10 @@ static int plan_filter(sqlite3_vtab_cursor *cur, int idx_num,
     if (read_fpr(args[1], &p, why, sizeof why) != ARG_OK)
       return onerow_error(cur, "%s", why);
   }
-  /* Any plan whose figures fit SQLite's INTEGER (bits < 2^63), even one
+  /* Any sizing whose figures fit SQLite's INTEGER (bits < 2^63), even one
   ** far over the connection's blob limit. */
   if (bloom_sizing_for(n, p, FILTER_HEADER_BYTES + (uint64_t)INT64_MAX / 8,
-                     &c->plan) != BLOOM_SIZING_OK)
+                     &c->sizing) != BLOOM_SIZING_OK)
     return onerow_error(cur, "no filter of fewer than 2^63 bits holds n = %llu at p = %g",
                         (unsigned long long)n, p);
   c->base.eof = 0;
@@ -71,7 +71,7 @@ static int plan_filter(sqlite3_vtab_cursor *cur, int idx_num,
 
 static int plan_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                        int col) {
-  const bloom_sizing *p = &((plan_cursor *)cur)->plan;
+  const bloom_sizing *p = &((plan_cursor *)cur)->sizing;
   switch (col) {
     case COL_CAPACITY: sqlite3_result_int64(ctx, (sqlite3_int64)p->capacity); break;
     case COL_TARGET_FPR: sqlite3_result_double(ctx, p->target_fpr); break;

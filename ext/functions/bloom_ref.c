@@ -50,7 +50,7 @@ typedef struct ref_cursor {
   onerow_cursor base;
   unsigned char *blob; /* the cursor's own copy */
   filter_view view;    /* parsed, pointing into blob */
-  layered_table *layers; /* a layered filter's layers, read once */
+  layer_index *layers; /* a layered filter's layers, read once */
 } ref_cursor;
 
 static int ref_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
@@ -85,7 +85,7 @@ static int ref_filter(sqlite3_vtab_cursor *cur, int idx_num,
   if (c->view.header.kind == FILTER_KIND_LAYERED) {
     if (c->layers == NULL) c->layers = sqlite3_malloc(sizeof *c->layers);
     if (c->layers == NULL) return SQLITE_NOMEM;
-    layered_table_of(&c->view, c->layers);
+    layer_index_of(&c->view, c->layers);
     c->view.layers = c->layers;
   }
   c->base.eof = 0;

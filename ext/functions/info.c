@@ -25,7 +25,7 @@
 ** estimated_items are sums over the layers (capacity, target_fpr and the
 ** count as the outer header says), fill_ratio and load_factor are over all
 ** the layers' bits or slots, estimated_fpr is 1 - prod(1 - the layer's
-** estimated_fpr) (as -expm1(sum of log1p(-rate))), and hashes /
+** estimated_fpr) (as 0.0 - expm1(sum of log1p(-rate))), and hashes /
 ** fingerprint_bits are NULL (no one value).
 **
 ** bloom_layers(filter): one row per layer of any filter, layered or not (a
@@ -133,10 +133,10 @@ const info_spec sql_cuckoo_info_spec = {
 };
 
 /* What one row shows: a filter of one kind, a layer of a layered filter,
-** or a layered filter's totals (then header is the outer one, of kind 3).
-** A bloom_layers row's layer number is the cursor's row. */
+** or a layered filter's totals (then header is the outer one, of kind 3). */
 typedef struct info_row {
   filter_header header; /* the filter's or the layer's */
+  unsigned layer;       /* bloom_layers: the layer's number */
   sqlite3_int64 bytes;
   uint64_t bits, buckets; /* sums for totals */
   bloom_stats stats;      /* Bloom: counted over the bit arrays */
@@ -196,7 +196,9 @@ static void row_of_filter(const filter_view *f, info_row *r) {
   sum.bytes = (sqlite3_int64)f->blob_bytes;
   if (f->header.layer_kind == FILTER_KIND_BLOOM)
     sum.stats.fill_ratio = (double)sum.stats.bits_set / (double)sum.bits;
-  sum.estimated_fpr = -expm1(log_clear);
+  /* 0.0 - x, not -x: the same bits but for zero, where layers that are
+  ** all empty give 0.0 as an empty filter does, not -0.0 */
+  sum.estimated_fpr = 0.0 - expm1(log_clear);
   *r = sum;
 }
 
@@ -237,6 +239,7 @@ static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
       filter_view layer;
       filter_layer_next(&w, &layer);
       row_of_plain(&layer, &c->info[i]);
+      c->info[i].layer = i;
     }
   } else {
     c->rows = 1;
@@ -275,89 +278,122 @@ static void result_count(sqlite3_context *ctx, uint64_t count) {
                                 : (sqlite3_int64)count);
 }
 
+/* One column's value for a row. */
+typedef void (*column_fn)(sqlite3_context *ctx, const info_row *r);
+
+static void col_layer(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int(ctx, (int)r->layer);
+}
+static void col_kind(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_text(ctx, filter_kind_name(filter_base_kind(&r->header)), -1,
+                      SQLITE_STATIC);
+}
+static void col_version(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int(ctx, (int)r->header.version);
+}
+static void col_hash(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_text(ctx, filter_hash_name(r->header.hash), -1,
+                      SQLITE_STATIC);
+}
+static void col_bytes(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int64(ctx, r->bytes);
+}
+static void col_capacity(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int64(ctx, (sqlite3_int64)r->header.capacity);
+}
+static void col_target_fpr(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_double(ctx, r->header.target_fpr);
+}
+static void col_estimated_fpr(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_double(ctx, r->estimated_fpr);
+}
+static void col_bits(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int64(ctx, (sqlite3_int64)r->bits);
+}
+static void col_hashes(sqlite3_context *ctx, const info_row *r) {
+  if (row_is_totals(r))
+    sqlite3_result_null(ctx); /* each layer has its own */
+  else
+    sqlite3_result_int64(ctx, r->header.hashes);
+}
+/* inserted (Bloom) or items (cuckoo); items is at most the slot count,
+** which the blob's length bounds. */
+static void col_count(sqlite3_context *ctx, const info_row *r) {
+  result_count(ctx, r->header.count);
+}
+static void col_bits_set(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int64(ctx, (sqlite3_int64)r->stats.bits_set);
+}
+static void col_fill_ratio(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_double(ctx, r->stats.fill_ratio);
+}
+static void col_estimated_items(sqlite3_context *ctx, const info_row *r) {
+  if (isinf(r->stats.estimated_items))
+    sqlite3_result_null(ctx); /* every bit set: no estimate exists */
+  else
+    sqlite3_result_double(ctx, r->stats.estimated_items);
+}
+static void col_buckets(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int64(ctx, (sqlite3_int64)r->buckets);
+}
+static void col_slots_per_bucket(sqlite3_context *ctx, const info_row *r) {
+  (void)r;
+  sqlite3_result_int(ctx, CUCKOO_SLOTS_PER_BUCKET);
+}
+static void col_fingerprint_bits(sqlite3_context *ctx, const info_row *r) {
+  if (row_is_totals(r))
+    sqlite3_result_null(ctx); /* each layer has its own */
+  else
+    sqlite3_result_int(ctx, (int)r->header.fingerprint_bits);
+}
+static void col_load_factor(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_double(ctx, row_load(r));
+}
+
+/* Every field: the kind of filter it belongs to (0: any; a row of the other
+** kind shows NULL), and how its value is computed. */
+static const struct {
+  unsigned kind;
+  column_fn value;
+} columns[] = {
+    [FIELD_LAYER] = {0, col_layer},
+    [FIELD_KIND] = {0, col_kind},
+    [FIELD_VERSION] = {0, col_version},
+    [FIELD_HASH] = {0, col_hash},
+    [FIELD_BYTES] = {0, col_bytes},
+    [FIELD_CAPACITY] = {0, col_capacity},
+    [FIELD_TARGET_FPR] = {0, col_target_fpr},
+    [FIELD_ESTIMATED_FPR] = {0, col_estimated_fpr},
+    [FIELD_BITS] = {FILTER_KIND_BLOOM, col_bits},
+    [FIELD_HASHES] = {FILTER_KIND_BLOOM, col_hashes},
+    [FIELD_INSERTED] = {FILTER_KIND_BLOOM, col_count},
+    [FIELD_BITS_SET] = {FILTER_KIND_BLOOM, col_bits_set},
+    [FIELD_FILL_RATIO] = {FILTER_KIND_BLOOM, col_fill_ratio},
+    [FIELD_ESTIMATED_ITEMS] = {FILTER_KIND_BLOOM, col_estimated_items},
+    [FIELD_BUCKETS] = {FILTER_KIND_CUCKOO, col_buckets},
+    [FIELD_SLOTS_PER_BUCKET] = {FILTER_KIND_CUCKOO, col_slots_per_bucket},
+    [FIELD_FINGERPRINT_BITS] = {FILTER_KIND_CUCKOO, col_fingerprint_bits},
+    [FIELD_ITEMS] = {FILTER_KIND_CUCKOO, col_count},
+    [FIELD_LOAD_FACTOR] = {FILTER_KIND_CUCKOO, col_load_factor},
+};
+_Static_assert(sizeof columns / sizeof columns[0] == FIELD_LAYER + 1,
+               "a row for every info_field");
+
 static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
                        int col) {
   const info_cursor *c = (const info_cursor *)cur;
   const info_row *r = &c->info[c->row];
-  const filter_header *h = &r->header;
   const info_spec *spec = (const info_spec *)onerow_function(cur)->module_spec;
   if (col < 0 || col >= spec->base.first_arg) {
     sqlite3_result_null(ctx); /* the HIDDEN argument */
     return SQLITE_OK;
   }
-  info_field field = (info_field)spec->fields[col];
-  unsigned kind = filter_base_kind(&r->header);
-  int bloom = kind == FILTER_KIND_BLOOM;
-  switch (field) {
-    case FIELD_BITS: case FIELD_HASHES: case FIELD_INSERTED:
-    case FIELD_BITS_SET: case FIELD_FILL_RATIO: case FIELD_ESTIMATED_ITEMS:
-      if (!bloom) {
-        sqlite3_result_null(ctx);
-        return SQLITE_OK;
-      }
-      break;
-    case FIELD_BUCKETS: case FIELD_SLOTS_PER_BUCKET:
-    case FIELD_FINGERPRINT_BITS: case FIELD_ITEMS: case FIELD_LOAD_FACTOR:
-      if (bloom) {
-        sqlite3_result_null(ctx);
-        return SQLITE_OK;
-      }
-      break;
-    default: break;
-  }
-  switch (field) {
-    case FIELD_LAYER: sqlite3_result_int(ctx, (int)c->row); break;
-    case FIELD_KIND:
-      sqlite3_result_text(ctx, filter_kind_name(kind), -1, SQLITE_STATIC);
-      break;
-    case FIELD_VERSION: sqlite3_result_int(ctx, (int)h->version); break;
-    case FIELD_HASH:
-      sqlite3_result_text(ctx, filter_hash_name(h->hash), -1, SQLITE_STATIC);
-      break;
-    case FIELD_BYTES: sqlite3_result_int64(ctx, r->bytes); break;
-    case FIELD_CAPACITY:
-      sqlite3_result_int64(ctx, (sqlite3_int64)h->capacity);
-      break;
-    case FIELD_TARGET_FPR: sqlite3_result_double(ctx, h->target_fpr); break;
-    case FIELD_ESTIMATED_FPR:
-      sqlite3_result_double(ctx, r->estimated_fpr);
-      break;
-    case FIELD_BITS: sqlite3_result_int64(ctx, (sqlite3_int64)r->bits); break;
-    case FIELD_HASHES:
-      if (row_is_totals(r))
-        sqlite3_result_null(ctx); /* each layer has its own */
-      else
-        sqlite3_result_int64(ctx, h->hashes);
-      break;
-    case FIELD_INSERTED: result_count(ctx, h->count); break;
-    case FIELD_BITS_SET:
-      sqlite3_result_int64(ctx, (sqlite3_int64)r->stats.bits_set);
-      break;
-    case FIELD_FILL_RATIO: sqlite3_result_double(ctx, r->stats.fill_ratio); break;
-    case FIELD_ESTIMATED_ITEMS:
-      if (isinf(r->stats.estimated_items))
-        sqlite3_result_null(ctx); /* every bit set: no estimate exists */
-      else
-        sqlite3_result_double(ctx, r->stats.estimated_items);
-      break;
-    case FIELD_BUCKETS:
-      sqlite3_result_int64(ctx, (sqlite3_int64)r->buckets);
-      break;
-    case FIELD_SLOTS_PER_BUCKET:
-      sqlite3_result_int(ctx, CUCKOO_SLOTS_PER_BUCKET);
-      break;
-    case FIELD_FINGERPRINT_BITS:
-      if (row_is_totals(r))
-        sqlite3_result_null(ctx); /* each layer has its own */
-      else
-        sqlite3_result_int(ctx, (int)h->fingerprint_bits);
-      break;
-    case FIELD_ITEMS:
-      /* At most the slot count, which the blob's length bounds. */
-      result_count(ctx, h->count);
-      break;
-    case FIELD_LOAD_FACTOR: sqlite3_result_double(ctx, row_load(r)); break;
-  }
+  unsigned field = spec->fields[col];
+  unsigned kind = columns[field].kind;
+  if (kind != 0 && kind != filter_base_kind(&r->header))
+    sqlite3_result_null(ctx); /* the other kind's column (bloom_layers) */
+  else
+    columns[field].value(ctx, r);
   return SQLITE_OK;
 }
 

@@ -51,7 +51,7 @@ typedef struct query_copy {
   int is_null;         /* the query's value was NULL */
   filter_view view;    /* parsed, pointing into blob */
   unsigned char *blob; /* from sql_aligned_alloc: one cache line a block */
-  layered_table *layers; /* a layered filter's layers, read once */
+  layer_index *layers; /* a layered filter's layers, read once */
 } query_copy;
 
 static void query_copy_free(void *p) {
@@ -197,7 +197,7 @@ static query_copy *run_query(sqlite3_context *ctx, sqlite3_value *query,
       query_copy_free(copy);
       return NULL;
     }
-    layered_table_of(&copy->view, copy->layers);
+    layer_index_of(&copy->view, copy->layers);
     copy->view.layers = copy->layers;
   }
   return copy;

@@ -1,11 +1,11 @@
 /*
-** The SQL surface of the extension as one table: a row per SQL name, from
-** which bloom_ext.c registers every function and every error message takes
-** its "<name>: " prefix.  A function finds its own row through
+** The SQL surface of the extension as one array, the registry: a row per
+** SQL name, from which bloom_ext.c registers every function and every error
+** message takes its "<name>: " prefix.  A function finds its own row through
 ** sqlite3_user_data (sql_function_of), so no SQL name is written twice.
 **
 ** Below the row type, one section per file of functions/ declares the
-** callbacks that file gives the table.
+** callbacks that file gives the registry.
 */
 #ifndef FUNCTIONS_REGISTRY_H
 #define FUNCTIONS_REGISTRY_H

@@ -4,7 +4,7 @@
 ** bits), the largest that fits one database page; no counter: the items are the
 ** occupied slots, counted when the filter is exported (ext/FORMAT.md,
 ** "Stores").  Inserts and deletes run the core's algorithm over the chunks
-** (cuckoo_table), so relocations cross chunk rows and a failed insert is
+** (cuckoo_buckets), so relocations cross chunk rows and a failed insert is
 ** undone in all of them; an insert that lands in its first bucket changes
 ** one chunk.  The export has the header cuckoo_build(value, capacity, fpr)
 ** would have and answers cuckoo_test exactly as the store does.
@@ -84,7 +84,7 @@ static uint64_t chunk_items(const store_layer *l, int64_t local,
   return n;
 }
 
-/* The buckets of one layer's chunks as the core's cuckoo_table: each
+/* The buckets of one layer's chunks as the core's cuckoo_buckets: each
 ** bucket located through the cache, loaded for the change; a failure's
 ** code kept for the caller. */
 typedef struct layer_buckets {
@@ -107,10 +107,10 @@ static unsigned char *locate(void *ctx, uint64_t bucket, int for_write,
   return bytes;
 }
 
-static cuckoo_table table_of(layer_buckets *t) {
-  cuckoo_table table = {locate, t, t->l->header.buckets,
+static cuckoo_buckets buckets_of(layer_buckets *t) {
+  cuckoo_buckets bk = {locate, t, t->l->header.buckets,
                         t->l->header.fingerprint_bits};
-  return table;
+  return bk;
 }
 
 /* 1 in *found if bucket b of the layer holds the fingerprint. */
@@ -142,8 +142,8 @@ static int contains(store *s, const store_layer *l, filter_hash h,
 
 static int add(store *s, const store_layer *l, filter_hash h, int *full) {
   layer_buckets t = {s, l, SQLITE_OK};
-  cuckoo_table table = table_of(&t);
-  cuckoo_status st = cuckoo_table_insert(&table, h);
+  cuckoo_buckets bk = buckets_of(&t);
+  cuckoo_status st = cuckoo_buckets_insert(&bk, h);
   *full = 0;
   if (st == CUCKOO_OK) return SQLITE_OK;
   if (st == CUCKOO_UNREACHABLE) return t.rc;
@@ -162,8 +162,8 @@ static int add(store *s, const store_layer *l, filter_hash h, int *full) {
 static int remove_one(store *s, const store_layer *l, filter_hash h,
                       int *removed) {
   layer_buckets t = {s, l, SQLITE_OK};
-  cuckoo_table table = table_of(&t);
-  int n = cuckoo_table_remove(&table, h);
+  cuckoo_buckets bk = buckets_of(&t);
+  int n = cuckoo_buckets_remove(&bk, h);
   *removed = n > 0;
   return n < 0 ? t.rc : SQLITE_OK;
 }

@@ -21,10 +21,11 @@ typedef struct export_layout {
 } export_layout;
 
 /* The layered placement of e's layers (core/layered.h). */
-static int place_layers(store *s, export_layout *e, layered_plan *plan) {
+static int place_layers(store *s, export_layout *e,
+                        layered_placement *where) {
   char why[160];
-  if (layered_plan_for(e->headers, (unsigned)s->config.layer_count,
-                       &e->params, plan, why, sizeof why) != 0)
+  if (layered_place(e->headers, (unsigned)s->config.layer_count, &e->params,
+                    where, why, sizeof why) != 0)
     return store_error(s, "the layers of %s cannot be exported: %s",
                        s->tables.name, why);
   return SQLITE_OK;
@@ -45,11 +46,11 @@ static int lay_out(store *s, export_layout *e) {
   e->params.growth = c->growth;
   e->params.tightening = c->tightening;
   e->params.target_fpr = c->header.target_fpr;
-  layered_plan plan;
-  int rc = place_layers(s, e, &plan);
+  layered_placement where;
+  int rc = place_layers(s, e, &where);
   if (rc != SQLITE_OK) return rc;
-  for (int i = 0; i < c->layer_count; i++) e->layer_at[i] = plan.layer_offset[i];
-  e->bytes = plan.total_bytes;
+  for (int i = 0; i < c->layer_count; i++) e->layer_at[i] = where.layer_offset[i];
+  e->bytes = where.total_bytes;
   return SQLITE_OK;
 }
 
@@ -59,9 +60,10 @@ static int write_headers(store *s, export_layout *e, unsigned char *blob) {
     filter_write_header(blob, &e->headers[0]);
     return SQLITE_OK;
   }
-  layered_plan plan;
-  int rc = place_layers(s, e, &plan);
-  if (rc == SQLITE_OK) layered_write_header(blob, e->headers, &e->params, &plan);
+  layered_placement where;
+  int rc = place_layers(s, e, &where);
+  if (rc == SQLITE_OK)
+    layered_write_header(blob, e->headers, &e->params, &where);
   return rc;
 }
 

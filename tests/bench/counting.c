@@ -219,7 +219,7 @@ static double best_k(double n, uint64_t blocks, unsigned *k_out) {
 
 /* The fewest blocks meeting MARGIN * p at n items (binary search: the best
 ** rate falls as blocks grow). */
-static double counting_plan(uint64_t n, double p, uint64_t *blocks, unsigned *k) {
+static double counting_sizing(uint64_t n, double p, uint64_t *blocks, unsigned *k) {
   /* Start at 64 items per block (far above any p worth asking for), so the
   ** model never sums a huge Poisson. */
   uint64_t lo = n / 64 > 1 ? n / 64 : 1, hi = lo;
@@ -304,11 +304,11 @@ static void run_one(uint64_t n, double p, result res[NKINDS], double *hash_ns) {
   memset(s, 0, sizeof s);
   /* Sizing. */
   s[COUNTING].model_fpr =
-      counting_plan(n, p, &s[COUNTING].cb.blocks, &s[COUNTING].cb.k);
+      counting_sizing(n, p, &s[COUNTING].cb.blocks, &s[COUNTING].cb.k);
   s[COUNTING].bytes = (size_t)s[COUNTING].cb.blocks * 64;
   cuckoo_sizing cp;
   if (cuckoo_sizing_for(n, p, FILTER_MIN_FPR, UINT64_MAX, &cp) != CUCKOO_SIZING_OK) {
-    fprintf(stderr, "counting: no cuckoo plan\n");
+    fprintf(stderr, "counting: no cuckoo sizing\n");
     exit(2);
   }
   s[CUCKOO].buckets = cp.buckets;
@@ -317,7 +317,7 @@ static void run_one(uint64_t n, double p, result res[NKINDS], double *hash_ns) {
   s[CUCKOO].model_fpr = cp.expected_fpr;
   bloom_sizing bp;
   if (bloom_sizing_for(n, p, UINT64_MAX, &bp) != BLOOM_SIZING_OK) {
-    fprintf(stderr, "counting: no Bloom plan\n");
+    fprintf(stderr, "counting: no Bloom sizing\n");
     exit(2);
   }
   s[BLOOM].bloom_blocks = bp.bits / 512;
@@ -437,11 +437,11 @@ static void run_one(uint64_t n, double p, result res[NKINDS], double *hash_ns) {
 }
 
 /* One item added `times` times, then removed as often, into an empty filter
-** of the plan's shape: what a multiset does to each kind. */
+** of the sizing's shape: what a multiset does to each kind. */
 static void repeats(uint64_t n, double p, int times) {
   uint64_t blocks;
   unsigned k;
-  counting_plan(n, p, &blocks, &k);
+  counting_sizing(n, p, &blocks, &k);
   counting c = {xalloc((size_t)blocks * 64), blocks, k};
   filter_hash h = filter_hash_integer(42, 0);
   for (int i = 0; i < times; i++) counting_insert(&c, h);
@@ -536,7 +536,7 @@ int main(void) {
   if (getenv("BENCH_ROUNDS")) rounds = atoi(getenv("BENCH_ROUNDS"));
   if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 5;
   /* By default two sizes a hair apart: the most items 2^18 cuckoo buckets
-  ** hold, and 1M, one past it, where the power-of-two table doubles. */
+  ** hold, and 1M, one past it, where the power-of-two bucket count doubles. */
   uint64_t ns[8];
   int nn = 0;
   const char *env = getenv("BENCH_COUNTING_N");

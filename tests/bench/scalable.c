@@ -419,10 +419,10 @@ static void print_layers(sqlite3 *db, const char *name, double fpr) {
     all_bits += bits[i];
   }
   printf("\n");
-  char plan[128];
-  snprintf(plan, sizeof plan, "SELECT bits FROM bloom_plan(%lld, %g)",
-           all_capacity, fpr);
-  long long fixed_bits = q_int(db, plan);
+  char sizing_sql[128];
+  snprintf(sizing_sql, sizeof sizing_sql,
+           "SELECT bits FROM bloom_plan(%lld, %g)", all_capacity, fpr);
+  long long fixed_bits = q_int(db, sizing_sql);
   printf("  INFO %s with every layer exactly full (%lld items): %.2f bits/item;"
          " a fixed filter of as many: %.2f; ratio %.2f\n", name, all_capacity,
          (double)all_bits / (double)all_capacity,

@@ -11,7 +11,7 @@ standard library; no SQLite needed.
     key(v1, v2, ...)        # the bytes of bloom_key(v1, v2, ...), or None
     bloom_add(blob, *values), bloom_union(a, b), bloom_intersect(a, b),
     bloom_merge(blobs), cuckoo_delete(blob, value)   # result blobs
-    bloom_plan(n, p), cuckoo_plan(n, p)   # the sizing of "this version"
+    bloom_plan(n, p), cuckoo_sizing(n, p)   # the sizing of "this version"
     layered_blob(layers, ...)   # a kind-3 blob of layer blobs
 
 Python values stand for SQL values as Python's sqlite3 module binds them:
@@ -35,7 +35,7 @@ __all__ = ["FormatError", "Filter", "Text", "murmur3_x64_128",
            "smhasher_verification", "encode_value", "hash_value", "key",
            "KINDS", "pow_k", "bloom_add", "bloom_union", "bloom_intersect",
            "bloom_merge", "cuckoo_delete", "bloom_model_fpr", "bloom_plan",
-           "cuckoo_fpr", "cuckoo_plan", "TOLERANCE", "layered_blob",
+           "cuckoo_fpr", "cuckoo_sizing", "TOLERANCE", "layered_blob",
            "layered_add"]
 
 M64 = (1 << 64) - 1
@@ -546,7 +546,7 @@ class LayeredKind:
         acc = 0.0
         for e in rates:
             acc = acc + math.log1p(-e)
-        return -math.expm1(acc)
+        return 0.0 - math.expm1(acc)             # 0.0, not -0.0, when empty
 
     def stats(self):
         per = [l.impl.stats() for l in self.layers]
@@ -817,7 +817,7 @@ def cuckoo_fpr(load, f, buckets):
     return -math.expm1(e * math.log1p(-q))
 
 
-def cuckoo_plan(n, p):
+def cuckoo_sizing(n, p):
     """(buckets, fingerprint_bits) of "Sizing" for n items at rate p."""
     b = 1
     while True:

@@ -11,12 +11,17 @@ pins the evaluation, and the reader calls the same libm in this process.
 The estimates are also checked against exact arithmetic within the
 tolerances FORMAT.md states, which the unstable forms it warns of miss.
 Also: the reader's MurmurHash3 against SMHasher's verification value and
-FORMAT.md's worked examples, its bloom_key encoding against the extension's,
+the hashes of FORMAT.md's worked examples (the examples themselves are
+tests/interop/format_examples.py's), its bloom_key encoding against the
+extension's,
 TEXT probes in a UTF-16 database and text that is not valid UTF-8 in both
 encodings, NaN and NULL or non-BLOB filter arguments, the counters and
-headers of results (hand-made counters near 2^63 and 2^64), the sizing of
-bloom_plan and cuckoo_build, acceptance or rejection of altered
-headers, and a bloom_store reassembled from its shadow tables alone.
+headers of results (hand-made counters near 2^63 and 2^64, layered ones
+included), what a reader must not check (a sizing that does not match
+capacity and target_fpr, layer rates in no schedule), the stores' layer
+rates bit for bit, the sizing of bloom_plan and cuckoo_build, acceptance
+or rejection of altered headers, and a bloom_store reassembled from its
+shadow tables alone.
 Prints TAP.
 
 BLOOM_INTEROP_PROBES sets the number of probes (default 100000).
@@ -301,6 +306,15 @@ def layered_filters(conn):
         out.append(("layered of 3 %s layers (each n twice its members, p "
                     "0.01/0.005/0.0025)" % fn,
                     br.layered_blob(layers, 2, 0.5, 0.02), members))
+    # every layer empty: estimated_fpr 0.0, not -0.0 (compared bit for bit)
+    (b0, b1, c0, c1) = conn.execute(
+        "SELECT bloom_empty(100, 0.01), bloom_empty(200, 0.005),"
+        " (SELECT cuckoo_build(NULL, 100, 0.01)),"
+        " (SELECT cuckoo_build(NULL, 200, 0.005))").fetchone()
+    out.append(("layered of 2 empty Bloom layers",
+                br.layered_blob([b0, b1], 2, 0.5, 0.02), []))
+    out.append(("layered of 2 empty cuckoo layers",
+                br.layered_blob([c0, c1], 2, 0.5, 0.02), []))
     return out
 
 
@@ -458,6 +472,8 @@ def check_filter(tap, conn, name, blob, members, values, classes):
              for i in missed[:10]])
     got_info = sql_info(conn, blob, kind)
     diffs = compare_info(got_info, f.info())
+    if not members and math.copysign(1.0, f.info()["estimated_fpr"]) < 0:
+        diffs.append("the reader's estimated_fpr of an empty filter is -0.0")
     if kind == 1:
         (count,) = conn.execute("SELECT bloom_count(?1)", (blob,)).fetchone()
         if count != f.count():
@@ -474,7 +490,7 @@ def check_filter(tap, conn, name, blob, members, values, classes):
 
 def exact_figures(blob):
     """The estimates of a blob in exact (or 60-digit) arithmetic, keyed
-    like FORMAT.md's tolerance table."""
+    like FORMAT.md's tolerances."""
     f = br.Filter(blob)
     if f.header.kind == 3:
         # layers' exact figures, combined exactly
@@ -696,6 +712,100 @@ def check_counters(tap, conn):
            "cuckoo_delete of an absent value: the input blob")
 
 
+# --- What a reader checks, and what it does not (kind 3 included) ------------
+
+def check_unchecked(tap, conn):
+    """FORMAT.md: a reader checks the header's rules and nothing more: not
+    the sizing against capacity and target_fpr, not a layered filter's rates
+    against its tightening; the stores' layer rates follow one evaluation
+    order, bit for bit; kind 3's counters saturate as kind 1's and are
+    reported alike; cuckoo_info's version and hash on kind 3 are the outer
+    header's."""
+    # Sized for nothing like what the header claims: read all the same.
+    b = br.Filter(bloom_blob(1, 1, 0, capacity=10 ** 12, p=0.5))
+    b.add("x")
+    c = br.Filter(cuckoo_blob(4, 2, 0, capacity=10 ** 12, p=0.5))
+    c.add("x")
+    diffs = []
+    for f, kind in ((b, 1), (c, 2)):
+        blob = f.to_bytes()
+        diffs += compare_info(sql_info(conn, blob, kind), f.info())
+        (t,) = conn.execute("SELECT %s(?1, 'x')" % TEST_FN[kind], (blob,)).fetchone()
+        if t != 1:
+            diffs.append("%s answers %r for its member" % (TEST_FN[kind], t))
+    tap.ok(not diffs, "a one-block Bloom filter and a two-bucket cuckoo filter "
+           "claiming capacity 10^12 at rate 0.5: accepted, answered by their "
+           "bits, every figure the reader's", *diffs)
+    # Layer rates in no schedule, tightening 1, growth 7: valid.
+    rates = (0.3, 0.001, 0.2)
+    layers = [conn.execute("SELECT bloom_build(value, 50, ?1) FROM (SELECT 1 AS"
+                           " value)", (r,)).fetchone()[0] for r in rates]
+    blob = br.layered_blob(layers, 7, 1.0, 0.01)
+    f = br.Filter(blob)
+    diffs = compare_info(sql_info(conn, blob, 1), f.info())
+    (t,) = conn.execute("SELECT bloom_test(?1, 1)", (blob,)).fetchone()
+    tap.ok(not diffs and t == 1, "a layered filter whose layers' rates "
+           "(%s) follow no tightening: accepted, every figure the reader's"
+           % ", ".join(map(str, rates)), *diffs)
+    # Kind 3's count stops at 2^64 - 1 and is reported as 2^63 - 1.
+    big = [bloom_blob(3, 1, (1 << 63) + 5, capacity=10),
+           bloom_blob(3, 1, 1 << 63, capacity=20)]
+    blob = br.layered_blob(big, 2, 0.5, 0.02)
+    f = br.Filter(blob)
+    (added,) = conn.execute("SELECT bloom_add(?1, 'a', 'b', NULL, 'c')",
+                            (blob,)).fetchone()
+    want = br.layered_add(blob, "a", "b", None, "c")
+    got = sql_info(conn, blob, 1)
+    rows = [r[0] for r in conn.execute("SELECT inserted FROM bloom_layers(?1)",
+                                       (blob,))]
+    tap.ok(f.header.inserted == (1 << 64) - 1 and added == want
+           and br.Filter(want).header.inserted == (1 << 64) - 1
+           and not compare_info(got, f.info())
+           and got["inserted"] == (1 << 63) - 1 and rows == [(1 << 63) - 1] * 2,
+           "a layered filter whose layers count 2^63 + 5 and 2^63: count "
+           "2^64 - 1, bloom_add keeps it there, bloom_info and bloom_layers "
+           "report 2^63 - 1", "sql %r" % (got,), "rows %r" % (rows,))
+    # cuckoo_info on kind 3: the outer header's version and hash.
+    (c0, c1) = conn.execute("SELECT (SELECT cuckoo_build(NULL, 10)),"
+                            " (SELECT cuckoo_build(NULL, 20))").fetchone()
+    got = sql_info(conn, br.layered_blob([c0, c1], 2, 0.5, 0.02), 2)
+    tap.ok(got["kind"] == "cuckoo" and got["version"] == 1
+           and got["hash"] == "murmur3_x64_128",
+           "cuckoo_info on a layered filter: kind 'cuckoo', version 1, hash "
+           "'murmur3_x64_128'", "sql %r" % (got,))
+
+
+def check_layer_rates(tap, values):
+    """The stores give layer i the rate (p * (1 - r)) * pow(r, i), in that
+    order (FORMAT.md, "Membership"): every layer's target_fpr, bit for bit,
+    for both kinds; and some layer's rate differs in another order, so the
+    check tells them apart."""
+    conn = connect()
+    p, r = 0.001, 0.9
+    bad, differs, counts = [], 0, []
+    for kind in ("bloom_store", "cuckoo_store"):
+        conn.execute("CREATE VIRTUAL TABLE %s_r USING %s(capacity = 10, "
+                     "fpr = %r, growth = 2, tightening = %r)" % (kind, kind, p, r))
+        conn.execute("INSERT INTO %s_r(value) WITH RECURSIVE n(v) AS (SELECT 1"
+                     " UNION ALL SELECT v + 1 FROM n WHERE v < 3000) SELECT v"
+                     " FROM n" % kind)
+        (blob,) = conn.execute("SELECT filter FROM %s_r" % kind).fetchone()
+        f = br.Filter(blob)
+        counts.append(len(f.impl.layers))
+        for i, layer in enumerate(f.impl.layers):
+            want = (p * (1 - r)) * math.pow(r, i)
+            other = p * ((1 - r) * math.pow(r, i))
+            differs += other != want
+            if layer.header.target_fpr != want:
+                bad.append("%s layer %d: %r, not %r" % (
+                    kind, i, layer.header.target_fpr, want))
+    tap.ok(min(counts) >= 6 and not bad and differs > 0,
+           "scalable stores (p %g, r %g; %s layers): layer i's target_fpr is "
+           "(p * (1 - r)) * pow(r, i) bit for bit (p * ((1 - r) * pow(r, i)) "
+           "differs for %d)" % (p, r, " and ".join(map(str, counts)), differs),
+           *bad)
+
+
 # --- NaN, and NULL or non-BLOB filter arguments --------------------------------
 
 def check_arguments(tap, conn):
@@ -860,7 +970,7 @@ def other_model_fpr(lam, k):
     return math.fsum(terms)
 
 
-def check_plans(tap, conn):
+def check_sizing(tap, conn):
     """bloom_plan and cuckoo_build's sizing against the reader's
     implementation of FORMAT.md's description (bit for bit), and
     expected_fpr against another evaluation within FORMAT.md's tolerance."""
@@ -883,7 +993,7 @@ def check_plans(tap, conn):
                 got = tuple(conn.execute(
                     "SELECT buckets, fingerprint_bits FROM cuckoo_info("
                     "(SELECT cuckoo_build(NULL, ?1, ?2)))", (n, p)).fetchone())
-                want = br.cuckoo_plan(n, p)
+                want = br.cuckoo_sizing(n, p)
                 if got != want:
                     bad.append("cuckoo_build(NULL, %d, %g): sql %r, reader %r"
                                % (n, p, got, want))
@@ -1105,12 +1215,12 @@ def main():
     t_start = time.time()
     check_hash(tap)
     conn = connect()
-    check_worked_example(tap, conn)
-    check_cuckoo_worked_example(tap, conn)
     check_float_figures(tap, conn)
     check_counters(tap, conn)
+    check_unchecked(tap, conn)
+    check_layer_rates(tap, None)
     check_arguments(tap, conn)
-    check_plans(tap, conn)
+    check_sizing(tap, conn)
 
     probes = make_probes(n)
     load_probes(conn, probes)
@@ -1146,7 +1256,7 @@ def main():
         t_reader += b
         if blob[5] == 3 or name == filters[0][0]:
             check_layer_rows(tap, conn, name, blob)
-        if blob[5] == 3:
+        if blob[5] == 3 and members:
             check_layered_changes(tap, conn, name, blob, values, members)
 
     # The same probes in a UTF-16 database: TEXT is hashed as UTF-8 there too.

@@ -1217,7 +1217,7 @@ static void test_plan(sqlite3 *db) {
                  tp == p && fabs(bpi - (double)bits / (double)n) <= 1e-12 * bpi;
       if (same) agree++;
       else
-        tap_diag("  (%lld, %g): plan bits %llu hashes %u bytes %lld; built "
+        tap_diag("  (%lld, %g): bloom_plan bits %llu hashes %u bytes %lld; built "
                  "bits %llu hashes %u length %d", (long long)n, p,
                  (unsigned long long)bits, k, (long long)bytes,
                  f ? (unsigned long long)H_BITS(f) : 0ULL, f ? H_HASHES(f) : 0,
@@ -1261,8 +1261,8 @@ static void test_plan(sqlite3 *db) {
          "bloom_plan expected_fpr = FORMAT.md's model computed here, within "
          "1e-6 relative (%d of %d; worst %.2e)", model_match, cases, worst_rel);
   tap_ok(fewest_bits == cases && fewest_hashes == cases,
-         "the plan has the fewest blocks, then the fewest hashes, meeting "
-         "0.97 p (blocks %d, hashes %d of %d)", fewest_bits, fewest_hashes,
+         "bloom_plan's sizing has the fewest blocks, then the fewest hashes, "
+         "meeting 0.97 p (blocks %d, hashes %d of %d)", fewest_bits, fewest_hashes,
          cases);
 
   int defaults = 0;

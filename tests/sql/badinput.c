@@ -1162,10 +1162,10 @@ static void bad_params(void) {
          "bloom_plan(INT64_MAX, 0.5): an error naming bloom_plan, not a "
          "negative bits (rc %d: %s)", rc, sqlite3_errmsg(db));
   sqlite3_finalize(st);
-  /* The largest plans that do fit come back with positive figures. */
+  /* The largest sizings that do fit come back with positive figures. */
   st = must_prep(db, "SELECT bits > 0 AND bytes > 0 FROM bloom_plan(900000000000000000, 0.5)");
   tap_ok(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1,
-         "bloom_plan(9e17, 0.5): a plan of ~1.4e18 bits, positive figures");
+         "bloom_plan(9e17, 0.5): a sizing of ~1.4e18 bits, positive figures");
   sqlite3_finalize(st);
 }
 

@@ -37,13 +37,13 @@ static double spec_fpr(double load, unsigned f, uint64_t buckets) {
   return (double)-expm1l(compared * log1pl(-one_slot));
 }
 
-typedef struct spec_plan {
+typedef struct spec_sizing {
   uint64_t buckets, bytes;
   unsigned f;
-} spec_plan;
+} spec_sizing;
 
-static spec_plan spec_plan_for(uint64_t n, double p) {
-  spec_plan sp = {1, 0, 64};
+static spec_sizing spec_sizing_for(uint64_t n, double p) {
+  spec_sizing sp = {1, 0, 64};
   while (n > spec_items(sp.buckets)) sp.buckets *= 2;
   double load = (double)n / (4.0 * (double)sp.buckets);
   for (unsigned f = 4; f <= 64; f++)
@@ -61,7 +61,7 @@ static int rel_close(double a, double b, double tol) {
 
 /* ---- trigger-synced tables under random churn --------------------------- */
 
-/* 1945 is the most a plan puts in 512 buckets: with the keys drawn from
+/* 1945 is the most a sizing puts in 512 buckets: with the keys drawn from
 ** 0..1944 the filter runs near 90% full, where inserts relocate often. */
 #define SYNC_N 1945
 #define SYNC_P 0.01
@@ -592,7 +592,7 @@ static void test_kinds(void) {
       " FROM filters, cuckoo_info(filters.f)");
   /* 1000 values at n = 1000, p = 0.01: FORMAT.md's shape, load items / 4B
   ** and estimated_fpr = fpr(load). */
-  const spec_plan sp = spec_plan_for(1000, 0.01);
+  const spec_sizing sp = spec_sizing_for(1000, 0.01);
   const double load = 1000.0 / (4.0 * (double)sp.buckets);
   int ok = sqlite3_step(st) == SQLITE_ROW &&
            strcmp((const char *)sqlite3_column_text(st, 0), "cuckoo") == 0 &&

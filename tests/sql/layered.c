@@ -702,6 +702,46 @@ static void check_malformed(const blob *lb, const blob *lc) {
   }
 }
 
+/* ---- empty layered filters ---------------------------------------------- */
+
+/* FORMAT.md: an empty filter reports estimated_fpr 0.0, and so does a
+** layered one whose layers are all empty: +0.0, not the -0.0 that
+** -expm1(0.0) gives (equal under ==, and printed alike by SQLite, so the
+** sign is read with signbit). */
+static void check_empty(void) {
+  const char *layer_sql[2] = {"SELECT bloom_empty(%d, %.17g)",
+                              "SELECT cuckoo_build(NULL, %d, %.17g)"};
+  const char *totals[2] = {"SELECT estimated_fpr FROM bloom_info(?1)",
+                           "SELECT estimated_fpr FROM cuckoo_info(?1)"};
+  for (int kind = 0; kind < 2; kind++) {
+    blob layers[L];
+    for (unsigned i = 0; i < L; i++) {
+      char sql[128];
+      snprintf(sql, sizeof sql, layer_sql[kind], bloom_cap[i], bloom_fpr[i]);
+      layers[i] = query_blob(sql, NOARGS);
+    }
+    blob whole = assemble(layers, L, 2, 0.5, 0.02);
+    const arg a[] = {a_blob(whole.p, whole.n)};
+    double total = q_real(db, totals[kind], a, 1);
+    sqlite3_stmt *st =
+        prep(db, "SELECT estimated_fpr FROM bloom_layers(?1)", a, 1);
+    int rows = 0, positive = 1;
+    while (st && sqlite3_step(st) == SQLITE_ROW) {
+      double e = sqlite3_column_double(st, 0);
+      rows++;
+      if (e != 0.0 || signbit(e)) positive = 0;
+    }
+    sqlite3_finalize(st);
+    tap_ok(total == 0.0 && !signbit(total) && rows == L && positive,
+           "%s of %d empty %s layers: estimated_fpr +0.0 (got %s%g), and "
+           "+0.0 in each of bloom_layers' %d rows",
+           kind ? "cuckoo_info" : "bloom_info", L, kind ? "cuckoo" : "Bloom",
+           signbit(total) ? "-" : "+", fabs(total), rows);
+    free_blob(&whole);
+    for (unsigned i = 0; i < L; i++) free_blob(&layers[i]);
+  }
+}
+
 int main(void) {
   db = open_db(NULL);
   rng_seed(0x5ca1ab1eULL, "values probed against layered filters");
@@ -725,6 +765,7 @@ int main(void) {
   check_algebra(bl, cu);
   check_kinds(&lb, &lc);
   check_malformed(&lb, &lc);
+  check_empty();
 
   for (unsigned i = 0; i < L; i++) {
     free_blob(&bl[i]);

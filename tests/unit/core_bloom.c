@@ -360,7 +360,7 @@ static void test_model_fpr(void) {
 
 /* ---- sizing --------------------------------------------------------------- */
 
-static void test_plan_grid(void) {
+static void test_sizing_grid(void) {
   static const double ps[] = {0.1, 0.01, 0.001, 1e-4};
   static const uint64_t ns[] = {1, 10, 1000, 1000000};
   int shape_bad = 0, rate_bad = 0, minimal_bad = 0, model_bad = 0;
@@ -391,7 +391,7 @@ static void test_plan_grid(void) {
       }
       if (!rel_close(pl.expected_fpr, mine, 1e-9)) {
         model_bad++;
-        tap_diag("  n %llu p %g: plan says %.17g, model gives %.17g",
+        tap_diag("  n %llu p %g: sizing says %.17g, model gives %.17g",
                  (unsigned long long)n, p, pl.expected_fpr, mine);
       }
       if (blocks > 1) {
@@ -424,14 +424,14 @@ static void test_plan_grid(void) {
     }
   }
   TAP_EQ_U64(shape_bad, 0,
-             "16 plans: OK, bits a positive multiple of 512, 1<=k<=64, bytes");
-  TAP_EQ_U64(rate_bad, 0, "16 plans: model rate <= 0.97 p");
-  TAP_EQ_U64(model_bad, 0, "16 plans: expected_fpr is the model's rate");
+             "16 sizings: OK, bits a positive multiple of 512, 1<=k<=64, bytes");
+  TAP_EQ_U64(rate_bad, 0, "16 sizings: model rate <= 0.97 p");
+  TAP_EQ_U64(model_bad, 0, "16 sizings: expected_fpr is the model's rate");
   TAP_EQ_U64(minimal_bad, 0,
-             "16 plans: one block fewer misses the target for every k 1..64");
+             "16 sizings: one block fewer misses the target for every k 1..64");
 }
 
-static void test_plan_errors(void) {
+static void test_sizing_errors(void) {
   bloom_sizing pl;
   tap_ok(bloom_sizing_for(0, 0.01, UINT64_MAX, &pl) == BLOOM_SIZING_BAD_N,
          "n = 0 is BAD_N");
@@ -457,12 +457,12 @@ static void test_plan_errors(void) {
   if (bloom_sizing_for(5000, 0.01, UINT64_MAX, &exact) == BLOOM_SIZING_OK) {
     tap_ok(bloom_sizing_for(5000, 0.01, exact.bytes, &pl) == BLOOM_SIZING_OK &&
                pl.bits == exact.bits,
-           "a limit of exactly the plan's size is enough");
+           "a limit of exactly the sizing's size is enough");
     tap_ok(bloom_sizing_for(5000, 0.01, exact.bytes - 1, &pl) ==
                BLOOM_SIZING_TOO_BIG,
            "one byte less is TOO_BIG");
   } else {
-    tap_ok(0, "plan for n = 5000");
+    tap_ok(0, "sizing for n = 5000");
   }
   /* INT64_MAX items at 1% needs ~8.8e19 bits: more than 2^64. */
   tap_ok(bloom_sizing_for((uint64_t)INT64_MAX, 0.01, UINT64_MAX, &pl) ==
@@ -472,7 +472,7 @@ static void test_plan_errors(void) {
                                         UINT64_MAX, &pl);
   tap_ok(st == BLOOM_SIZING_OK && pl.bits % 512 == 0 &&
              pl.bytes == 64 + pl.bits / 8 && (double)pl.bits > 9e15,
-         "n = 1e15 plans without overflow (%.4g bits)", (double)pl.bits);
+         "n = 1e15 sizes without overflow (%.4g bits)", (double)pl.bits);
 }
 
 /* ---- layout --------------------------------------------------------------- */
@@ -600,7 +600,7 @@ static void test_no_false_negatives_and_fpr(void) {
   const double p = 0.01;
   bloom_sizing pl;
   if (bloom_sizing_for(n, p, UINT64_MAX, &pl) != BLOOM_SIZING_OK) {
-    tap_ok(0, "plan for 200k items");
+    tap_ok(0, "sizing for 200k items");
     return;
   }
   uint64_t blocks = pl.bits / 512;
@@ -643,7 +643,7 @@ static void test_fpr_value_hashes(void) {
   const double p = 0.001;
   bloom_sizing pl;
   if (bloom_sizing_for(n, p, UINT64_MAX, &pl) != BLOOM_SIZING_OK) {
-    tap_ok(0, "plan for 100k items");
+    tap_ok(0, "sizing for 100k items");
     return;
   }
   uint64_t blocks = pl.bits / 512;
@@ -1091,8 +1091,8 @@ int main(void) {
   test_hash_encoding();
   test_hash_rules();
   test_model_fpr();
-  test_plan_grid();
-  test_plan_errors();
+  test_sizing_grid();
+  test_sizing_errors();
   test_block_of();
   test_insert_one_block();
   test_contains_needs_every_bit();

@@ -51,14 +51,14 @@ static double my_cuckoo_fpr(double load, unsigned f, uint64_t buckets) {
   return (double)-expm1l(compared * log1pl(-one_slot));
 }
 
-typedef struct my_cuckoo_plan {
+typedef struct my_cuckoo_sizing {
   uint64_t buckets, bytes;
   unsigned f;
   double fpr; /* the model at n items */
-} my_cuckoo_plan;
+} my_cuckoo_sizing;
 
 /* 0 if no width up to 64 meets p. */
-static int my_cuckoo_plan_for(uint64_t n, double p, my_cuckoo_plan *out) {
+static int my_cuckoo_sizing_for(uint64_t n, double p, my_cuckoo_sizing *out) {
   uint64_t b = 1;
   while (n > my_cuckoo_items(b)) b *= 2;
   double load = (double)n / (4.0 * (double)b);
@@ -75,26 +75,26 @@ static int my_cuckoo_plan_for(uint64_t n, double p, my_cuckoo_plan *out) {
   return 0;
 }
 
-/* The plan for n, p by FORMAT.md, or exit(2). */
-static my_cuckoo_plan my_plan(uint64_t n, double p) {
-  my_cuckoo_plan sp;
-  if (!my_cuckoo_plan_for(n, p, &sp)) {
+/* The sizing for n, p by FORMAT.md, or exit(2). */
+static my_cuckoo_sizing my_sizing(uint64_t n, double p) {
+  my_cuckoo_sizing sp;
+  if (!my_cuckoo_sizing_for(n, p, &sp)) {
     tap_diag("no width meets n = %llu, p = %g", (unsigned long long)n, p);
     exit(2);
   }
   return sp;
 }
 
-/* A new empty filter (header + body) planned for n, p. */
-static unsigned char *new_filter(uint64_t n, double p, cuckoo_sizing *plan) {
-  if (cuckoo_sizing_for(n, p, FILTER_MIN_FPR, UINT64_MAX, plan) !=
+/* A new empty filter (header + body) sized for n, p. */
+static unsigned char *new_filter(uint64_t n, double p, cuckoo_sizing *sizing) {
+  if (cuckoo_sizing_for(n, p, FILTER_MIN_FPR, UINT64_MAX, sizing) !=
       CUCKOO_SIZING_OK) {
-    tap_diag("cannot plan n = %llu, p = %g", (unsigned long long)n, p);
+    tap_diag("cannot size n = %llu, p = %g", (unsigned long long)n, p);
     exit(2);
   }
-  unsigned char *blob = malloc(plan->bytes);
+  unsigned char *blob = malloc(sizing->bytes);
   if (blob == NULL) exit(2);
-  cuckoo_write_empty(blob, plan);
+  cuckoo_write_empty(blob, sizing);
   return blob;
 }
 
@@ -162,11 +162,11 @@ static void test_keys(void) {
   tap_ok(alt_ok, "the other bucket differs (buckets > 1) and maps back");
 }
 
-static void test_plan(void) {
+static void test_sizing(void) {
   /* The independent rule reproduces FORMAT.md's worked example: 4 buckets
-  ** plan at most 8 items, 8 buckets 20; cuckoo_build(v, 10, 0.01) is 8
+  ** hold at most 8 items, 8 buckets 20; cuckoo_build(v, 10, 0.01) is 8
   ** buckets of 9-bit fingerprints, 100 bytes (8 bits give 0.0098). */
-  my_cuckoo_plan ex = my_plan(10, 0.01);
+  my_cuckoo_sizing ex = my_sizing(10, 0.01);
   tap_ok(my_cuckoo_items(4) == 8 && my_cuckoo_items(8) == 20 &&
              ex.buckets == 8 && ex.f == 9 && ex.bytes == 100 &&
              my_cuckoo_fpr(10.0 / 32.0, 8, 8) > 0.0097,
@@ -216,7 +216,7 @@ static void test_plan(void) {
     uint64_t n = ns[j];
     for (int i = 0; i < 6; i++) {
       cuckoo_sizing pl;
-      my_cuckoo_plan sp = my_plan(n, ps[i]);
+      my_cuckoo_sizing sp = my_sizing(n, ps[i]);
       cases++;
       int rc = (int)cuckoo_sizing_for(n, ps[i], FILTER_MIN_FPR, UINT64_MAX, &pl);
       if (rc != CUCKOO_SIZING_OK || pl.buckets != sp.buckets ||
@@ -235,7 +235,7 @@ static void test_plan(void) {
     }
   }
   tap_ok(bad == 0 && cases > 0,
-         "%d plans (n = 1..2.4M and at every bucket boundary, p = "
+         "%d sizings (n = 1..2.4M and at every bucket boundary, p = "
          "0.5..1e-12) are FORMAT.md's: fewest "
          "buckets at load <= L, narrowest fingerprint meeting 0.97 p, "
          "ceil(4Bf/8) body bytes, the model rate (%d differ)", cases, bad);
@@ -250,7 +250,7 @@ static void test_plan(void) {
                  CUCKOO_SIZING_BAD_P &&
              cuckoo_sizing_for((uint64_t)INT64_MAX, 1e-12, FILTER_MIN_FPR,
                              UINT64_MAX, &pl) == CUCKOO_SIZING_TOO_BIG,
-         "plans refuse n = 0, p = 1, NaN, and what exceeds the byte limit");
+         "sizings refuse n = 0, p = 1, NaN, and what exceeds the byte limit");
   cuckoo_sizing_for(10, 0.01, FILTER_MIN_FPR, UINT64_MAX, &pl);
   unsigned char *blob = malloc(pl.bytes);
   cuckoo_write_empty(blob, &pl);
@@ -302,7 +302,7 @@ static void test_basic(void) {
   free(blob);
 }
 
-/* Inserts random items from `seed` into a filter planned for n, at most
+/* Inserts random items from `seed` into a filter sized for n, at most
 ** `limit` of them, stopping at the first failure; returns how many went in.
 ** The same seed and limit give the same bytes. */
 static uint64_t fill(unsigned char *body, const cuckoo_sizing *pl,
@@ -315,7 +315,7 @@ static uint64_t fill(unsigned char *body, const cuckoo_sizing *pl,
   return items;
 }
 
-/* Fills a filter planned for n until the first insert fails; returns the
+/* Fills a filter sized for n until the first insert fails; returns the
 ** occupancy then.  *undone (when asked): the failed insert, replayed on a
 ** copy of the filter just before it, leaves the body byte for byte as it
 ** was, and every item added before still tests 1. */
@@ -524,8 +524,8 @@ static void test_parse(void) {
   cuckoo_sizing pl;
   unsigned char *good = new_filter(100, 0.01, &pl);
   size_t len = (size_t)pl.bytes;
-  /* The shape FORMAT.md plans for n = 100, p = 0.01 (32 buckets, f = 10). */
-  const my_cuckoo_plan sp = my_plan(100, 0.01);
+  /* The shape FORMAT.md sizes for n = 100, p = 0.01 (32 buckets, f = 10). */
+  const my_cuckoo_sizing sp = my_sizing(100, 0.01);
   const unsigned long long nb = sp.buckets, slots = 4 * nb;
   tap_ok(len == sp.bytes && load_le64(good + 16) == nb && good[12] == sp.f,
          "cuckoo_build's shape for n = 100, p = 0.01: %llu buckets, f = %u, "
@@ -631,7 +631,7 @@ static void test_parse(void) {
   free(good);
 }
 
-/* ---- the table versions over a chunked locator --------------------------
+/* ---- the cuckoo_buckets versions over a chunked locator --------------------------
 ** The buckets cut into separate buffers of CHUNK_BUCKETS buckets each (an
 ** even number that is not a power of two, so chunk edges fall at no bucket
 ** boundary the algorithm could favour), as a store keeps them. */
@@ -649,7 +649,7 @@ static unsigned char *locate_chunked(void *ctx, uint64_t bucket, int for_write,
                                      uint64_t *first) {
   chunked *c = ctx;
   /* The failure comes at the first call from the Nth on that asks for a
-  ** bucket not yet located in this operation (the table's contract: one
+  ** bucket not yet located in this operation (the accessor's contract: one
   ** located once is reached again, as a store's cache ensures). */
   if (++c->calls >= c->fail_at && c->fail_at > 0 && !c->seen[bucket]) {
     c->fail_at = -1;
@@ -691,18 +691,18 @@ static void chunked_join(const chunked *c, unsigned char *out,
   }
 }
 
-static void test_table(void) {
+static void test_buckets_accessor(void) {
   cuckoo_sizing pl;
   unsigned char *blob = new_filter(3000, 0.01, &pl);
   unsigned char *body = blob + FILTER_HEADER_BYTES;
   size_t body_bytes = (size_t)(pl.bytes - FILTER_HEADER_BYTES);
   unsigned f = pl.fingerprint_bits;
   chunked c = chunked_new(pl.buckets, f);
-  cuckoo_table t = {locate_chunked, &c, pl.buckets, f};
+  cuckoo_buckets bk = {locate_chunked, &c, pl.buckets, f};
   unsigned char *joined = malloc(body_bytes);
   unsigned char **before = malloc(c.count * sizeof *before);
   for (size_t i = 0; i < c.count; i++) before[i] = malloc(c.bytes);
-  uint64_t rng = seed_print(0x5EED0010, "table: random inserts and removes");
+  uint64_t rng = seed_print(0x5EED0010, "cuckoo_buckets: random inserts and removes");
   filter_hash *added = malloc(pl.buckets * 4 * sizeof *added);
   size_t live = 0;
   int same = 1, statuses = 1, only_written = 1, contains = 1, full = 0;
@@ -713,14 +713,14 @@ static void test_table(void) {
     if (live > 0 && splitmix64(&rng) % 4 == 0) {
       size_t k = (size_t)(splitmix64(&rng) % live);
       int a = cuckoo_remove(body, pl.buckets, f, added[k]);
-      int b = cuckoo_table_remove(&t, added[k]);
+      int b = cuckoo_buckets_remove(&bk, added[k]);
       if (a != b) statuses = 0;
       added[k] = added[--live];
     } else {
       filter_hash h = random_hash(&rng);
       if (splitmix64(&rng) % 8 == 0 && live > 0) h = added[0]; /* copies */
       cuckoo_status a = cuckoo_insert(body, pl.buckets, f, h);
-      cuckoo_status b = cuckoo_table_insert(&t, h);
+      cuckoo_status b = cuckoo_buckets_insert(&bk, h);
       if (a != b) statuses = 0;
       if (a == CUCKOO_OK) added[live++] = h;
       if (a == CUCKOO_FULL) full++;
@@ -732,7 +732,7 @@ static void test_table(void) {
         only_written = 0;
   }
   for (size_t k = 0; k < live; k++)
-    if (cuckoo_table_contains(&t, added[k]) != 1) contains = 0;
+    if (cuckoo_buckets_contains(&bk, added[k]) != 1) contains = 0;
   tap_ok(same && statuses,
          "20,000 random inserts and removes over %zu chunks of %d buckets: "
          "the same statuses and bytes as the contiguous body (%d inserts "
@@ -740,7 +740,7 @@ static void test_table(void) {
   tap_ok(full > 0, "the run reached a full filter (relocations crossed "
          "chunks and were undone)");
   tap_ok(only_written, "a chunk never located for writing never changed");
-  tap_ok(contains, "every item still stored tests 1 through the table");
+  tap_ok(contains, "every item still stored tests 1 through the accessor");
 
   /* A locator that fails at call N: every buffer as it was. */
   int unchanged = 1, failed = 0, tried = 0;
@@ -753,7 +753,7 @@ static void test_table(void) {
     memset(c.seen, 0, pl.buckets);
     /* Most walks are short; some reach hundreds of calls. */
     c.fail_at = 1 + (long)(splitmix64(&rng) % (round % 2 ? 12 : 3000));
-    int r = remove ? cuckoo_table_remove(&t, h) : (int)cuckoo_table_insert(&t, h);
+    int r = remove ? cuckoo_buckets_remove(&bk, h) : (int)cuckoo_buckets_insert(&bk, h);
     int unreachable = remove ? r == -1 : r == CUCKOO_UNREACHABLE;
     tried++;
     if (unreachable) {
@@ -763,7 +763,7 @@ static void test_table(void) {
     } else if (c.fail_at < 0) {
       unchanged = 0; /* it met the failure and went on */
     }
-    /* Put the table back as the body is, for the next round. */
+    /* Put the pieces back as the body is, for the next round. */
     for (size_t i = 0; i < c.count; i++) memcpy(c.chunks[i], before[i], c.bytes);
     c.fail_at = 0;
   }
@@ -782,7 +782,7 @@ static void test_table(void) {
 int main(void) {
   test_packing();
   test_keys();
-  test_plan();
+  test_sizing();
   test_basic();
   test_load();
   test_copies();
@@ -790,6 +790,6 @@ int main(void) {
   test_order();
   test_unique();
   test_parse();
-  test_table();
+  test_buckets_accessor();
   return tap_done();
 }

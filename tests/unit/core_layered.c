@@ -92,10 +92,10 @@ static blob write_layered(blob *layers, unsigned kind) {
       abort();
   filter_header h[LAYERS];
   for (unsigned i = 0; i < LAYERS; i++) h[i] = v[i].header;
-  layered_plan plan;
-  if (layered_plan_for(h, LAYERS, &params, &plan, why, sizeof why)) abort();
-  blob out = {malloc(plan.total_bytes), (size_t)plan.total_bytes};
-  int rc = layered_write(out.p, plan.total_bytes, v, LAYERS, &params, why,
+  layered_placement where;
+  if (layered_place(h, LAYERS, &params, &where, why, sizeof why)) abort();
+  blob out = {malloc(where.total_bytes), (size_t)where.total_bytes};
+  int rc = layered_write(out.p, where.total_bytes, v, LAYERS, &params, why,
                          sizeof why);
   tap_ok(rc == 0, "%s: layered_write succeeds", filter_kind_name(kind));
   if (rc) tap_diag("  %s", why);
@@ -145,7 +145,7 @@ static void check_bytes(const blob *out, blob *layers, unsigned kind) {
          "%s: FORMAT.md's reading accepts it", k);
 }
 
-/* The store's way: plan, header, then each body in place. */
+/* The store's way: placement, header, then each body in place. */
 static void check_two_step(const blob *out, blob *layers, unsigned kind) {
   filter_header h[LAYERS];
   char why[200];
@@ -154,15 +154,15 @@ static void check_two_step(const blob *out, blob *layers, unsigned kind) {
     filter_parse(layers[i].p, layers[i].n, kind, &v, why, sizeof why);
     h[i] = v.header;
   }
-  layered_plan plan;
-  layered_plan_for(h, LAYERS, &params, &plan, why, sizeof why);
-  unsigned char *buf = malloc(plan.total_bytes);
-  memset(buf, 0xAB, plan.total_bytes);
-  layered_write_header(buf, h, &params, &plan);
+  layered_placement where;
+  layered_place(h, LAYERS, &params, &where, why, sizeof why);
+  unsigned char *buf = malloc(where.total_bytes);
+  memset(buf, 0xAB, where.total_bytes);
+  layered_write_header(buf, h, &params, &where);
   for (unsigned i = 0; i < LAYERS; i++)
-    memcpy(buf + plan.layer_offset[i] + 64, layers[i].p + 64,
-           plan.layer_bytes[i] - 64);
-  tap_ok(plan.total_bytes == out->n && memcmp(buf, out->p, out->n) == 0,
+    memcpy(buf + where.layer_offset[i] + 64, layers[i].p + 64,
+           where.layer_bytes[i] - 64);
+  tap_ok(where.total_bytes == out->n && memcmp(buf, out->p, out->n) == 0,
          "%s: header then bodies in place gives the one-call bytes",
          filter_kind_name(kind));
   TAP_EQ_U64(layered_header_bytes(LAYERS), 64 + spec_layered_directory(LAYERS),
@@ -394,54 +394,54 @@ static void check_malformed(const blob *good, unsigned kind) {
                  "layer 0");
 }
 
-static void check_plan_errors(blob *bl, blob *cu) {
+static void check_placement_errors(blob *bl, blob *cu) {
   filter_view b, c;
   filter_parse(bl[0].p, bl[0].n, FILTER_KIND_BLOOM, &b, NULL, 0);
   filter_parse(cu[0].p, cu[0].n, FILTER_KIND_CUCKOO, &c, NULL, 0);
   filter_header h[FILTER_MAX_LAYERS + 1];
-  layered_plan plan;
+  layered_placement where;
   char why[200] = "";
   for (unsigned i = 0; i <= FILTER_MAX_LAYERS; i++) h[i] = b.header;
-  tap_ok(layered_plan_for(h, 0, &params, &plan, why, sizeof why) != 0,
-         "plan: 0 layers refused (%s)", why);
-  tap_ok(layered_plan_for(h, FILTER_MAX_LAYERS + 1, &params, &plan, why,
+  tap_ok(layered_place(h, 0, &params, &where, why, sizeof why) != 0,
+         "layered_place: 0 layers refused (%s)", why);
+  tap_ok(layered_place(h, FILTER_MAX_LAYERS + 1, &params, &where, why,
                           sizeof why) != 0,
-         "plan: 65 layers refused (%s)", why);
-  tap_ok(layered_plan_for(h, FILTER_MAX_LAYERS, &params, &plan, why,
+         "layered_place: 65 layers refused (%s)", why);
+  tap_ok(layered_place(h, FILTER_MAX_LAYERS, &params, &where, why,
                           sizeof why) == 0 &&
-             plan.total_bytes == 64 + spec_layered_directory(64) + 64 * bl[0].n,
-         "plan: 64 layers accepted, sized 64 + 8*64 + 64 layers");
+             where.total_bytes == 64 + spec_layered_directory(64) + 64 * bl[0].n,
+         "layered_place: 64 layers accepted, sized 64 + 8*64 + 64 layers");
   h[1] = c.header;
-  tap_ok(layered_plan_for(h, 2, &params, &plan, why, sizeof why) != 0 &&
+  tap_ok(layered_place(h, 2, &params, &where, why, sizeof why) != 0 &&
              strstr(why, "layer 1") != NULL,
-         "plan: mixed kinds refused (%s)", why);
+         "layered_place: mixed kinds refused (%s)", why);
   h[1] = b.header;
   h[1].seed = 9;
-  tap_ok(layered_plan_for(h, 2, &params, &plan, why, sizeof why) != 0 &&
+  tap_ok(layered_place(h, 2, &params, &where, why, sizeof why) != 0 &&
              strstr(why, "seed") != NULL,
-         "plan: mixed seeds refused (%s)", why);
+         "layered_place: mixed seeds refused (%s)", why);
   h[1] = b.header;
   layered_params bad = params;
   bad.growth = 0;
-  tap_ok(layered_plan_for(h, 2, &bad, &plan, why, sizeof why) != 0,
-         "plan: growth 0 refused (%s)", why);
+  tap_ok(layered_place(h, 2, &bad, &where, why, sizeof why) != 0,
+         "layered_place: growth 0 refused (%s)", why);
   bad = params;
   bad.target_fpr = 1.0;
-  tap_ok(layered_plan_for(h, 2, &bad, &plan, why, sizeof why) != 0,
-         "plan: target_fpr 1 refused (%s)", why);
+  tap_ok(layered_place(h, 2, &bad, &where, why, sizeof why) != 0,
+         "layered_place: target_fpr 1 refused (%s)", why);
   bad = params;
   bad.tightening = 0.0;
-  tap_ok(layered_plan_for(h, 2, &bad, &plan, why, sizeof why) != 0,
-         "plan: tightening 0 refused (%s)", why);
+  tap_ok(layered_place(h, 2, &bad, &where, why, sizeof why) != 0,
+         "layered_place: tightening 0 refused (%s)", why);
   /* Counts that saturate: the outer count stops at 2^64 - 1. */
   h[0].count = UINT64_MAX - 1;
   h[1].count = 5;
-  layered_plan_for(h, 2, &params, &plan, why, sizeof why);
-  TAP_EQ_U64(plan.count, UINT64_MAX, "plan: count saturates at 2^64-1");
+  layered_place(h, 2, &params, &where, why, sizeof why);
+  TAP_EQ_U64(where.count, UINT64_MAX, "layered_place: count saturates at 2^64-1");
   h[0].capacity = (uint64_t)INT64_MAX;
-  layered_plan_for(h, 2, &params, &plan, why, sizeof why);
-  TAP_EQ_U64(plan.capacity, (uint64_t)INT64_MAX,
-             "plan: capacity saturates at 2^63-1");
+  layered_place(h, 2, &params, &where, why, sizeof why);
+  TAP_EQ_U64(where.capacity, (uint64_t)INT64_MAX,
+             "layered_place: capacity saturates at 2^63-1");
 }
 
 int main(void) {
@@ -465,7 +465,7 @@ int main(void) {
   check_parse(&cout, cu, FILTER_KIND_CUCKOO);
   check_malformed(&cout, FILTER_KIND_CUCKOO);
 
-  check_plan_errors(bl, cu);
+  check_placement_errors(bl, cu);
 
   for (unsigned i = 0; i < LAYERS; i++) {
     free(bl[i].p);

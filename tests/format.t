@@ -1,0 +1,12 @@
+#!/bin/sh
+# The worked examples of ext/FORMAT.md (each kind's, and bloom_key's): the
+# SQL each gives, run in the sqlite3 shell, must make exactly the bytes
+# the document prints; the extension and the independent reader
+# (tests/interop/bloomreader.py) must accept them and agree on every
+# figure; and what the text says of them (offsets, fields, bits) must
+# hold.  See tests/interop/format_examples.py.  BLOOM_SO names the
+# extension; BLOOM_PRELOAD is preloaded (the ASan runtime for a sanitizer
+# build), into the shell as well.
+cd "$(dirname "$0")/.." || exit 1
+. tests/python/host.sh
+run_python tests/interop/format_examples.py
