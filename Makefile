@@ -1,9 +1,18 @@
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+#
 # bloom — probabilistic membership filters for SQLite.
 #
 #   make          build ./bloom.so
 #   make demo     build, then run sql/demo.sql in the sqlite3 shell
 #   make test     every test under prove: unit, SQL, sql/ scripts, then the
-#                 same suite against an ASan+UBSan build
+#                 same suite against an ASan+UBSan build, then make dist's
+#                 packages (tests/dist/)
+#   make dist     the source tarball and the Debian package, in build/dist/
 #
 # On Debian, `make demo` and `make test` install missing packages with
 # apt-get when run as root, and otherwise print the command to run.
@@ -41,7 +50,13 @@ ASAN_LIB  = $(shell $(CC) -print-file-name=libasan.so)
 
 BUILD = build
 
-.PHONY: all demo test test-plain test-asan check-layers deps clean bench install uninstall
+# The version is written once, as BLOOM_VERSION in ext/sqlite3_bloom.h:
+# bloom_version() answers it, and make dist names and labels the packages
+# with it (`make version` prints it).
+VERSION := $(shell sed -n 's/^.define BLOOM_VERSION "\([^"]*\)"$$/\1/p' ext/sqlite3_bloom.h)
+
+.PHONY: all demo test test-plain test-asan check-layers deps clean bench install uninstall \
+        version
 
 # make install [PREFIX=/usr/local] [DESTDIR=] puts the extension in $(LIBDIR),
 # where the dynamic loader looks, so that `.load bloom` in the sqlite3 shell
@@ -117,11 +132,13 @@ SCRIPT_TESTS = $(wildcard tests/*.t)
 
 include $(sort $(wildcard tests/*.mk tests/*/*.mk))
 include $(wildcard ext/dqlite/*.mk)
+include $(wildcard ext/packaging/*.mk)
 
 test: deps
 	$(MAKE) check-layers
 	$(MAKE) test-plain
 	$(MAKE) test-asan
+	$(MAKE) test-dist
 
 # What each layer of ext/ may include (tests/check/layers.sh says how).
 check-layers:
@@ -183,6 +200,9 @@ uninstall:
 run_ldconfig = echo $(LDCONFIG); \
     PATH="$$PATH:/usr/sbin:/sbin" $(LDCONFIG) || \
     echo "warning: $(LDCONFIG) failed; .load bloom needs $(LIBDIR) in its cache (.load $(LIBDIR)/bloom works)"
+
+version:
+	@echo $(VERSION)
 
 clean:
 	rm -rf $(BUILD) bloom.so

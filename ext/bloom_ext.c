@@ -1,4 +1,11 @@
 /*
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
 ** bloom: probabilistic membership filters as SQLite BLOB values.
 **
 **   .load ./bloom
@@ -34,10 +41,9 @@ static int claim_api(const sqlite3_api_routines *api) {
 #include "functions/api.h"
 #include "functions/registry.h"
 #include "store/store.h"
+#include "sqlite3_bloom.h"
 
-#define BLOOM_VERSION "1.0.0"
-
-/* bloom_version(): the extension's version as TEXT. */
+/* bloom_version(): the extension's version (BLOOM_VERSION) as TEXT. */
 static void sql_bloom_version(sqlite3_context *ctx, int argc,
                               sqlite3_value **argv) {
   (void)argc; (void)argv;

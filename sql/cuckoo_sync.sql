@@ -1,4 +1,10 @@
-.load ./bloom
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
+--
 -- cuckoo_sync: a cuckoo filter kept exact by triggers, so that it always
 -- holds the set of values present in a column, as cuckoo_build would.
 -- Run from the project root:  sqlite3 :memory: < sql/cuckoo_sync.sql
@@ -15,6 +21,7 @@
 -- A failing cuckoo_add (a full filter: "cuckoo_add: the filter is full")
 -- aborts the statement that fired it, so the table and the filter never
 -- disagree; rebuild the filter with a larger n.
+.load ./bloom
 .mode list
 .headers off
 

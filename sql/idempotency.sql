@@ -1,3 +1,10 @@
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
+--
 -- Idempotency table: "have we processed this request id before?"
 -- The ids already processed are kept in a bloom_store, which a trigger
 -- updates as each request is recorded (one page changes per insert, at any

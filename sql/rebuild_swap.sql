@@ -1,3 +1,10 @@
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
+--
 -- Rebuild and swap: a filter that received far more items than it was
 -- sized for answers "maybe" too often.  bloom_info tells from its fill
 -- (estimated_fpr well above target_fpr); the fix is to rebuild it from the

@@ -1,4 +1,11 @@
 #!/usr/bin/perl
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+#
 # Every name ext/ARCHITECTURE.md puts in backticks must exist, so that the
 # map of the code cannot point at things that were renamed or removed.
 # Outside fenced blocks, each `...` span (it may cross a line break) is

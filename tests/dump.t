@@ -1,4 +1,11 @@
 #!/bin/sh
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+#
 # A database holding a bloom_store, a cuckoo_store and a scalable bloom_store,
 # written out with the sqlite3 shell's .dump and read back into a new database: the stores
 # answer as before (the export byte for byte), integrity_check is ok, and

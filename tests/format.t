@@ -1,4 +1,11 @@
 #!/bin/sh
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+#
 # The worked examples of ext/FORMAT.md (each kind's, and bloom_key's): the
 # SQL each gives, run in the sqlite3 shell, must make exactly the bytes
 # the document prints; the extension and the independent reader

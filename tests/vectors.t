@@ -1,4 +1,11 @@
 #!/bin/sh
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+#
 # Golden vectors (tests/vectors/, see README.txt there): the extension must
 # read each stored blob (Bloom, cuckoo and layered) and answer bloom_test/cuckoo_test
 # and bloom_info/cuckoo_info exactly as

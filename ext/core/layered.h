@@ -1,4 +1,11 @@
 /*
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
 ** Layered (scalable) filters, kind 3 of FORMAT.md: filters of one kind
 ** (Bloom or cuckoo) laid end to end, oldest first, behind a header and a
 ** directory of their lengths.  A store that grows adds a larger layer

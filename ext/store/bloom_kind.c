@@ -1,4 +1,11 @@
 /*
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
 ** bloom_store's kind (store.h, store_kind): the filter's 512-bit blocks cut
 ** into chunks of as many blocks as fit one database page, each chunk row
 ** followed by an 8-byte counter of the values added into its blocks, so an

@@ -1,4 +1,11 @@
 /*
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
 ** The chunks of a store that a connection has read or changed, kept in
 ** memory by chunk number.  A changed ("dirty") chunk is written
 ** back to the shadow table when the store flushes (at xSync, at a

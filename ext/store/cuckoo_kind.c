@@ -1,4 +1,11 @@
 /*
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
 ** cuckoo_store's kind (store.h, store_kind): the filter's buckets cut into
 ** chunks of C buckets, C even so that a chunk is whole bytes (C * 4 * f
 ** bits), the largest that fits one database page; no counter: the items are the

@@ -1,4 +1,11 @@
 #!/bin/sh
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+#
 # The layers of ext/, checked from the file list and the #include lines, so
 # that no arrow points up:
 #
@@ -8,7 +15,8 @@
 #   dqlite/     the dqlite node: reaches the extension only through
 #               sqlite3_bloom_init (includes dqlite/ only, no header of
 #               core/, functions/ or store/)
-#   bloom_ext.c the entry point: may include any layer
+#   bloom_ext.c the entry point: may include any layer, and
+#               sqlite3_bloom.h, the public header (version, entry point)
 #
 # Every .c and .h file under ext/ must belong to one of these: a file in
 # another folder fails the check rather than being skipped.  Prints TAP.
@@ -30,7 +38,7 @@ check() { # check <ok 0|1> <description> [detail]
 # The layer a file belongs to, by its folder; empty if none.
 layer_of() {
   case "$1" in
-    ext/bloom_ext.c) echo entry ;;
+    ext/bloom_ext.c|ext/sqlite3_bloom.h) echo entry ;;
     ext/core/*) echo core ;;
     ext/functions/*) echo functions ;;
     ext/store/*) echo store ;;
@@ -45,7 +53,7 @@ allowed() {
     functions) echo 'core/ functions/' ;;
     store) echo 'core/ functions/ store/' ;;
     dqlite) echo 'dqlite/' ;;
-    entry) echo 'core/ functions/ store/' ;;
+    entry) echo 'core/ functions/ store/ sqlite3_bloom.h' ;;
   esac
 }
 

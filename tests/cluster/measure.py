@@ -1,4 +1,10 @@
 #!/usr/bin/env python3
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 """measure.py NODE BLOOM_SO [LATENCY_MS]: figures for bloom on a dqlite cluster
 (make bench-cluster), each beside the same work done locally in one run.
 

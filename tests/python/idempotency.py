@@ -1,3 +1,9 @@
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 """bloom from Python's standard sqlite3 module, end to end.  Prints TAP.
 
 1. The idempotency flow: a filter over the request ids already processed
@@ -237,9 +243,10 @@ def readme_example(tap, conn):
 
     # The reference (ext/REFERENCE.md) shows the example in a ```python
     # block under a heading that says "Python", and README.md may too; each
-    # that shows one must show this file, verbatim.
+    # that shows one must show this file, verbatim after its opening comment
+    # (the project's dedication, which the documents leave out).
     with open(os.path.join(HERE, "readme_example.py"), encoding="utf-8") as fh:
-        code = fh.read()
+        code = re.sub(r"\A(#[^\n]*\n)+\n", "", fh.read())
     for doc, required in (("README.md", False),
                           (os.path.join("ext", "REFERENCE.md"), True)):
         with open(os.path.join(ROOT, doc), encoding="utf-8") as fh:
