@@ -46,21 +46,32 @@ static uint64_t fingerprint_mask(unsigned f) {
   return f >= 64 ? UINT64_MAX : ((uint64_t)1 << f) - 1;
 }
 
-cuckoo_key cuckoo_key_of(filter_hash h, uint64_t buckets, unsigned f) {
+cuckoo_key cuckoo_key_of(filter_hash h, cuckoo_shape s) {
   cuckoo_key k;
-  /* The bucket from h1's low bits, the fingerprint from h2's high bits:
-  ** independent, so a shared bucket says nothing about the fingerprint. */
-  k.bucket = h.h1 & (buckets - 1);
-  k.fingerprint = 1 + mul_high64(h.h2, fingerprint_mask(f));
+  /* The bucket from h1, the fingerprint from h2's high bits: independent,
+  ** so a shared bucket says nothing about the fingerprint.  Layout 0 takes
+  ** h1's low bits (a mask), layout 1 its high bits scaled onto
+  ** [0, buckets) (a multiply-high: any bucket count, no division). */
+  k.bucket = s.layout == CUCKOO_LAYOUT_SUB ? mul_high64(h.h1, s.buckets)
+                                           : h.h1 & (s.buckets - 1);
+  k.fingerprint = 1 + mul_high64(h.h2, fingerprint_mask(s.f));
   return k;
 }
 
-uint64_t cuckoo_alt_bucket(uint64_t bucket, uint64_t fp, uint64_t buckets) {
+uint64_t cuckoo_alt_bucket(uint64_t bucket, uint64_t fp, cuckoo_shape s) {
+  if (s.layout == CUCKOO_LAYOUT_SUB) {
+    /* c odd in [1, buckets - 1]; (c - bucket) mod buckets by one
+    ** conditional addition.  buckets is even, so c - bucket is odd and the
+    ** two buckets always differ. */
+    uint64_t c = 1 + 2 * mul_high64(fmix64(fp), s.buckets >> 1);
+    uint64_t other = c - bucket;
+    return c >= bucket ? other : other + s.buckets;
+  }
   /* d >= 1, so the two buckets always differ (with one bucket there is no
   ** other); masking fmix64 instead would give d = 0, a single bucket, to
   ** 1 in `buckets` items, which hurts small filters. */
-  if (buckets < 2) return bucket;
-  return bucket ^ (1 + mul_high64(fmix64(fp), buckets - 1));
+  if (s.buckets < 2) return bucket;
+  return bucket ^ (1 + mul_high64(fmix64(fp), s.buckets - 1));
 }
 
 unsigned cuckoo_max_copies(uint64_t buckets) {
@@ -116,7 +127,7 @@ static int find(const cuckoo_buckets *bk, uint64_t b, uint64_t fp) {
   const unsigned char *bytes = at(bk, b, 0, &first);
   if (bytes == NULL) return -1;
   for (int s = 0; s < SLOTS; s++)
-    if (cuckoo_slot_get(bytes, first + (uint64_t)s, bk->f) == fp) return s;
+    if (cuckoo_slot_get(bytes, first + (uint64_t)s, bk->shape.f) == fp) return s;
   return SLOTS;
 }
 
@@ -129,7 +140,7 @@ static int put(const cuckoo_buckets *bk, uint64_t b, uint64_t fp) {
   uint64_t first;
   unsigned char *bytes = at(bk, b, 1, &first);
   if (bytes == NULL) return -1;
-  cuckoo_slot_set(bytes, first + (uint64_t)s, bk->f, fp);
+  cuckoo_slot_set(bytes, first + (uint64_t)s, bk->shape.f, fp);
   return 1;
 }
 
@@ -140,7 +151,7 @@ static int copies_in(const cuckoo_buckets *bk, uint64_t b, uint64_t fp) {
   if (bytes == NULL) return -1;
   int n = 0;
   for (uint64_t s = 0; s < SLOTS; s++)
-    n += cuckoo_slot_get(bytes, first + s, bk->f) == fp;
+    n += cuckoo_slot_get(bytes, first + s, bk->shape.f) == fp;
   return n;
 }
 
@@ -166,23 +177,23 @@ static void undo(const cuckoo_buckets *bk, const uint64_t *path, unsigned count,
     unsigned char *bytes = at(bk, path[n] / SLOTS, 1, &first);
     if (bytes == NULL) continue; /* broken promise: cannot undo this one */
     uint64_t slot = first + path[n] % SLOTS;
-    uint64_t stored = cuckoo_slot_get(bytes, slot, bk->f);
-    cuckoo_slot_set(bytes, slot, bk->f, hand);
+    uint64_t stored = cuckoo_slot_get(bytes, slot, bk->shape.f);
+    cuckoo_slot_set(bytes, slot, bk->shape.f, hand);
     hand = stored;
   }
 }
 
 cuckoo_status cuckoo_buckets_insert(const cuckoo_buckets *bk, filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, bk->buckets, bk->f);
+  cuckoo_key k = cuckoo_key_of(h, bk->shape);
   uint64_t i1 = k.bucket,
-           i2 = cuckoo_alt_bucket(i1, k.fingerprint, bk->buckets);
+           i2 = cuckoo_alt_bucket(i1, k.fingerprint, bk->shape);
   /* Both buckets full of this very fingerprint: no relocation can help
   ** (each copy can only move to the other bucket of the same pair), so
   ** say so at once instead of walking CUCKOO_MAX_KICKS steps. */
   int c1 = copies_in(bk, i1, k.fingerprint);
   int c2 = i2 != i1 ? copies_in(bk, i2, k.fingerprint) : 0;
   if (c1 < 0 || c2 < 0) return CUCKOO_UNREACHABLE;
-  if ((unsigned)(c1 + c2) >= cuckoo_max_copies(bk->buckets))
+  if ((unsigned)(c1 + c2) >= cuckoo_max_copies(bk->shape.buckets))
     return CUCKOO_TOO_MANY_COPIES;
   int r = put(bk, i1, k.fingerprint);
   if (r != 0) return r > 0 ? CUCKOO_OK : CUCKOO_UNREACHABLE;
@@ -201,11 +212,11 @@ cuckoo_status cuckoo_buckets_insert(const cuckoo_buckets *bk, filter_hash h) {
       undo(bk, path, n, hand);
       return CUCKOO_UNREACHABLE;
     }
-    uint64_t victim = cuckoo_slot_get(bytes, first + j, bk->f);
-    cuckoo_slot_set(bytes, first + j, bk->f, hand);
+    uint64_t victim = cuckoo_slot_get(bytes, first + j, bk->shape.f);
+    cuckoo_slot_set(bytes, first + j, bk->shape.f, hand);
     path[n] = b * SLOTS + j;
     hand = victim;
-    b = cuckoo_alt_bucket(b, hand, bk->buckets);
+    b = cuckoo_alt_bucket(b, hand, bk->shape);
     r = put(bk, b, hand);
     if (r > 0) return CUCKOO_OK;
     if (r < 0) {
@@ -218,21 +229,21 @@ cuckoo_status cuckoo_buckets_insert(const cuckoo_buckets *bk, filter_hash h) {
 }
 
 int cuckoo_buckets_contains(const cuckoo_buckets *bk, filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, bk->buckets, bk->f);
+  cuckoo_key k = cuckoo_key_of(h, bk->shape);
   int s = find(bk, k.bucket, k.fingerprint);
   if (s != SLOTS) return s < 0 ? -1 : 1;
-  uint64_t i2 = cuckoo_alt_bucket(k.bucket, k.fingerprint, bk->buckets);
+  uint64_t i2 = cuckoo_alt_bucket(k.bucket, k.fingerprint, bk->shape);
   s = find(bk, i2, k.fingerprint);
   return s < 0 ? -1 : s < SLOTS;
 }
 
 int cuckoo_buckets_remove(const cuckoo_buckets *bk, filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, bk->buckets, bk->f);
+  cuckoo_key k = cuckoo_key_of(h, bk->shape);
   uint64_t b = k.bucket;
   int s = find(bk, b, k.fingerprint);
   if (s < 0) return -1;
   if (s == SLOTS) {
-    b = cuckoo_alt_bucket(k.bucket, k.fingerprint, bk->buckets);
+    b = cuckoo_alt_bucket(k.bucket, k.fingerprint, bk->shape);
     s = find(bk, b, k.fingerprint);
     if (s < 0) return -1;
     if (s == SLOTS) return 0;
@@ -240,7 +251,7 @@ int cuckoo_buckets_remove(const cuckoo_buckets *bk, filter_hash h) {
   uint64_t first;
   unsigned char *bytes = at(bk, b, 1, &first);
   if (bytes == NULL) return -1;
-  cuckoo_slot_set(bytes, first + (uint64_t)s, bk->f, 0);
+  cuckoo_slot_set(bytes, first + (uint64_t)s, bk->shape.f, 0);
   return 1;
 }
 
@@ -252,34 +263,32 @@ static unsigned char *locate_body(void *ctx, uint64_t bucket, int for_write,
   return ctx;
 }
 
-static cuckoo_buckets body_buckets(unsigned char *body, uint64_t buckets,
-                               unsigned f) {
-  cuckoo_buckets bk = {locate_body, body, buckets, f};
+static cuckoo_buckets body_buckets(unsigned char *body, cuckoo_shape s) {
+  cuckoo_buckets bk = {locate_body, body, s};
   return bk;
 }
 
-cuckoo_status cuckoo_insert(unsigned char *body, uint64_t buckets, unsigned f,
+cuckoo_status cuckoo_insert(unsigned char *body, cuckoo_shape s,
                             filter_hash h) {
-  cuckoo_buckets bk = body_buckets(body, buckets, f);
+  cuckoo_buckets bk = body_buckets(body, s);
   return cuckoo_buckets_insert(&bk, h);
 }
 
 /* The probes' hot path, read straight from the body. */
-int cuckoo_contains(const unsigned char *body, uint64_t buckets, unsigned f,
+int cuckoo_contains(const unsigned char *body, cuckoo_shape s,
                     filter_hash h) {
-  cuckoo_key k = cuckoo_key_of(h, buckets, f);
+  cuckoo_key k = cuckoo_key_of(h, s);
   for (int pass = 0; pass < 2; pass++) {
-    uint64_t b = pass ? cuckoo_alt_bucket(k.bucket, k.fingerprint, buckets)
+    uint64_t b = pass ? cuckoo_alt_bucket(k.bucket, k.fingerprint, s)
                       : k.bucket;
-    for (uint64_t s = b * SLOTS; s < b * SLOTS + SLOTS; s++)
-      if (cuckoo_slot_get(body, s, f) == k.fingerprint) return 1;
+    for (uint64_t j = b * SLOTS; j < b * SLOTS + SLOTS; j++)
+      if (cuckoo_slot_get(body, j, s.f) == k.fingerprint) return 1;
   }
   return 0;
 }
 
-int cuckoo_remove(unsigned char *body, uint64_t buckets, unsigned f,
-                  filter_hash h) {
-  cuckoo_buckets bk = body_buckets(body, buckets, f);
+int cuckoo_remove(unsigned char *body, cuckoo_shape s, filter_hash h) {
+  cuckoo_buckets bk = body_buckets(body, s);
   return cuckoo_buckets_remove(&bk, h);
 }
 
@@ -310,13 +319,32 @@ uint64_t cuckoo_sized_items(uint64_t buckets) {
 ** until one is refused). */
 static cuckoo_sizing_status size_for(uint64_t n, double p, double min_fpr,
                                  uint64_t max_bytes, int fill_slots,
-                                 cuckoo_sizing *sizing) {
+                                 unsigned layout, cuckoo_sizing *sizing) {
   if (n < 1 || n > (uint64_t)INT64_MAX) return CUCKOO_SIZING_BAD_N;
   if (!(p >= min_fpr && p < 1.0)) return CUCKOO_SIZING_BAD_P;
-  uint64_t buckets = 1;
-  while (n > cuckoo_sized_items(buckets)) {
-    if (buckets >= (uint64_t)1 << 61) return CUCKOO_SIZING_TOO_BIG;
-    buckets <<= 1;
+  uint64_t buckets;
+  if (layout == CUCKOO_LAYOUT_SUB) {
+    /* The fewest buckets, an even number, that hold n: bisection over half
+    ** the count, cuckoo_sized_items being nondecreasing over even counts
+    ** (7, 8, 14, 20, ...). */
+    uint64_t lo = 0, hi = (uint64_t)1 << 60;
+    if (n > cuckoo_sized_items(2 * hi)) return CUCKOO_SIZING_TOO_BIG;
+    while (hi - lo > 1) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      if (n <= cuckoo_sized_items(2 * mid))
+        hi = mid;
+      else
+        lo = mid;
+    }
+    buckets = 2 * hi;
+  } else {
+    /* Layout 0: the fewest buckets, a power of two, that hold n (only a
+    ** store that began with layout 0 still adds such layers). */
+    buckets = 1;
+    while (n > cuckoo_sized_items(buckets)) {
+      if (buckets >= (uint64_t)1 << 61) return CUCKOO_SIZING_TOO_BIG;
+      buckets <<= 1;
+    }
   }
   if (fill_slots) n = cuckoo_sized_items(buckets);
   double load = fill_slots ? 1.0 : (double)n / (SLOTS * (double)buckets);
@@ -339,6 +367,7 @@ static cuckoo_sizing_status size_for(uint64_t n, double p, double min_fpr,
   sizing->target_fpr = p;
   sizing->buckets = buckets;
   sizing->fingerprint_bits = f;
+  sizing->layout = layout;
   sizing->bytes = bytes;
   sizing->expected_fpr = rate;
   return CUCKOO_SIZING_OK;
@@ -346,13 +375,22 @@ static cuckoo_sizing_status size_for(uint64_t n, double p, double min_fpr,
 
 cuckoo_sizing_status cuckoo_sizing_for(uint64_t n, double p, double min_fpr,
                                    uint64_t max_bytes, cuckoo_sizing *sizing) {
-  return size_for(n, p, min_fpr, max_bytes, 0, sizing);
+  return size_for(n, p, min_fpr, max_bytes, 0, CUCKOO_LAYOUT_SUB, sizing);
+}
+
+cuckoo_sizing_status cuckoo_sizing_for_layout(uint64_t n, double p,
+                                              double min_fpr,
+                                              uint64_t max_bytes,
+                                              unsigned layout,
+                                              cuckoo_sizing *sizing) {
+  return size_for(n, p, min_fpr, max_bytes, 0, layout, sizing);
 }
 
 cuckoo_sizing_status cuckoo_sizing_filled_for(uint64_t n, double p,
                                               double min_fpr, uint64_t max_bytes,
+                                              unsigned layout,
                                               cuckoo_sizing *sizing) {
-  return size_for(n, p, min_fpr, max_bytes, 1, sizing);
+  return size_for(n, p, min_fpr, max_bytes, 1, layout, sizing);
 }
 
 filter_header cuckoo_header_for(const cuckoo_sizing *sizing) {
@@ -361,6 +399,7 @@ filter_header cuckoo_header_for(const cuckoo_sizing *sizing) {
   h.fingerprint_bits = sizing->fingerprint_bits;
   h.slots_per_bucket = SLOTS;
   h.buckets = sizing->buckets;
+  h.cuckoo_layout = sizing->layout;
   return h;
 }
 

@@ -169,6 +169,7 @@ static int same_layer(const store_layer *a, const store_layer *b) {
          a->header.hashes == b->header.hashes &&
          a->header.buckets == b->header.buckets &&
          a->header.fingerprint_bits == b->header.fingerprint_bits &&
+         a->header.cuckoo_layout == b->header.cuckoo_layout &&
          a->header.seed == b->header.seed;
 }
 
@@ -255,7 +256,8 @@ int config_write_filter(store *s, int fills, int layer, uint64_t capacity,
   rc = kind->size(s, fills, &capacity, fpr, page_size, v);
   char key[64];
   for (int k = 0; rc == SQLITE_OK && k < KIND_MAX_KEYS && kind->keys[k]; k++)
-    rc = shadow_put_config(&s->tables,
+    if (v[k] != 0 || !(kind->optional_keys >> k & 1))
+      rc = shadow_put_config(&s->tables,
                            filter_key(key, sizeof key, layer, kind->keys[k]),
                            v[k]);
   if (rc == SQLITE_OK && layer >= 0)

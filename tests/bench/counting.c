@@ -248,8 +248,7 @@ static const char *const KIND_NAMES[NKINDS] = {
 
 typedef struct kind {
   counting cb;            /* COUNTING */
-  uint64_t buckets;       /* CUCKOO */
-  unsigned f;
+  cuckoo_shape shape;     /* CUCKOO */
   uint64_t bloom_blocks;  /* BLOOM */
   unsigned bloom_k;
   unsigned char *body;
@@ -267,7 +266,7 @@ static void k_insert(int which, kind *s, unsigned char *body, filter_hash h,
     break;
   }
   case CUCKOO:
-    if (cuckoo_insert(body, s->buckets, s->f, h) != CUCKOO_OK) ++*failed;
+    if (cuckoo_insert(body, s->shape, h) != CUCKOO_OK) ++*failed;
     break;
   default:
     bloom_insert(body, s->bloom_blocks, s->bloom_k, h);
@@ -283,7 +282,7 @@ static int k_contains(int which, const kind *s, const unsigned char *body,
     return counting_contains(&c, h);
   }
   case CUCKOO:
-    return cuckoo_contains(body, s->buckets, s->f, h);
+    return cuckoo_contains(body, s->shape, h);
   default:
     return bloom_contains(body, s->bloom_blocks, s->bloom_k, h);
   }
@@ -295,7 +294,7 @@ static int k_remove(int which, kind *s, unsigned char *body, filter_hash h) {
     c.body = body;
     return counting_remove(&c, h);
   }
-  return cuckoo_remove(body, s->buckets, s->f, h);
+  return cuckoo_remove(body, s->shape, h);
 }
 
 typedef struct result {
@@ -318,8 +317,7 @@ static void run_one(uint64_t n, double p, result res[NKINDS], double *hash_ns) {
     fprintf(stderr, "counting: no cuckoo sizing\n");
     exit(2);
   }
-  s[CUCKOO].buckets = cp.buckets;
-  s[CUCKOO].f = cp.fingerprint_bits;
+  s[CUCKOO].shape = cuckoo_shape_of_sizing(&cp);
   s[CUCKOO].bytes = (size_t)cuckoo_body_bytes(cp.buckets, cp.fingerprint_bits);
   s[CUCKOO].model_fpr = cp.expected_fpr;
   bloom_sizing bp;
@@ -468,20 +466,20 @@ static void repeats(uint64_t n, double p, int times) {
   int added = 0;
   cuckoo_status st = CUCKOO_OK;
   for (int i = 0; i < times; i++) {
-    st = cuckoo_insert(body, cp.buckets, cp.fingerprint_bits, h);
+    st = cuckoo_insert(body, cuckoo_shape_of_sizing(&cp), h);
     if (st != CUCKOO_OK) break;
     added++;
   }
   removed = 0;
   for (int i = 0; i < times; i++)
-    removed += cuckoo_remove(body, cp.buckets, cp.fingerprint_bits, h);
+    removed += cuckoo_remove(body, cuckoo_shape_of_sizing(&cp), h);
   printf("- cuckoo: the same item: %d copies accepted, the next add refused "
          "(%s); %d removes succeed and it then tests %d.\n",
          added,
          st == CUCKOO_TOO_MANY_COPIES ? "too many copies"
          : st == CUCKOO_FULL          ? "full"
                                       : "none refused",
-         removed, cuckoo_contains(body, cp.buckets, cp.fingerprint_bits, h));
+         removed, cuckoo_contains(body, cuckoo_shape_of_sizing(&cp), h));
   free(body);
 }
 
