@@ -54,9 +54,10 @@
 #define CUCKOO_MAX_LOAD 0.95
 #define CUCKOO_SIZING_MARGIN 0.97
 
-/* Relocations tried before an insert gives up (and is undone).  The paper
-** uses 500, which stops at 95.1% load in a filter of 4M slots (measured);
-** 1000 reaches 96.6% there and costs an 8 KB undo log on the stack. */
+/* Swaps tried before an insert gives up (and is undone), each after a look
+** one step ahead (cuckoo.c, walk).  Version 1.1.0's random walk reached
+** 96.6% of 16M slots with 1000 (the paper's 500: 95.1%); looking ahead,
+** 97.4%.  The undo log is 8 KB on the stack. */
 #define CUCKOO_MAX_KICKS 1000
 
 typedef struct cuckoo_sizing {
@@ -78,14 +79,18 @@ typedef enum {
 
 /* The most items a sizing puts in `buckets` buckets (slots = 4 * buckets):
 **   floor(slots * 0.95)                             with 1 or 2 buckets,
-**   floor(slots * min(0.95, 1 - 2 / sqrt(slots)))   beyond.
-** Where the first insert fails varies more in a small filter (measured over
-** 20,000 random fills of 16 slots: 1 in 1000 fails by the 14th item, the
-** worst at the 11th); the square-root term keeps a build of n distinct
-** values from failing there (measured at each sizing's largest n: at most 1
-** failure in 10^5 fills for 4..128 buckets, none in 10^4 for 256..4096).
-** From 2048 slots on, 95%. */
-uint64_t cuckoo_sized_items(uint64_t buckets);
+**   floor(slots * min(0.95, 1 - c / sqrt(slots)))   beyond,
+** c = 2 in layout 0, 2.6 in layout 1.  Where the first insert fails varies
+** more in a small filter (version 1.1.0, layout 0, over 20,000 random fills
+** of 16 slots: 1 in 1000 fails by the 14th item, the worst at the 11th);
+** the square-root term keeps a build of n distinct values from failing
+** there.  Measured at each sizing's largest n: layout 0, at most 1 failure
+** in 10^5 fills for 4..128 buckets, none in 10^4 for 256..4096; layout 1,
+** whose pairs always join an even bucket to an odd one (half as many
+** pairs), with c = 2 up to 5 failures in 2 * 10^5 fills (10 buckets), with
+** c = 2.6 at most 1 for every even count 2..64 and none in 2 * 10^4 for
+** 66..1500 (every 14th).  95% from 1600 slots on (layout 0), 2704 (1). */
+uint64_t cuckoo_sized_items(uint64_t buckets, unsigned layout);
 
 /* Sizes a filter for n items at rate p in layout 1 (CUCKOO_LAYOUT_SUB):
 ** the fewest buckets, an even number, with n <= cuckoo_sized_items; min_fpr

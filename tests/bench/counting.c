@@ -555,7 +555,7 @@ int main(void) {
     }
   }
   if (nn == 0) {
-    ns[nn++] = cuckoo_sized_items((uint64_t)1 << 18);
+    ns[nn++] = cuckoo_sized_items((uint64_t)1 << 18, CUCKOO_LAYOUT_SUB);
     ns[nn++] = 1000000;
   }
   printf("\n### Deletion: counting Bloom filter vs the extension's cuckoo filter "

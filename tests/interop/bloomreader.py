@@ -833,22 +833,26 @@ def cuckoo_fpr(load, f, buckets):
     return -math.expm1(e * math.log1p(-q))
 
 
-def cuckoo_items(b):
-    """floor(4B * L): the most items "Sizing" puts in b buckets."""
+def cuckoo_items(b, layout=1):
+    """floor(4B * L): the most items "Sizing" puts in b buckets, with the
+    square-root term's 2.6 (layout 1) or 2 (layout 0, version 1.1.0)."""
     s = 4.0 * b
     lf = 0.95
-    if b > 2 and 1.0 - 2.0 / math.sqrt(s) < lf:
-        lf = 1.0 - 2.0 / math.sqrt(s)
+    c = 2.6 if layout == 1 else 2.0
+    if b > 2 and 1.0 - c / math.sqrt(s) < lf:
+        lf = 1.0 - c / math.sqrt(s)
     return math.floor(s * lf)
 
 
 def cuckoo_sizing(n, p, layout=1):
-    """(buckets, fingerprint_bits) of "Sizing" for n items at rate p: the
-    smallest even B (layout 1, by bisection: the capacity never decreases
-    over even B), or the smallest power of two (layout 0, as version 1.1.0
-    sized)."""
+    """(buckets, fingerprint_bits) of "Sizing" for n items at rate p: 2 for
+    n <= 7, else the smallest even B from 4 (layout 1, by bisection: the
+    capacity never decreases over even B from 4), or the smallest power of
+    two (layout 0, as version 1.1.0 sized)."""
     if layout == 1:
-        lo, hi = 0, 1 << 60                     # B = 2 * hi
+        lo, hi = 1, 1 << 60                     # B = 2 * hi
+        if n <= cuckoo_items(2):
+            hi = 1                              # B = 2 holds 7
         while hi - lo > 1:
             mid = (lo + hi) // 2
             if n <= cuckoo_items(2 * mid):
@@ -858,7 +862,7 @@ def cuckoo_sizing(n, p, layout=1):
         b = 2 * hi
     else:
         b = 1
-        while n > cuckoo_items(b):
+        while n > cuckoo_items(b, 0):
             b *= 2
     load = float(n) / (4.0 * float(b))
     for f in range(4, 65):
