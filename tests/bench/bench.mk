@@ -16,7 +16,12 @@
 # ~190 MB, ~20 s); later runs reuse them.  A run takes ~4 minutes on an idle
 # 2-core machine.  BENCH_ROUNDS=n sets the timed rounds (default 5);
 # BENCH_CLOCK=cpu times with the thread's CPU clock instead of the wall clock;
-# BENCH_COUNTING_N=n sets the counting comparison's items (default 1000000).
+# BENCH_COUNTING_N=n,n,... sets the counting comparison's sizes (default
+# 10000,100000,1000000,3000000,10000000).
+# make bench-cuckoo: the cuckoo filter's layout 1 against version 1.1.0's
+# layout 0 (tests/bench/cuckoo.c: space over n, accuracy, core and SQL
+# probes, store inserts; a few minutes; BENCH_CUCKOO_ACCURACY_MAX=n bounds
+# the accuracy part, BENCH_CUCKOO_DIR its store databases, default /tmp).
 # make bench-store: only the bloom_store figures (tests/bench/store.c; its
 # databases, store-*.db, take about 1.5 GB and a few minutes to build once;
 # STORE_BENCH_BIG=n sets the large size, default 10000000).
@@ -31,6 +36,7 @@ BENCH_BIN     = build/bench/bench
 COUNTING_BIN  = build/bench/counting
 STORE_BIN     = build/bench/store
 SCALABLE_BIN  = build/bench/scalable
+CUCKOO_BIN    = build/bench/cuckoo
 
 $(BENCH_BIN): tests/bench/bench.c $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
@@ -40,6 +46,11 @@ $(COUNTING_BIN): tests/bench/counting.c $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -Iext -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
 
+$(CUCKOO_BIN): tests/bench/cuckoo.c tests/bench/cuckoo_v110.h tests/bench/sqlbench.h \
+               $(CORE_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -Iext -o $@ $< $(CORE_SRC) $(MURMUR_A) -lsqlite3 -lm
+
 $(STORE_BIN): tests/bench/store.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
@@ -48,11 +59,13 @@ $(SCALABLE_BIN): tests/bench/scalable.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-.PHONY: bench-counting bench-store bench-scalable
+.PHONY: bench-counting bench-store bench-scalable bench-cuckoo
 
-bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN)
+bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN) \
+       $(CUCKOO_BIN)
 	$(BENCH_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(COUNTING_BIN)
+	$(CUCKOO_BIN) $(CURDIR)/bloom.so
 	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(SCALABLE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 
@@ -64,3 +77,6 @@ bench-scalable: bloom.so $(SCALABLE_BIN)
 
 bench-counting: $(COUNTING_BIN)
 	$(COUNTING_BIN)
+
+bench-cuckoo: bloom.so $(CUCKOO_BIN)
+	$(CUCKOO_BIN) $(CURDIR)/bloom.so

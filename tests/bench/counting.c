@@ -11,7 +11,8 @@
 ** Bench only: the counting filter lives here, never in ext/.
 **
 **   build/bench/counting          (make bench-counting; make bench runs it)
-**   env: BENCH_ROUNDS (default 5), BENCH_COUNTING_N (items, default 1000000)
+**   env: BENCH_ROUNDS (default 5), BENCH_COUNTING_N (items, a comma-separated
+**        list; default 10000,100000,1000000,3000000,10000000)
 **
 ** The counting filter keeps the extension's Bloom layout and swaps each bit
 ** for a 4-bit counter: a 64-byte block (one cache line) holds 128 counters,
@@ -483,12 +484,25 @@ static void repeats(uint64_t n, double p, int times) {
   free(body);
 }
 
+/* Bits per item and measured rate over the sizes reported: least, most. */
+static double span[2][NKINDS][2][2]; /* [p][kind][bits, rate][lo, hi] */
+static int spans;
+
 static void report(uint64_t n) {
   static const double PS[2] = {0.01, 0.001};
   result res[2][NKINDS];
   double hash_ns[2];
   memset(res, 0, sizeof res);
   for (int pi = 0; pi < 2; pi++) run_one(n, PS[pi], res[pi], &hash_ns[pi]);
+  for (int pi = 0; pi < 2; pi++)
+    for (int w = 0; w < NKINDS; w++) {
+      double v[2] = {res[pi][w].bits_per_item, res[pi][w].fpr};
+      for (int k = 0; k < 2; k++) {
+        if (spans == 0 || v[k] < span[pi][w][k][0]) span[pi][w][k][0] = v[k];
+        if (spans == 0 || v[k] > span[pi][w][k][1]) span[pi][w][k][1] = v[k];
+      }
+    }
+  spans++;
 
   printf("\n#### n = %llu items (hashing a value, not included: %.1f ns)\n\n",
          (unsigned long long)n, hash_ns[0]);
@@ -540,8 +554,8 @@ static void report(uint64_t n) {
 int main(void) {
   if (getenv("BENCH_ROUNDS")) rounds = atoi(getenv("BENCH_ROUNDS"));
   if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 5;
-  /* By default two sizes a hair apart: the most items 2^18 cuckoo buckets
-  ** hold, and 1M, one past it, where the power-of-two bucket count doubles. */
+  /* By default a range of n, log-spaced: the cuckoo filter's size per item
+  ** no longer depends on where n falls between powers of two. */
   uint64_t ns[8];
   int nn = 0;
   const char *env = getenv("BENCH_COUNTING_N");
@@ -555,8 +569,9 @@ int main(void) {
     }
   }
   if (nn == 0) {
-    ns[nn++] = cuckoo_sized_items((uint64_t)1 << 18, CUCKOO_LAYOUT_SUB);
-    ns[nn++] = 1000000;
+    const uint64_t range[] = {10000, 100000, 1000000, 3000000, 10000000};
+    for (size_t i = 0; i < sizeof range / sizeof range[0]; i++)
+      ns[nn++] = range[i];
   }
   printf("\n### Deletion: counting Bloom filter vs the extension's cuckoo filter "
          "(C, outside SQLite)\n\n");
@@ -567,6 +582,14 @@ int main(void) {
          "k of them in one block per item, sized by its own model to 0.97 p.\n",
          rounds);
   for (int i = 0; i < nn; i++) report(ns[i]);
+  printf("\nOver the %d sizes, least .. most:\n\n| p | kind | bits/item | "
+         "measured FPR |\n|---|---|---:|---:|\n", spans);
+  for (int pi = 0; pi < 2; pi++)
+    for (int w = 0; w < NKINDS; w++)
+      printf("| %s | %s | %.2f .. %.2f | %.4f%% .. %.4f%% |\n",
+             pi ? "0.001" : "0.01", KIND_NAMES[w], span[pi][w][0][0],
+             span[pi][w][0][1], 100 * span[pi][w][1][0],
+             100 * span[pi][w][1][1]);
   printf("\nWhat can go wrong:\n");
   repeats(ns[0], 0.01, 20);
   printf("- Deleting a non-member that tests negative changes nothing in either "
