@@ -189,7 +189,7 @@ static void section_space(void) {
   }
   printf("\nOver those %d n, bits per item (least .. most):\n", SIZES);
   for (int j = 0; j < 2; j++)
-    printf("  p = %g: cuckoo_build %.2f .. %.2f; layout 0 (1.0) %.2f .. "
+    printf("  p = %g: cuckoo_build %.2f .. %.2f; layout 0 (1.1.0) %.2f .. "
            "%.2f; bloom_build %.2f .. %.2f; cuckoo smaller than Bloom at "
            "%d of %d\n", ps[j], lo[j][0], hi[j][0], lo[j][1], hi[j][1],
            lo[j][2], hi[j][2], below_bloom[j], SIZES);
