@@ -299,6 +299,109 @@ static cuckoo_status walk(const cuckoo_buckets *bk, uint64_t fp, uint64_t i1,
   return CUCKOO_FULL;
 }
 
+/* The breadth-first search for the shortest way to make room, tried before
+** the walk.  A node is a full bucket reached by moving one fingerprint:
+** the item's two buckets, then the other buckets of their fingerprints,
+** and so on, at most SEARCH_NODES of them (whose children are looked at:
+** at most 4 moves).  The first other
+** bucket found with an empty slot ends the search: the fingerprints along
+** the way move one bucket each, deepest first, and the item takes the
+** first one's slot.  Nothing changes until a way is found, so a search
+** that finds none leaves the buckets as they were, for the walk.  A table
+** near full (95% and more) would otherwise relocate along a long random
+** path: in a store every relocation changes another chunk row, and at 95%
+** the walk changed 7 rows an insert where the shortest ways change 2 to
+** 4. */
+enum { SEARCH_NODES = 2 + 8 + 32 + 128 };
+
+typedef struct search_node {
+  uint64_t bucket;
+  uint64_t fp[SLOTS];
+  int parent; /* -1 for the item's two buckets */
+  int slot;   /* the slot of the parent whose fingerprint moves here */
+} search_node;
+
+/* 1 if bucket b is node n or one of its ancestors. */
+static int on_path(const search_node *nodes, int n, uint64_t b) {
+  for (; n >= 0; n = nodes[n].parent)
+    if (nodes[n].bucket == b) return 1;
+  return 0;
+}
+
+/* Moves along the way to node `at`'s slot s, whose fingerprint goes to
+** slot e of bucket `to`: CUCKOO_OK, or CUCKOO_UNREACHABLE with every move
+** undone when the accessor breaks its promise. */
+static cuckoo_status move_along(const cuckoo_buckets *bk,
+                                const search_node *nodes, int at, int s,
+                                uint64_t to, int e, uint64_t fp) {
+  uint64_t done_bucket[SEARCH_NODES + 1], done_old[SEARCH_NODES + 1];
+  int done_slot[SEARCH_NODES + 1], done = 0;
+  uint64_t b = to, value = nodes[at].fp[s], old = 0;
+  int slot = e;
+  for (;;) {
+    if (set_slot(bk, b, slot, value) != 0) {
+      while (done-- > 0) /* back, last first */
+        set_slot(bk, done_bucket[done], done_slot[done], done_old[done]);
+      return CUCKOO_UNREACHABLE;
+    }
+    done_bucket[done] = b, done_slot[done] = slot, done_old[done++] = old;
+    if (at < 0) return CUCKOO_OK;
+    /* the slot just emptied takes the fingerprint of its parent's slot, or
+    ** the item's at the top */
+    b = nodes[at].bucket;
+    slot = s;
+    old = nodes[at].fp[s];
+    value = nodes[at].parent < 0 ? fp : nodes[nodes[at].parent].fp[nodes[at].slot];
+    s = nodes[at].slot;
+    at = nodes[at].parent;
+  }
+}
+
+/* *found: 1 if a way was found and taken (the status says how taking it
+** went), 0 if none within SEARCH_NODES (nothing changed). */
+static cuckoo_status search(const cuckoo_buckets *bk, uint64_t fp,
+                            uint64_t i1, uint64_t i2, const uint64_t v1[SLOTS],
+                            const uint64_t v2[SLOTS], int *found) {
+  search_node nodes[SEARCH_NODES];
+  int count = 2;
+  nodes[0].bucket = i1, nodes[0].parent = -1, nodes[0].slot = -1;
+  nodes[1].bucket = i2, nodes[1].parent = -1, nodes[1].slot = -1;
+  memcpy(nodes[0].fp, v1, sizeof nodes[0].fp);
+  memcpy(nodes[1].fp, v2, sizeof nodes[1].fp);
+  *found = 0;
+  for (int n = 0; n < count; n++) {
+    uint64_t child[SLOTS], first[SLOTS];
+    const unsigned char *bytes[SLOTS];
+    /* the four other buckets, asked for together */
+    for (int s = 0; s < SLOTS; s++) {
+      child[s] = alt_of(nodes[n].bucket, nodes[n].fp[s], bk->shape);
+      bytes[s] = NULL;
+      if (on_path(nodes, n, child[s])) continue;
+      bytes[s] = at(bk, child[s], 0, &first[s]);
+      if (bytes[s] == NULL) return CUCKOO_UNREACHABLE;
+#ifdef __GNUC__
+      __builtin_prefetch(bytes[s] + first[s] * bk->shape.f / 8);
+#endif
+    }
+    for (int s = 0; s < SLOTS; s++) {
+      if (bytes[s] == NULL) continue;
+      uint64_t v[SLOTS];
+      bucket_get(bytes[s], first[s], bk->shape.f, v);
+      int e = empty_in(v);
+      if (e < SLOTS) {
+        *found = 1;
+        return move_along(bk, nodes, n, s, child[s], e, fp);
+      }
+      if (count < SEARCH_NODES) {
+        search_node *c = &nodes[count++];
+        c->bucket = child[s], c->parent = n, c->slot = s;
+        memcpy(c->fp, v, sizeof c->fp);
+      }
+    }
+  }
+  return CUCKOO_OK;
+}
+
 cuckoo_status cuckoo_buckets_insert(const cuckoo_buckets *bk, filter_hash h) {
   cuckoo_key k = key_of(h, bk->shape);
   uint64_t fp = k.fingerprint, i1 = k.bucket,
@@ -325,6 +428,9 @@ cuckoo_status cuckoo_buckets_insert(const cuckoo_buckets *bk, filter_hash h) {
   e = empty_in(v2);
   if (e < SLOTS)
     return set_slot(bk, i2, e, fp) == 0 ? CUCKOO_OK : CUCKOO_UNREACHABLE;
+  int found;
+  cuckoo_status st = search(bk, fp, i1, i2, v1, v2, &found);
+  if (found || st != CUCKOO_OK) return st;
   return walk(bk, fp, i1, i2, v1, v2);
 }
 
