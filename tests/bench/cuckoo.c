@@ -39,11 +39,15 @@
 **    rewritten to layout 0: a power of two of buckets, no layout row), WAL,
 **    synchronous = NORMAL, checkpointed between batches (not timed), with
 **    the pages each insert wrote.
+** 6. cuckoo_store over its whole life: stores of 8 capacities from 100,000
+**    to 400,000 filled from empty to capacity by autocommit inserts, both
+**    layouts, the mean time and pages an insert (1.1.0's table is between
+**    half and 95% full at capacity, this version's 95%).
 **
 ** Rounds alternate the two layouts (A B, then B A) and print the ratio of
 ** each round: the machine is shared, so a range is given, not a point.
 */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #define BENCH_NAME "cuckoo"
 
 #include <math.h>
@@ -547,9 +551,23 @@ static void section_store(const char *dir) {
 /* The stores of both layouts for `capacity` holding `items` values, then
 ** rounds of 1,000 autocommit inserts of new values into each, in turn; a
 ** target when both tables are about as full, INFO when not. */
-static void store_at(const char *dir, int capacity, int items, int target) {
-  char path[2][512];
-  sqlite3 *db[2];
+/* Closes both stores and removes their files. */
+static void drop_stores(char path[2][512], sqlite3 *db[2]) {
+  for (int k = 0; k < 2; k++) {
+    sqlite3_close(db[k]);
+    char wal[1100];
+    snprintf(wal, sizeof wal, "%s-wal", path[k]);
+    remove(path[k]);
+    remove(wal);
+    snprintf(wal, sizeof wal, "%s-shm", path[k]);
+    remove(wal);
+  }
+}
+
+/* Empty stores of capacity `capacity` at 1%: db[1] of layout 1, db[0]
+** laid out as version 1.1.0 made it. */
+static void make_stores(const char *dir, int capacity, char path[2][512],
+                        sqlite3 *db[2]) {
   for (int k = 0; k < 2; k++) {
     snprintf(path[k], sizeof path[k], "%s/bench-cuckoo-layout%d.db", dir, k);
     remove(path[k]);
@@ -584,6 +602,12 @@ static void store_at(const char *dir, int capacity, int items, int target) {
                     old.fingerprint_bits / 2));
   sqlite3_close(db[0]);
   db[0] = open_db(path[0]);
+}
+
+static void store_at(const char *dir, int capacity, int items, int target) {
+  char path[2][512];
+  sqlite3 *db[2];
+  make_stores(dir, capacity, path, db);
   for (int k = 0; k < 2; k++) {
     execf(db[k], "INSERT INTO s(value) WITH RECURSIVE c(i) AS (SELECT 1 "
                  "UNION ALL SELECT i + 1 FROM c WHERE i < %d) SELECT i * 2 + 1 "
@@ -636,16 +660,81 @@ static void store_at(const char *dir, int capacity, int items, int target) {
   else
     printf("  INFO %-53s %6.2f   (pages %.2f)\n", name, median(ratio, rounds),
            frames[1] / frames[0]);
-  for (int k = 0; k < 2; k++) {
-    sqlite3_close(db[k]);
-    char wal[1100];
-    snprintf(wal, sizeof wal, "%s-wal", path[k]);
-    remove(path[k]);
-    remove(wal);
-    snprintf(wal, sizeof wal, "%s-shm", path[k]);
-    remove(wal);
-  }
+  drop_stores(path, db);
   printf("\n");
+}
+
+/* ------------------------------------------- 6. a store's whole fill */
+
+/* Fills the stores of both layouts from empty to `capacity` by autocommit
+** inserts, batches of 1,000 alternating between them; *us[k] the mean
+** microseconds an insert in layout k, *pages[k] the WAL frames each. */
+static void fill_both(const char *dir, int capacity, double us[2],
+                      double pages[2]) {
+  char path[2][512];
+  sqlite3 *db[2];
+  make_stores(dir, capacity, path, db);
+  sqlite3_stmt *st[2];
+  for (int k = 0; k < 2; k++) {
+    exec(db[k], "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint = 0");
+    if (sqlite3_prepare_v2(db[k], "INSERT INTO s(value) VALUES (?1)", -1,
+                           &st[k], NULL) != SQLITE_OK)
+      die(db[k], "prepare");
+    us[k] = pages[k] = 0;
+  }
+  enum { BATCH = 1000 };
+  for (int done = 0, b = 0; done < capacity; done += BATCH, b++) {
+    int n = capacity - done < BATCH ? capacity - done : BATCH;
+    for (int j = 0; j < 2; j++) {
+      int k = (b % 2) ^ j;
+      double t0 = tnow();
+      for (int i = done; i < done + n; i++) {
+        sqlite3_bind_int64(st[k], 1, (sqlite3_int64)i * 7919 + 13);
+        if (sqlite3_step(st[k]) != SQLITE_DONE) die(db[k], "insert");
+        sqlite3_reset(st[k]);
+      }
+      us[k] += tnow() - t0;
+      pages[k] += (double)checkpoint(db[k]);
+    }
+  }
+  for (int k = 0; k < 2; k++) {
+    sqlite3_finalize(st[k]);
+    us[k] = us[k] * 1e6 / capacity;
+    pages[k] /= capacity;
+  }
+  drop_stores(path, db);
+}
+
+static void section_fill(const char *dir) {
+  printf("## 6. cuckoo_store: a store's whole fill, empty to capacity\n\n"
+         "Autocommit INSERTs of `capacity` new values, layout 1 against "
+         "1.1.0's layout 0, batches of 1,000 alternating; capacities "
+         "log-spaced over two doublings of 1.1.0's table, so that its "
+         "fill at capacity ranges from about half to 95%%.\n\n"
+         "| capacity | buckets 1 / 0 | µs: layout 1 | layout 0 | ratio | "
+         "pages each: 1 / 0 |\n|---:|---|---:|---:|---:|---|\n");
+  enum { SIZES = 8 };
+  double sum[2] = {0, 0}, ratio[SIZES];
+  for (int i = 0; i < SIZES; i++) {
+    int capacity = (int)llround(100000.0 * pow(4.0, i / (double)(SIZES - 1)));
+    cuckoo_sizing z[2];
+    for (unsigned k = 0; k < 2; k++)
+      cuckoo_sizing_for_layout((uint64_t)capacity, 0.01, FILTER_MIN_FPR,
+                               UINT64_MAX, k, &z[k]);
+    double us[2], pages[2];
+    fill_both(dir, capacity, us, pages);
+    ratio[i] = us[1] / us[0];
+    for (int k = 0; k < 2; k++) sum[k] += us[k] * capacity;
+    printf("| %d | %llu / %llu | %.1f | %.1f | %.2f | %.2f / %.2f |\n",
+           capacity, (unsigned long long)z[1].buckets,
+           (unsigned long long)z[0].buckets, us[1], us[0], ratio[i], pages[1],
+           pages[0]);
+  }
+  double lo, hi;
+  range_of(ratio, SIZES, &lo, &hi);
+  printf("\n  INFO %-53s %6.2f   (per capacity %.2f .. %.2f)\n\n",
+         "store fill to capacity, layout 1 / 0, all inserts", sum[1] / sum[0],
+         lo, hi);
 }
 
 int main(int argc, char **argv) {
@@ -669,6 +758,7 @@ int main(int argc, char **argv) {
   if (all || strchr(only, '3')) section_core();
   if (all || strchr(only, '4')) section_sql();
   if (all || strchr(only, '5')) section_store(dir && *dir ? dir : "/tmp");
+  if (all || strchr(only, '6')) section_fill(dir && *dir ? dir : "/tmp");
   char load[128];
   load_avg(load, sizeof load);
   printf("load at the end: %s\n", load);
