@@ -23,8 +23,7 @@
 ** certainly does not.  Inline: it runs once per probed row. */
 static inline int filter_contains(const filter_view *f, filter_hash h) {
   if (f->header.kind == FILTER_KIND_CUCKOO)
-    return cuckoo_contains(f->body, f->header.buckets,
-                           f->header.fingerprint_bits, h);
+    return cuckoo_contains(f->body, cuckoo_shape_of(&f->header), h);
   if (f->header.kind == FILTER_KIND_LAYERED)
     return f->layers ? layer_index_contains(f->layers, h)
                      : layered_contains(f, h);

@@ -136,6 +136,7 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
   h->fingerprint_bits = 0;
   h->slots_per_bucket = 0;
   h->buckets = 0;
+  h->cuckoo_layout = 0;
   h->capacity = load_le64(b + FILTER_OFF_CAPACITY);
   h->target_fpr = load_le_double(b + FILTER_OFF_TARGET_FPR);
   h->count = load_le64(b + FILTER_OFF_COUNT);
@@ -184,24 +185,35 @@ static int check_bloom(const unsigned char *b, size_t body, filter_header *h,
 
 /* The body is ceil(buckets * 4 * f / 8) bytes: f/2 bytes per bucket pair,
 ** (4f + 7) / 8 for a single bucket.  Checked as body / f == buckets / 2
-** (division only), because buckets * f can wrap on a hostile header. */
+** (division only), because buckets * f can wrap on a hostile header.
+** Layout 0 has a power of two of buckets, layout 1 an even number. */
 static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
                         char *err, size_t err_size) {
   h->fingerprint_bits = b[FILTER_OFF_FINGERPRINT_BITS];
   h->slots_per_bucket = b[FILTER_OFF_SLOTS];
+  h->cuckoo_layout = b[FILTER_OFF_CUCKOO_LAYOUT];
   h->buckets = load_le64(b + FILTER_OFF_BUCKETS);
   if (h->slots_per_bucket != CUCKOO_SLOTS_PER_BUCKET)
     return fail(err, err_size, "slots per bucket is %u, not %d",
                 h->slots_per_bucket, CUCKOO_SLOTS_PER_BUCKET);
-  if (b[FILTER_OFF_SLOTS + 1] != 0 || b[FILTER_OFF_SLOTS + 2] != 0)
-    return fail(err, err_size, "header bytes 14-15 are not 0");
+  if (h->cuckoo_layout != CUCKOO_LAYOUT_XOR &&
+      h->cuckoo_layout != CUCKOO_LAYOUT_SUB)
+    return fail(err, err_size, "cuckoo layout %u unknown (header byte 14: "
+                "0 or 1)", h->cuckoo_layout);
+  if (b[FILTER_OFF_CUCKOO_LAYOUT + 1] != 0)
+    return fail(err, err_size, "header byte 15 is not 0");
   unsigned f = h->fingerprint_bits;
   if (f < CUCKOO_MIN_FINGERPRINT_BITS || f > CUCKOO_MAX_FINGERPRINT_BITS)
     return fail(err, err_size, "fingerprint width %u out of range %d..%d", f,
                 CUCKOO_MIN_FINGERPRINT_BITS, CUCKOO_MAX_FINGERPRINT_BITS);
-  if (h->buckets == 0 || (h->buckets & (h->buckets - 1)) != 0)
+  if (h->cuckoo_layout == CUCKOO_LAYOUT_XOR &&
+      (h->buckets == 0 || (h->buckets & (h->buckets - 1)) != 0))
     return fail(err, err_size, "bucket count %llu is not a power of two",
                 (unsigned long long)h->buckets);
+  if (h->cuckoo_layout == CUCKOO_LAYOUT_SUB &&
+      (h->buckets == 0 || h->buckets % 2 != 0))
+    return fail(err, err_size, "bucket count %llu is not a positive even "
+                "number (layout 1)", (unsigned long long)h->buckets);
   int sized = h->buckets == 1
                   ? (uint64_t)body == (CUCKOO_SLOTS_PER_BUCKET * f + 7) / 8
                   : (uint64_t)body % f == 0 &&
@@ -321,6 +333,7 @@ void filter_write_header(unsigned char *dst, const filter_header *h) {
   } else if (h->kind == FILTER_KIND_CUCKOO) {
     dst[FILTER_OFF_FINGERPRINT_BITS] = (unsigned char)h->fingerprint_bits;
     dst[FILTER_OFF_SLOTS] = (unsigned char)h->slots_per_bucket;
+    dst[FILTER_OFF_CUCKOO_LAYOUT] = (unsigned char)h->cuckoo_layout;
     store_le64(dst + FILTER_OFF_BUCKETS, h->buckets);
   } else {
     store_le32(dst + FILTER_OFF_HASHES, h->hashes);

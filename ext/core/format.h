@@ -38,7 +38,8 @@ enum {
   FILTER_OFF_SEED = 8,
   FILTER_OFF_HASHES = 12,           /* bloom: u32 */
   FILTER_OFF_FINGERPRINT_BITS = 12, /* cuckoo: u8 */
-  FILTER_OFF_SLOTS = 13,            /* cuckoo: u8; bytes 14-15 zero */
+  FILTER_OFF_SLOTS = 13,            /* cuckoo: u8 */
+  FILTER_OFF_CUCKOO_LAYOUT = 14,    /* cuckoo: u8; byte 15 zero */
   FILTER_OFF_BITS = 16,             /* bloom */
   FILTER_OFF_BUCKETS = 16,          /* cuckoo */
   FILTER_OFF_CAPACITY = 24,
@@ -96,6 +97,14 @@ enum {
 #define CUCKOO_MIN_FINGERPRINT_BITS 4
 #define CUCKOO_MAX_FINGERPRINT_BITS 64
 
+/* Cuckoo layouts (header byte 14, FORMAT.md "Kind 2").  Layout 0, the
+** first: a power of two of buckets, an item's other bucket by XOR.
+** Layout 1: any even number of buckets, the other bucket by subtraction,
+** so that a table is as large as its items need.  A reader that knows
+** only layout 0 refuses layout 1 (it requires byte 14 to be 0). */
+#define CUCKOO_LAYOUT_XOR 0
+#define CUCKOO_LAYOUT_SUB 1
+
 typedef struct filter_header {
   unsigned version;    /* FILTER_VERSION */
   unsigned kind;       /* FILTER_KIND_* */
@@ -110,7 +119,9 @@ typedef struct filter_header {
                           stored (cuckoo_info: `items`) */
   unsigned fingerprint_bits; /* cuckoo: f, bits per slot */
   unsigned slots_per_bucket; /* cuckoo: CUCKOO_SLOTS_PER_BUCKET */
-  uint64_t buckets;          /* cuckoo: a power of two */
+  uint64_t buckets;          /* cuckoo: a power of two (layout 0), even
+                                (layout 1) */
+  unsigned cuckoo_layout;    /* cuckoo: CUCKOO_LAYOUT_XOR or _SUB */
   /* layered (kind 3); capacity and count are then the layers' sums */
   unsigned layer_kind;       /* FILTER_KIND_BLOOM or FILTER_KIND_CUCKOO */
   unsigned layers;           /* 1..FILTER_MAX_LAYERS */

@@ -202,6 +202,7 @@ void layer_index_of(const filter_view *f, layer_index *ix) {
     } else {
       ix->units[i] = layer.header.buckets;
       ix->width[i] = layer.header.fingerprint_bits;
+      ix->layout[i] = (unsigned char)layer.header.cuckoo_layout;
     }
   }
   if (ix->layer_kind == FILTER_KIND_BLOOM)
@@ -231,8 +232,10 @@ int layer_index_contains(const layer_index *ix, filter_hash h) {
       if (bloom_block_holds(block[i], &mask[ix->width_rank[i]])) return 1;
     return 0;
   }
-  for (unsigned i = n; i-- > 0;)
-    if (cuckoo_contains(ix->body[i], ix->units[i], ix->width[i], h)) return 1;
+  for (unsigned i = n; i-- > 0;) {
+    cuckoo_shape s = {ix->units[i], ix->width[i], ix->layout[i]};
+    if (cuckoo_contains(ix->body[i], s, h)) return 1;
+  }
   return 0;
 }
 

@@ -140,6 +140,7 @@ typedef struct layer_index {
   const unsigned char *body[FILTER_MAX_LAYERS];
   uint64_t units[FILTER_MAX_LAYERS]; /* Bloom blocks or cuckoo buckets */
   unsigned width[FILTER_MAX_LAYERS]; /* hashes k, or fingerprint bits f */
+  unsigned char layout[FILTER_MAX_LAYERS]; /* cuckoo layers' layout */
   /* Bloom layers: their distinct k ascending, and layer i's among them, so
   ** that a probe builds each layer's bit mask once (bloom_masks_of). */
   unsigned widths;

@@ -14,7 +14,7 @@
 **   capacity INTEGER, target_fpr REAL, bits INTEGER, hashes INTEGER,
 **   bytes INTEGER, bits_per_item REAL, expected_fpr REAL
 **
-** expected_fpr is the layout's false-positive model evaluated at n items
+** expected_fpr is the filter's false-positive model evaluated at n items
 ** for the chosen bits and hashes, not the target echoed back.  The sizing is
 ** reported even when bytes exceeds the connection's blob limit (then
 ** bloom_build would fail with SQLITE_TOOBIG).

@@ -99,7 +99,7 @@ static unsigned char *fill(sqlite3_context *ctx, cbuild_state *s,
   cuckoo_write_empty(blob, &s->sizing);
   unsigned char *body = blob + FILTER_HEADER_BYTES;
   for (size_t i = 0; i < distinct; i++) {
-    if (cuckoo_insert(body, s->sizing.buckets, s->sizing.fingerprint_bits,
+    if (cuckoo_insert(body, cuckoo_shape_of_sizing(&s->sizing),
                       s->seen.hashes[i]) != CUCKOO_OK) {
       sql_error(ctx, "capacity exceeded: %llu distinct values do not fit in a "
                 "filter for n = %llu (%llu slots; %llu placed)",

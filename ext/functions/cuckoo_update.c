@@ -88,8 +88,7 @@ void sql_cuckoo_add(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (out == NULL) return;
   uint64_t slots = layer.header.buckets * CUCKOO_SLOTS_PER_BUCKET;
   cuckoo_status st = cuckoo_insert(out + (layer.body - f.blob),
-                                   layer.header.buckets,
-                                   layer.header.fingerprint_bits, h);
+                                   cuckoo_shape_of(&layer.header), h);
   if (st == CUCKOO_OK) {
     /* items <= slots holds for every blob that parses; a hand-made one
     ** with a wrong count must still give a blob that parses. */
@@ -128,16 +127,15 @@ void sql_cuckoo_delete(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   for (unsigned i = filter_layer_count(&f); i-- > 0;) {
     filter_view here;
     filter_layer_prev(&w, &here);
-    if (cuckoo_contains(here.body, here.header.buckets,
-                        here.header.fingerprint_bits, h) &&
+    if (cuckoo_contains(here.body, cuckoo_shape_of(&here.header), h) &&
         holders++ == 0)
       layer = here;
   }
   if (holders == 1) {
     unsigned char *out = sql_copy_filter(ctx, &f);
     if (out == NULL) return;
-    cuckoo_remove(out + (layer.body - f.blob), layer.header.buckets,
-                  layer.header.fingerprint_bits, h);
+    cuckoo_remove(out + (layer.body - f.blob), cuckoo_shape_of(&layer.header),
+                  h);
     /* A hand-made blob may say 0 items and still hold fingerprints. */
     write_count(out, &f, &layer,
                 layer.header.count ? layer.header.count - 1 : 0);

@@ -67,8 +67,8 @@ int chunk_damaged(store *s, const store_layer *l, int64_t local, int len) {
 
 /* --- reads ------------------------------------------------------------- */
 
-/* The cache's copy of the chunk, checked against the layout (a chunk read
-** under another layout means the configuration changed under us). */
+/* The cache's copy of the chunk, checked against its size (a copy of
+** another size means the configuration changed under us). */
 static int cached_copy(store *s, const store_layer *l, int64_t local,
                        cached_chunk **out) {
   *out = cache_find(&s->cache, l->first_chunk + local);

@@ -188,7 +188,7 @@ int config_layer(const store_kind *k, store_config *c, int i,
                                                 : SQLITE_OK;
 }
 
-/* 1 if two layers have one layout. */
+/* 1 if two layers have one shape. */
 static int same_layer(const store_layer *a, const store_layer *b) {
   return a->units == b->units && a->chunk_units == b->chunk_units &&
          a->first_chunk == b->first_chunk && a->chunks == b->chunks &&
@@ -196,6 +196,7 @@ static int same_layer(const store_layer *a, const store_layer *b) {
          a->header.hashes == b->header.hashes &&
          a->header.buckets == b->header.buckets &&
          a->header.fingerprint_bits == b->header.fingerprint_bits &&
+         a->header.cuckoo_layout == b->header.cuckoo_layout &&
          a->header.seed == b->header.seed;
 }
 
@@ -282,6 +283,7 @@ static int write_kind_keys(store *s, int fills, const char *prefix,
   rc = kind->size(s, fills, capacity, fpr, page_size, v);
   char key[96];
   for (int k = 0; rc == SQLITE_OK && k < KIND_MAX_KEYS && kind->keys[k]; k++) {
+    if (v[k] == 0 && (kind->optional_keys >> k & 1)) continue;
     snprintf(key, sizeof key, "%s%s", prefix, kind->keys[k]);
     rc = shadow_put_config(&s->tables, key, v[k]);
   }

@@ -17,6 +17,12 @@
 ** would have and answers cuckoo_test exactly as the store does.
 ** INSERT INTO t(filter) loads a filter of the same shape into an empty
 ** store.
+**
+** Layout: a store made by this version records `layout = 1` (any even
+** number of buckets, cuckoo.h); a store made before has no such row and
+** is layout 0 (a power of two).  A scalable store's new layer takes the
+** layout of the layer before it, so a store never mixes layouts and one
+** made before stays readable by the version that made it.
 */
 #include <string.h>
 
@@ -29,7 +35,7 @@
 ** holds a store near it. */
 #define MAX_BUCKETS ((sqlite3_int64)1 << 56)
 
-enum { KEY_BUCKETS, KEY_FINGERPRINT_BITS, KEY_CHUNK_BUCKETS };
+enum { KEY_BUCKETS, KEY_FINGERPRINT_BITS, KEY_CHUNK_BUCKETS, KEY_LAYOUT };
 
 /* The even number of buckets whose bytes (C * f / 2) fit a page of
 ** `page_size` with the room bloom_store leaves (see blocks_per_page). */
@@ -46,9 +52,13 @@ static int size_filter(store *s, int fills, uint64_t *capacity, double fpr,
   ** table, so that its rate stays within fpr however full it gets, and its
   ** capacity is what its buckets are sized to hold. */
   cuckoo_sizing sizing;
+  /* A new store's layout is 1; a new layer keeps its store's layout. */
+  unsigned layout = s->config.layer_count > 0
+                        ? store_newest(s)->header.cuckoo_layout
+                        : CUCKOO_LAYOUT_SUB;
   cuckoo_sizing_status st =
       fills ? cuckoo_sizing_filled_for(*capacity, fpr, FILTER_MIN_FPR,
-                                       UINT64_MAX, &sizing)
+                                       UINT64_MAX, layout, &sizing)
             : cuckoo_sizing_for(*capacity, fpr, FILTER_MIN_FPR, UINT64_MAX,
                                 &sizing);
   if (st != CUCKOO_SIZING_OK || sizing.buckets > (uint64_t)MAX_BUCKETS)
@@ -59,20 +69,26 @@ static int size_filter(store *s, int fills, uint64_t *capacity, double fpr,
   values[KEY_FINGERPRINT_BITS] = sizing.fingerprint_bits;
   values[KEY_CHUNK_BUCKETS] =
       buckets_per_page(page_size, sizing.fingerprint_bits);
+  values[KEY_LAYOUT] = sizing.layout; /* 0: no row, as before */
   return SQLITE_OK;
 }
 
 static int configure(store_layer *l, const sqlite3_int64 v[]) {
   sqlite3_int64 buckets = v[KEY_BUCKETS], f = v[KEY_FINGERPRINT_BITS],
-                chunk = v[KEY_CHUNK_BUCKETS];
+                chunk = v[KEY_CHUNK_BUCKETS], layout = v[KEY_LAYOUT];
+  /* layout 0: a power of two of buckets; layout 1: an even number */
   if (buckets < 1 || buckets > MAX_BUCKETS ||
-      (buckets & (buckets - 1)) != 0 || f < CUCKOO_MIN_FINGERPRINT_BITS ||
+      (layout != CUCKOO_LAYOUT_XOR && layout != CUCKOO_LAYOUT_SUB) ||
+      (layout == CUCKOO_LAYOUT_XOR && (buckets & (buckets - 1)) != 0) ||
+      (layout == CUCKOO_LAYOUT_SUB && buckets % 2 != 0) ||
+      f < CUCKOO_MIN_FINGERPRINT_BITS ||
       f > CUCKOO_MAX_FINGERPRINT_BITS || chunk < 2 || chunk % 2 != 0 ||
       chunk > STORE_MAX_CHUNK_UNITS)
     return SQLITE_CORRUPT_VTAB;
   l->header.buckets = (uint64_t)buckets;
   l->header.fingerprint_bits = (unsigned)f;
   l->header.slots_per_bucket = SLOTS;
+  l->header.cuckoo_layout = (unsigned)layout;
   l->units = (uint64_t)buckets;
   l->chunk_units = (uint32_t)chunk;
   return SQLITE_OK;
@@ -115,8 +131,7 @@ static unsigned char *locate(void *ctx, uint64_t bucket, int for_write,
 }
 
 static cuckoo_buckets buckets_of(layer_buckets *t) {
-  cuckoo_buckets bk = {locate, t, t->l->header.buckets,
-                        t->l->header.fingerprint_bits};
+  cuckoo_buckets bk = {locate, t, cuckoo_shape_of(&t->l->header)};
   return bk;
 }
 
@@ -138,9 +153,9 @@ static int bucket_holds(store *s, const store_layer *l, uint64_t b,
 /* A probe reads its one or two buckets without keeping their chunks. */
 static int contains(store *s, const store_layer *l, filter_hash h,
                     int *maybe) {
-  cuckoo_key k = cuckoo_key_of(h, l->header.buckets,
-                               l->header.fingerprint_bits);
-  uint64_t alt = cuckoo_alt_bucket(k.bucket, k.fingerprint, l->header.buckets);
+  cuckoo_shape shape = cuckoo_shape_of(&l->header);
+  cuckoo_key k = cuckoo_key_of(h, shape);
+  uint64_t alt = cuckoo_alt_bucket(k.bucket, k.fingerprint, shape);
   int rc = bucket_holds(s, l, k.bucket, k.fingerprint, maybe);
   if (rc == SQLITE_OK && !*maybe && alt != k.bucket)
     rc = bucket_holds(s, l, alt, k.fingerprint, maybe);
@@ -181,13 +196,15 @@ static int load(store *s, const filter_view *f) {
   const store_layer *l = &s->config.layers[0];
   const filter_header *a = &l->header, *b = &f->header;
   if (a->buckets != b->buckets || a->fingerprint_bits != b->fingerprint_bits ||
-      a->seed != b->seed)
+      a->cuckoo_layout != b->cuckoo_layout || a->seed != b->seed)
     return store_error(s, "the filter has %llu buckets of %u-bit "
-                       "fingerprints (seed %u), the store %llu of %u-bit "
-                       "(seed %u): only a filter of the same shape loads",
+                       "fingerprints (layout %u, seed %u), the store %llu of "
+                       "%u-bit (layout %u, seed %u): only a filter of the "
+                       "same shape loads",
                        (unsigned long long)b->buckets, b->fingerprint_bits,
-                       b->seed, (unsigned long long)a->buckets,
-                       a->fingerprint_bits, a->seed);
+                       b->cuckoo_layout, b->seed,
+                       (unsigned long long)a->buckets, a->fingerprint_bits,
+                       a->cuckoo_layout, a->seed);
   int rc = chunks_load_all(s, l);
   uint64_t items = 0;
   for (int64_t id = 0; rc == SQLITE_OK && id < l->chunks; id++) {
@@ -213,7 +230,8 @@ static int load(store *s, const filter_view *f) {
 
 const store_kind store_cuckoo_kind = {
     .kind = FILTER_KIND_CUCKOO,
-    .keys = {"buckets", "fingerprint_bits", "chunk_buckets", NULL},
+    .keys = {"buckets", "fingerprint_bits", "chunk_buckets", "layout", NULL},
+    .optional_keys = 1u << KEY_LAYOUT,
     .counter_bytes = 0,
     .no_delete = NULL,
     .no_update = "an item cannot be changed: delete it and insert the new "

@@ -20,15 +20,15 @@
 #include "store/store.h"
 
 /* Where the layers go in the blob, and their headers as counted. */
-typedef struct export_layout {
+typedef struct export_placement {
   uint64_t bytes;                      /* of the blob */
   uint64_t layer_at[STORE_MAX_LAYERS]; /* each layer's header */
   filter_header headers[STORE_MAX_LAYERS]; /* count: items counted so far */
   layered_params params;
-} export_layout;
+} export_placement;
 
 /* The layered placement of e's layers (core/layered.h). */
-static int place_layers(store *s, export_layout *e,
+static int place_layers(store *s, export_placement *e,
                         layered_placement *where) {
   char why[160];
   if (layered_place(e->headers, (unsigned)s->config.layer_count, &e->params,
@@ -38,7 +38,7 @@ static int place_layers(store *s, export_layout *e,
   return SQLITE_OK;
 }
 
-static int lay_out(store *s, export_layout *e) {
+static int place_all(store *s, export_placement *e) {
   const store_config *c = &s->config;
   for (int i = 0; i < c->layer_count; i++) {
     e->headers[i] = c->layers[i].header;
@@ -62,7 +62,7 @@ static int lay_out(store *s, export_layout *e) {
 }
 
 /* The headers, once the items are counted. */
-static int write_headers(store *s, export_layout *e, unsigned char *blob) {
+static int write_headers(store *s, export_placement *e, unsigned char *blob) {
   if (!s->config.schedule->layered) {
     filter_write_header(blob, &e->headers[0]);
     return SQLITE_OK;
@@ -78,7 +78,7 @@ static int write_headers(store *s, export_layout *e, unsigned char *blob) {
 ** Bits past the last unit, in the last byte of a body whose units do not
 ** end on a byte (a one-bucket cuckoo layer), stay zero as *_build leaves
 ** them. */
-static void copy_chunk(const store *s, export_layout *e, unsigned char *blob,
+static void copy_chunk(const store *s, export_placement *e, unsigned char *blob,
                        const store_layer *l, int64_t local,
                        const unsigned char *data) {
   int i = (int)(l - s->config.layers);
@@ -94,7 +94,7 @@ static void copy_chunk(const store *s, export_layout *e, unsigned char *blob,
 }
 
 /* The scan's current row as chunk `local` of l, checked, copied. */
-static int copy_row(store *s, export_layout *e, unsigned char *blob,
+static int copy_row(store *s, export_placement *e, unsigned char *blob,
                     sqlite3_stmt *scan, const store_layer *l, int64_t local) {
   const unsigned char *data = sqlite3_column_blob(scan, 1);
   int len = sqlite3_column_bytes(scan, 1);
@@ -109,7 +109,7 @@ static int copy_row(store *s, export_layout *e, unsigned char *blob,
 /* Reads the chunk rows into the blob, but for those the cache holds
 ** changed (copied after).  A fixed store has every row; a layered store's
 ** rows not yet written are zeros. */
-static int copy_rows(store *s, export_layout *e, unsigned char *blob) {
+static int copy_rows(store *s, export_placement *e, unsigned char *blob) {
   sqlite3_stmt *scan = NULL;
   int rc = shadow_scan_chunks(&s->tables, &scan);
   int64_t expect = 0;
@@ -120,7 +120,7 @@ static int copy_rows(store *s, export_layout *e, unsigned char *blob) {
     if (l == NULL && window_expired_id(s, id)) {
       continue; /* a generation past its time, deleted by the next write */
     } else if (l == NULL) {
-      rc = store_error(s, "chunk %lld of %s is outside the layout: the store "
+      rc = store_error(s, "chunk %lld of %s is outside its layers: the store "
                        "is damaged", (long long)id, s->tables.name);
     } else if (every_row && id != expect) {
       rc = chunk_missing(s, expect);
@@ -143,7 +143,7 @@ static int copy_rows(store *s, export_layout *e, unsigned char *blob) {
 }
 
 /* The chunks the cache holds changed. */
-static int copy_changed(store *s, export_layout *e, unsigned char *blob) {
+static int copy_changed(store *s, export_placement *e, unsigned char *blob) {
   for (size_t i = 0; i < s->cache.dirty; i++) {
     const cached_chunk *c = cache_find(&s->cache, s->cache.dirty_ids[i]);
     const store_layer *l = c ? chunk_layer_of(s, c->id) : NULL;
@@ -160,9 +160,9 @@ int store_export(store *s, sqlite3_context *ctx) {
   int rc = chunks_settle(s);
   if (rc != SQLITE_OK) return rc;
   if (s->config.layer_count == 0) return window_export_empty(s, ctx);
-  export_layout *e = sqlite3_malloc(sizeof *e);
+  export_placement *e = sqlite3_malloc(sizeof *e);
   if (e == NULL) return SQLITE_NOMEM;
-  rc = lay_out(s, e);
+  rc = place_all(s, e);
   uint64_t bytes = e->bytes;
   int limit = sqlite3_limit(sqlite3_context_db_handle(ctx),
                             SQLITE_LIMIT_LENGTH, -1);

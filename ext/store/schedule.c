@@ -26,13 +26,18 @@
 
 #include "store/store.h"
 
-/* The bits of a group's keys that a layer must have: capacity, fpr and
-** every key of the kind. */
+/* The bits of a group's keys that a layer must have: every key of the
+** kind but its optional ones (with capacity and fpr for a layer). */
 static unsigned kind_key_bits(const store_kind *k) {
   unsigned bits = 0;
   for (int i = 0; i < KIND_MAX_KEYS && k->keys[i]; i++)
-    bits |= 1u << (LAYER_KEY_KIND + i);
+    if (!(k->optional_keys >> i & 1)) bits |= 1u << (LAYER_KEY_KIND + i);
   return bits;
+}
+
+/* A group's keys less the kind's optional ones, which it may lack. */
+static unsigned required_seen(const store_kind *k, const config_group *g) {
+  return g->seen & ~(k->optional_keys << LAYER_KEY_KIND);
 }
 
 /* --- fixed ------------------------------------------------------------- */
@@ -50,7 +55,7 @@ static int fixed_create(store *s, const store_options *o) {
 static int fixed_parse(const store_kind *k, const config_rows *r,
                        store_config *c) {
   if (r->layer_rows != 0 || r->schedule.damaged || r->fixed.damaged ||
-      r->fixed.seen != kind_key_bits(k))
+      required_seen(k, &r->fixed) != kind_key_bits(k))
     return SQLITE_CORRUPT_VTAB;
   c->layer_count = 1;
   return config_layer(k, c, 0, c->header.capacity, c->header.target_fpr,
@@ -103,7 +108,7 @@ static int scalable_parse(const store_kind *k, const config_rows *r,
   int rc = SQLITE_OK;
   for (int i = 0; rc == SQLITE_OK && i < c->layer_count; i++) {
     const config_group *g = &r->layers[i];
-    rc = g->damaged || g->seen != all ? SQLITE_CORRUPT_VTAB
+    rc = g->damaged || required_seen(k, g) != all ? SQLITE_CORRUPT_VTAB
                         : config_layer(k, c, i,
                                        (uint64_t)g->v[LAYER_KEY_CAPACITY],
                                        g->r[LAYER_KEY_FPR],

@@ -150,7 +150,7 @@ static inline const store_layer *store_newest(const store *s) {
 ** whatever of it a rollback undoes. */
 
 /* The configuration values a kind reads, by its own keys' order. */
-#define KIND_MAX_KEYS 4
+#define KIND_MAX_KEYS 5
 
 /* The most units a chunk row holds (its configuration's chunk_blocks or
 ** chunk_buckets): more is damage.  A page holds far fewer. */
@@ -159,6 +159,10 @@ static inline const store_layer *store_newest(const store *s) {
 struct store_kind {
   unsigned kind;
   const char *keys[KIND_MAX_KEYS]; /* its config keys, NULL-terminated */
+  /* Bit k set: keys[k] may be missing, reading as 0, and is not written
+  ** when 0 (a key added after stores without it were made: cuckoo's
+  ** layout). */
+  unsigned optional_keys;
   uint32_t counter_bytes;          /* after the units of each chunk row */
   const char *no_delete; /* the refusal of DELETE, or NULL if it deletes */
   const char *no_update; /* the refusal of UPDATE */

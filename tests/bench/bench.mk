@@ -19,7 +19,12 @@
 # BENCH_CACHES=sysconf or cpuid reads the cache sizes it prints from there
 # rather than from sysfs first (where a machine has no sysfs cache directory,
 # it falls back to them by itself);
-# BENCH_COUNTING_N=n sets the counting comparison's items (default 1000000).
+# BENCH_COUNTING_N=n,n,... sets the counting comparison's sizes (default
+# 10000,100000,1000000,3000000,10000000).
+# make bench-cuckoo: the cuckoo filter's layout 1 against version 1.1.0's
+# layout 0 (tests/bench/cuckoo.c: space over n, accuracy, core and SQL
+# probes, store inserts; a few minutes; BENCH_CUCKOO_ACCURACY_MAX=n bounds
+# the accuracy part, BENCH_CUCKOO_DIR its store databases, default /tmp).
 # make bench-store: only the bloom_store figures (tests/bench/store.c; its
 # databases, store-*.db, take about 1.5 GB and a few minutes to build once;
 # STORE_BENCH_BIG=n sets the large size, default 10000000).
@@ -45,6 +50,7 @@ STORE_BIN     = build/bench/store
 SCALABLE_BIN  = build/bench/scalable
 KEEP_BIN      = build/bench/keep
 WINDOW_BIN    = build/bench/window
+CUCKOO_BIN    = build/bench/cuckoo
 
 $(BENCH_BIN): tests/bench/bench.c tests/bench/machine.h $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
@@ -53,6 +59,11 @@ $(BENCH_BIN): tests/bench/bench.c tests/bench/machine.h $(CORE_SRC) $(HEADERS)
 $(COUNTING_BIN): tests/bench/counting.c $(CORE_SRC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -Iext -o $@ $< $(CORE_SRC) $(MURMUR_A) -lm
+
+$(CUCKOO_BIN): tests/bench/cuckoo.c tests/bench/cuckoo_v110.h tests/bench/sqlbench.h \
+               $(CORE_SRC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(BENCH_CC) $(BENCH_CFLAGS) -Iext -o $@ $< $(CORE_SRC) $(MURMUR_A) -lsqlite3 -lm
 
 $(STORE_BIN): tests/bench/store.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
@@ -70,11 +81,14 @@ $(WINDOW_BIN): tests/bench/window.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-.PHONY: bench-counting bench-store bench-scalable bench-keep bench-window
 
-bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN)
+.PHONY: bench-counting bench-store bench-scalable bench-keep bench-cuckoo bench-window
+
+bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN) \
+       $(CUCKOO_BIN)
 	$(BENCH_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(COUNTING_BIN)
+	$(CUCKOO_BIN) $(CURDIR)/bloom.so
 	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(SCALABLE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 
@@ -115,3 +129,6 @@ bench-usecases: bloom.so $(USECASES_BIN)
 # tests/usecases.t runs the driver at 1,000 ids under make test (a smoke
 # run: answers checked, no timing asserted).
 test-plain test-asan: $(USECASES_BIN)
+
+bench-cuckoo: bloom.so $(CUCKOO_BIN)
+	$(CUCKOO_BIN) $(CURDIR)/bloom.so

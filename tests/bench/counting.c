@@ -11,7 +11,8 @@
 ** Bench only: the counting filter lives here, never in ext/.
 **
 **   build/bench/counting          (make bench-counting; make bench runs it)
-**   env: BENCH_ROUNDS (default 5), BENCH_COUNTING_N (items, default 1000000)
+**   env: BENCH_ROUNDS (default 5), BENCH_COUNTING_N (items, a comma-separated
+**        list; default 10000,100000,1000000,3000000,10000000)
 **
 ** The counting filter keeps the extension's Bloom layout and swaps each bit
 ** for a 4-bit counter: a 64-byte block (one cache line) holds 128 counters,
@@ -248,8 +249,7 @@ static const char *const KIND_NAMES[NKINDS] = {
 
 typedef struct kind {
   counting cb;            /* COUNTING */
-  uint64_t buckets;       /* CUCKOO */
-  unsigned f;
+  cuckoo_shape shape;     /* CUCKOO */
   uint64_t bloom_blocks;  /* BLOOM */
   unsigned bloom_k;
   unsigned char *body;
@@ -267,7 +267,7 @@ static void k_insert(int which, kind *s, unsigned char *body, filter_hash h,
     break;
   }
   case CUCKOO:
-    if (cuckoo_insert(body, s->buckets, s->f, h) != CUCKOO_OK) ++*failed;
+    if (cuckoo_insert(body, s->shape, h) != CUCKOO_OK) ++*failed;
     break;
   default:
     bloom_insert(body, s->bloom_blocks, s->bloom_k, h);
@@ -283,7 +283,7 @@ static int k_contains(int which, const kind *s, const unsigned char *body,
     return counting_contains(&c, h);
   }
   case CUCKOO:
-    return cuckoo_contains(body, s->buckets, s->f, h);
+    return cuckoo_contains(body, s->shape, h);
   default:
     return bloom_contains(body, s->bloom_blocks, s->bloom_k, h);
   }
@@ -295,7 +295,7 @@ static int k_remove(int which, kind *s, unsigned char *body, filter_hash h) {
     c.body = body;
     return counting_remove(&c, h);
   }
-  return cuckoo_remove(body, s->buckets, s->f, h);
+  return cuckoo_remove(body, s->shape, h);
 }
 
 typedef struct result {
@@ -318,8 +318,7 @@ static void run_one(uint64_t n, double p, result res[NKINDS], double *hash_ns) {
     fprintf(stderr, "counting: no cuckoo sizing\n");
     exit(2);
   }
-  s[CUCKOO].buckets = cp.buckets;
-  s[CUCKOO].f = cp.fingerprint_bits;
+  s[CUCKOO].shape = cuckoo_shape_of_sizing(&cp);
   s[CUCKOO].bytes = (size_t)cuckoo_body_bytes(cp.buckets, cp.fingerprint_bits);
   s[CUCKOO].model_fpr = cp.expected_fpr;
   bloom_sizing bp;
@@ -468,22 +467,26 @@ static void repeats(uint64_t n, double p, int times) {
   int added = 0;
   cuckoo_status st = CUCKOO_OK;
   for (int i = 0; i < times; i++) {
-    st = cuckoo_insert(body, cp.buckets, cp.fingerprint_bits, h);
+    st = cuckoo_insert(body, cuckoo_shape_of_sizing(&cp), h);
     if (st != CUCKOO_OK) break;
     added++;
   }
   removed = 0;
   for (int i = 0; i < times; i++)
-    removed += cuckoo_remove(body, cp.buckets, cp.fingerprint_bits, h);
+    removed += cuckoo_remove(body, cuckoo_shape_of_sizing(&cp), h);
   printf("- cuckoo: the same item: %d copies accepted, the next add refused "
          "(%s); %d removes succeed and it then tests %d.\n",
          added,
          st == CUCKOO_TOO_MANY_COPIES ? "too many copies"
          : st == CUCKOO_FULL          ? "full"
                                       : "none refused",
-         removed, cuckoo_contains(body, cp.buckets, cp.fingerprint_bits, h));
+         removed, cuckoo_contains(body, cuckoo_shape_of_sizing(&cp), h));
   free(body);
 }
+
+/* Bits per item and measured rate over the sizes reported: least, most. */
+static double span[2][NKINDS][2][2]; /* [p][kind][bits, rate][lo, hi] */
+static int spans;
 
 static void report(uint64_t n) {
   static const double PS[2] = {0.01, 0.001};
@@ -491,6 +494,15 @@ static void report(uint64_t n) {
   double hash_ns[2];
   memset(res, 0, sizeof res);
   for (int pi = 0; pi < 2; pi++) run_one(n, PS[pi], res[pi], &hash_ns[pi]);
+  for (int pi = 0; pi < 2; pi++)
+    for (int w = 0; w < NKINDS; w++) {
+      double v[2] = {res[pi][w].bits_per_item, res[pi][w].fpr};
+      for (int k = 0; k < 2; k++) {
+        if (spans == 0 || v[k] < span[pi][w][k][0]) span[pi][w][k][0] = v[k];
+        if (spans == 0 || v[k] > span[pi][w][k][1]) span[pi][w][k][1] = v[k];
+      }
+    }
+  spans++;
 
   printf("\n#### n = %llu items (hashing a value, not included: %.1f ns)\n\n",
          (unsigned long long)n, hash_ns[0]);
@@ -542,8 +554,8 @@ static void report(uint64_t n) {
 int main(void) {
   if (getenv("BENCH_ROUNDS")) rounds = atoi(getenv("BENCH_ROUNDS"));
   if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 5;
-  /* By default two sizes a hair apart: the most items 2^18 cuckoo buckets
-  ** hold, and 1M, one past it, where the power-of-two bucket count doubles. */
+  /* By default a range of n, log-spaced: the cuckoo filter's size per item
+  ** no longer depends on where n falls between powers of two. */
   uint64_t ns[8];
   int nn = 0;
   const char *env = getenv("BENCH_COUNTING_N");
@@ -557,8 +569,9 @@ int main(void) {
     }
   }
   if (nn == 0) {
-    ns[nn++] = cuckoo_sized_items((uint64_t)1 << 18);
-    ns[nn++] = 1000000;
+    const uint64_t range[] = {10000, 100000, 1000000, 3000000, 10000000};
+    for (size_t i = 0; i < sizeof range / sizeof range[0]; i++)
+      ns[nn++] = range[i];
   }
   printf("\n### Deletion: counting Bloom filter vs the extension's cuckoo filter "
          "(C, outside SQLite)\n\n");
@@ -569,6 +582,14 @@ int main(void) {
          "k of them in one block per item, sized by its own model to 0.97 p.\n",
          rounds);
   for (int i = 0; i < nn; i++) report(ns[i]);
+  printf("\nOver the %d sizes, least .. most:\n\n| p | kind | bits/item | "
+         "measured FPR |\n|---|---|---:|---:|\n", spans);
+  for (int pi = 0; pi < 2; pi++)
+    for (int w = 0; w < NKINDS; w++)
+      printf("| %s | %s | %.2f .. %.2f | %.4f%% .. %.4f%% |\n",
+             pi ? "0.001" : "0.01", KIND_NAMES[w], span[pi][w][0][0],
+             span[pi][w][0][1], 100 * span[pi][w][1][0],
+             100 * span[pi][w][1][1]);
   printf("\nWhat can go wrong:\n");
   repeats(ns[0], 0.01, 20);
   printf("- Deleting a non-member that tests negative changes nothing in either "

@@ -44,16 +44,17 @@
 #define FZ_STORE_PAGES 256
 
 /* A fixed store's keys, then a scalable store's (FORMAT.md, "Stores"). */
-#define FZ_KEYS 16
+#define FZ_KEYS 18
 static const char *const bloom_keys[FZ_KEYS] = {
     "kind", "version", "capacity", "fpr", "bits", "hashes", "seed",
     "chunk_blocks", "layers", "growth", "tightening", "layer.0.bits",
-    "layer.1.hashes", "layer.1.capacity", "layer.0.fpr", "layer.2.chunk_blocks"};
+    "layer.1.hashes", "layer.1.capacity", "layer.0.fpr", "layer.2.chunk_blocks",
+    "layer.0.hashes", "bits"};
 static const char *const cuckoo_keys[FZ_KEYS] = {
     "kind", "version", "capacity", "fpr", "buckets", "fingerprint_bits",
     "seed", "chunk_buckets", "layers", "growth", "tightening",
     "layer.0.buckets", "layer.1.fingerprint_bits", "layer.1.capacity",
-    "layer.0.fpr", "layer.2.chunk_buckets"};
+    "layer.0.fpr", "layer.2.chunk_buckets", "layout", "layer.0.layout"};
 
 /* A windowed store's (FORMAT.md, "Windowed stores"): generation 0 lies
 ** in slot 0, whose chunk ids the chunk operations reach. */

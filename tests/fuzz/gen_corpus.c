@@ -127,6 +127,41 @@ static void filter_seed(const char *name, buf blob, int with_values) {
   free(blob.p);
 }
 
+/* A layout-0 cuckoo filter (what version 1.1.0 wrote, a power of two of
+** buckets; no function of this version makes one) of `buckets` buckets of
+** f-bit fingerprints, holding the values `values` gives (one column), added
+** one by one with cuckoo_add, which keeps a filter's layout. */
+static buf cuckoo0_of(uint64_t buckets, unsigned f, uint64_t capacity,
+                      double fpr, const char *values) {
+  buf b;
+  b.n = SPEC_HEADER + (buckets == 1 ? (4 * f + 7) / 8 : buckets / 2 * f);
+  b.p = calloc(b.n + 4096, 1);
+  if (b.p == NULL) die("calloc");
+  memcpy(b.p, "BLMF\x01\x02\x01", 7);
+  b.p[12] = (unsigned char)f;
+  b.p[13] = 4;
+  spec_put64(b.p + 16, buckets);
+  spec_put64(b.p + SPEC_OFF_CAPACITY, capacity);
+  spec_put_double(b.p + SPEC_OFF_FPR, fpr);
+  sqlite3_stmt *vs, *add;
+  if (sqlite3_prepare_v2(db, values, -1, &vs, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, "SELECT cuckoo_add(?1, ?2)", -1, &add, NULL) !=
+          SQLITE_OK)
+    die(values);
+  while (sqlite3_step(vs) == SQLITE_ROW) {
+    sqlite3_bind_blob(add, 1, b.p, (int)b.n, SQLITE_TRANSIENT);
+    sqlite3_bind_value(add, 2, sqlite3_column_value(vs, 0));
+    if (sqlite3_step(add) != SQLITE_ROW ||
+        (size_t)sqlite3_column_bytes(add, 0) != b.n)
+      die("cuckoo_add");
+    memcpy(b.p, sqlite3_column_blob(add, 0), b.n);
+    sqlite3_reset(add);
+  }
+  sqlite3_finalize(vs);
+  sqlite3_finalize(add);
+  return b;
+}
+
 static buf copy_of(const buf *b) {
   buf c;
   c.p = malloc(b->n + 4096);
@@ -344,20 +379,52 @@ int main(int argc, char **argv) {
     b.n = 0;
     filter_seed("bad-empty-blob", b, 1);
   }
+  /* Layout 0 (version 1.1.0's filters, the shapes its cuckoo_build gave);
+  ** then layout 1, what cuckoo_build makes now. */
   filter_seed("cuckoo-small",
-              blob_of(SERIES(5) "SELECT cuckoo_build(x, 10, 0.01) FROM s"), 1);
+              cuckoo0_of(8, 9, 10, 0.01, SERIES(5) "SELECT x FROM s"), 1);
   filter_seed("cuckoo-from-data",
-              blob_of(SERIES(20) "SELECT cuckoo_build(x, NULL) FROM s"), 1);
+              cuckoo0_of(8, 10, 20, 0.01, SERIES(20) "SELECT x FROM s"), 1);
   filter_seed("cuckoo-p-small",
-              blob_of(SERIES(50) "SELECT cuckoo_build(x, 50, 1e-6) FROM s"), 1);
+              cuckoo0_of(32, 22, 50, 1e-6, SERIES(50) "SELECT x FROM s"), 1);
   filter_seed("cuckoo-full",
+              cuckoo0_of(128, 4, 300, 0.5, SERIES(300) "SELECT x FROM s"), 1);
+  filter_seed("cuckoo1-small",
+              blob_of(SERIES(5) "SELECT cuckoo_build(x, 10, 0.01) FROM s"), 1);
+  filter_seed("cuckoo1-from-data",
+              blob_of(SERIES(20) "SELECT cuckoo_build(x, NULL) FROM s"), 1);
+  filter_seed("cuckoo1-p-small",
+              blob_of(SERIES(50) "SELECT cuckoo_build(x, 50, 1e-6) FROM s"), 1);
+  filter_seed("cuckoo1-full",
               blob_of(SERIES(300) "SELECT cuckoo_build(x, 300, 0.5) FROM s"), 1);
+  {
+    /* Layout 1 refused: layout 2, an odd bucket count, byte 15 set. */
+    buf good = blob_of(SERIES(5) "SELECT cuckoo_build(x, 10, 0.01) FROM s");
+    buf b = copy_of(&good);
+    b.p[14] = 2;
+    filter_seed("bad-cuckoo-layout-2", b, 1);
+    b = copy_of(&good);
+    spec_put64(b.p + 16, spec_le64(b.p + 16) + 1);
+    filter_seed("bad-cuckoo-layout1-odd", b, 1);
+    b = copy_of(&good);
+    b.p[15] = 1;
+    filter_seed("bad-cuckoo-byte-15", b, 1);
+    b = copy_of(&good);
+    b.p[14] = 0; /* 6 buckets: not a power of two for layout 0 */
+    filter_seed("bad-cuckoo-layout0-six", b, 1);
+    free(good.p);
+  }
   /* The two ways cuckoo_add refuses a valid filter, for the first value
   ** v_mix appends (INTEGER 3): a single bucket with its 4 slots taken
-  ** ("the filter is full"), and 3 already there 8 times ("does not fit"). */
+  ** ("the filter is full"), and 3 already there 8 times ("does not fit");
+  ** and layout 1's least filter, two buckets, full. */
   filter_seed("cuckoo-one-bucket-full",
+              cuckoo0_of(1, 4, 1, 0.5,
+                         "WITH RECURSIVE s(x) AS (SELECT 100 UNION ALL SELECT "
+                         "x + 1 FROM s WHERE x < 103) SELECT x FROM s"), 1);
+  filter_seed("cuckoo1-two-buckets-full",
               blob_of("WITH RECURSIVE s(x) AS (SELECT 100 UNION ALL SELECT "
-                      "x + 1 FROM s WHERE x < 103) "
+                      "x + 1 FROM s WHERE x < 106) "
                       "SELECT cuckoo_build(x, 1, 0.5) FROM s"), 1);
   filter_seed("cuckoo-eight-copies",
               blob_of("WITH RECURSIVE s(i, f) AS (SELECT 0, cuckoo_build(7, "

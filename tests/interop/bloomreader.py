@@ -370,8 +370,10 @@ def _popcount(x):
 class CuckooKind:
     """Kind 2: cuckoo filter, 4 slots a bucket ("Kind 2" in FORMAT.md).
 
-    In the header, byte 12 is fingerprint_bits, byte 13 slots_per_bucket and
-    bytes 14-15 must be 0 (Header.hashes holds those 4 bytes as a u32);
+    In the header, byte 12 is fingerprint_bits, byte 13 slots_per_bucket,
+    byte 14 the layout (0: a power of two of buckets, the other bucket by
+    XOR; 1: an even number of buckets, the other bucket by subtraction mod
+    B) and byte 15 must be 0 (Header.hashes holds those 4 bytes as a u32);
     Header.bits holds buckets and Header.inserted holds items.
     """
 
@@ -381,14 +383,17 @@ class CuckooKind:
     def __init__(self, h, body):
         f = h.hashes & 0xFF
         slots = (h.hashes >> 8) & 0xFF
-        if slots != 4 or h.hashes >> 16:
-            raise FormatError("slots_per_bucket must be 4 and bytes 14-15 0"
-                              " (bytes 12-15 = 0x%08x)" % h.hashes)
+        layout = (h.hashes >> 16) & 0xFF
+        if slots != 4 or layout not in (0, 1) or h.hashes >> 24:
+            raise FormatError("slots_per_bucket must be 4, layout 0 or 1 and "
+                              "byte 15 0 (bytes 12-15 = 0x%08x)" % h.hashes)
         if not 4 <= f <= 64:
             raise FormatError("fingerprint_bits %d out of range" % f)
         nb = h.bits
-        if nb == 0 or nb & (nb - 1):
+        if layout == 0 and (nb == 0 or nb & (nb - 1)):
             raise FormatError("buckets %d is not a power of two" % nb)
+        if layout == 1 and (nb == 0 or nb % 2):
+            raise FormatError("buckets %d is not even (layout 1)" % nb)
         # Python ints cannot wrap: compare with the exact size directly
         if len(body) != (nb * 4 * f + 7) // 8:
             raise FormatError("buckets %d, fingerprint_bits %d do not match a "
@@ -397,6 +402,7 @@ class CuckooKind:
             raise FormatError("items %d above the %d slots" % (h.inserted, 4 * nb))
         self.f = f
         self.buckets = nb
+        self.layout = layout
         self.header = h             # items is h.inserted, kept current by add
         self.body = body
 
@@ -418,6 +424,10 @@ class CuckooKind:
         """(fp, i1, i2) for an item's hash."""
         f, nb = self.f, self.buckets
         fp = 1 + ((h2 * ((1 << f) - 1)) >> 64)
+        if self.layout == 1:
+            i1 = (h1 * nb) >> 64
+            c = 1 + 2 * ((_fmix(fp) * (nb // 2)) >> 64)
+            return fp, i1, (c - i1) % nb
         i1 = h1 % nb
         d = 0 if nb == 1 else 1 + ((_fmix(fp) * (nb - 1)) >> 64)
         return fp, i1, i1 ^ d
@@ -823,17 +833,37 @@ def cuckoo_fpr(load, f, buckets):
     return -math.expm1(e * math.log1p(-q))
 
 
-def cuckoo_sizing(n, p):
-    """(buckets, fingerprint_bits) of "Sizing" for n items at rate p."""
-    b = 1
-    while True:
-        s = 4.0 * b
-        lf = 0.95
-        if b > 2 and 1.0 - 2.0 / math.sqrt(s) < lf:
-            lf = 1.0 - 2.0 / math.sqrt(s)
-        if n <= math.floor(s * lf):
-            break
-        b *= 2
+def cuckoo_items(b, layout=1):
+    """floor(4B * L): the most items "Sizing" puts in b buckets, with the
+    square-root term's 2.6 (layout 1) or 2 (layout 0, version 1.1.0)."""
+    s = 4.0 * b
+    lf = 0.95
+    c = 2.6 if layout == 1 else 2.0
+    if b > 2 and 1.0 - c / math.sqrt(s) < lf:
+        lf = 1.0 - c / math.sqrt(s)
+    return math.floor(s * lf)
+
+
+def cuckoo_sizing(n, p, layout=1):
+    """(buckets, fingerprint_bits) of "Sizing" for n items at rate p: 2 for
+    n <= 7, else the smallest even B from 4 (layout 1, by bisection: the
+    capacity never decreases over even B from 4), or the smallest power of
+    two (layout 0, as version 1.1.0 sized)."""
+    if layout == 1:
+        lo, hi = 1, 1 << 60                     # B = 2 * hi
+        if n <= cuckoo_items(2):
+            hi = 1                              # B = 2 holds 7
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if n <= cuckoo_items(2 * mid):
+                hi = mid
+            else:
+                lo = mid
+        b = 2 * hi
+    else:
+        b = 1
+        while n > cuckoo_items(b, 0):
+            b *= 2
     load = float(n) / (4.0 * float(b))
     for f in range(4, 65):
         if cuckoo_fpr(load, f, b) <= p * 0.97:
@@ -851,8 +881,9 @@ STORE_KEYS = {
 }
 
 
-LAYOUT_KEYS = {1: ("bits", "hashes", "chunk_blocks"),
+SHAPE_KEYS = {1: ("bits", "hashes", "chunk_blocks"),
                2: ("buckets", "fingerprint_bits", "chunk_buckets")}
+OPTIONAL_KEYS = {1: (), 2: ("layout",)}    # missing: 0
 SCHEDULE_KEYS = ("growth", "tightening", "layers")
 
 
@@ -862,8 +893,8 @@ def _store_filter(rows, kind, seed, shape_keys, capacity, fpr, first, lazy):
     shape_keys (a dict of the layout's keys).  A missing row is damage,
     unless `lazy` (a layer of a scalable store), where it is zeros.
     Returns (blob, C)."""
-    if any(not isinstance(shape_keys.get(k), int) for k in LAYOUT_KEYS[kind]):
-        raise FormatError("configuration lacks or mistypes %s" % (LAYOUT_KEYS[kind],))
+    if any(not isinstance(shape_keys.get(k), int) for k in SHAPE_KEYS[kind]):
+        raise FormatError("configuration lacks or mistypes %s" % (SHAPE_KEYS[kind],))
     if kind == 1:
         bits, hashes, per = (shape_keys["bits"], shape_keys["hashes"],
                              shape_keys["chunk_blocks"])
@@ -875,12 +906,16 @@ def _store_filter(rows, kind, seed, shape_keys, capacity, fpr, first, lazy):
     else:
         buckets, f, per = (shape_keys["buckets"], shape_keys["fingerprint_bits"],
                            shape_keys["chunk_buckets"])
-        if (buckets < 1 or buckets & (buckets - 1) or buckets > (1 << 56)
+        layout = shape_keys.get("layout", 0)       # no row: layout 0
+        if (not isinstance(layout, int) or layout not in (0, 1)
+                or buckets < 1 or buckets > (1 << 56)
+                or (layout == 0 and buckets & (buckets - 1))
+                or (layout == 1 and buckets % 2)
                 or not 4 <= f <= 64 or per < 2 or per % 2):
             raise FormatError("configuration out of range: %r" % (shape_keys,))
         units, tail = buckets, 0                   # buckets; no counter
         unit_bytes = lambda n: (n * 4 * f + 7) // 8
-        shape = (f | 4 << 8, buckets)
+        shape = (f | 4 << 8 | layout << 16, buckets)
     chunks = -(-units // per)
     body = bytearray()
     count = 0
@@ -917,14 +952,14 @@ def _store_key_class(key, kind, scalable):
         return {"fpr": float, "affinity": str}.get(key, int)
     if scalable and key in SCHEDULE_KEYS:
         return float if key in reals else int
-    layout = LAYOUT_KEYS.get(kind, ())
+    shape = SHAPE_KEYS.get(kind, ()) + OPTIONAL_KEYS.get(kind, ())
     if not scalable:
-        return int if key in layout else None
+        return int if key in shape else None
     parts = key.split(".", 2)
     if (len(parts) != 3 or parts[0] != "layer" or not parts[1].isdigit()
             or (parts[1] != "0" and parts[1][0] == "0") or int(parts[1]) >= 64):
         return None
-    if parts[2] in ("capacity", "fpr") or parts[2] in layout:
+    if parts[2] in ("capacity", "fpr") or parts[2] in shape:
         return float if parts[2] == "fpr" else int
     return None
 
@@ -966,7 +1001,7 @@ def _index(text):
 def _window_slots(config, kind):
     """The gen.<k>.* rows of a windowed store, checked: {k: {key: value}}
     with the layers' keys under ("layer", j)."""
-    layout = LAYOUT_KEYS[kind]
+    layout = SHAPE_KEYS[kind] + OPTIONAL_KEYS[kind]
     slots = {}
     for key, value in config.items():
         if key in WINDOW_KEYS or key in ("kind", "version", "capacity", "seed",
@@ -1010,7 +1045,8 @@ def _read_windowed(config, rows, kind):
                          config["time"], config["adaptive"])
     if (not 1 <= w <= 1 << 32 or not 1 <= g <= 32 or t < 0
             or adaptive not in (0, 1) or config["clock"] not in ("wall", "events")
-            or any(k in config for k in SCHEDULE_KEYS + LAYOUT_KEYS[kind])):
+            or any(k in config for k in SCHEDULE_KEYS + SHAPE_KEYS[kind]
+                   + OPTIONAL_KEYS[kind])):
         raise FormatError("window configuration out of range: %r" % (config,))
     span = -(-w // g)
     newest = t // span
@@ -1046,7 +1082,7 @@ def _read_windowed(config, rows, kind):
     outside = [cid for cid in rows
                if not any(lo <= cid < hi for lo, hi in allowed)]
     if outside:
-        raise FormatError("chunk %d is outside the layout" % outside[0])
+        raise FormatError("chunk %d is outside its layers" % outside[0])
     if not blobs:
         return None
     return layered_blob(blobs, 2, 0.5, float(config["fpr"]))
@@ -1091,7 +1127,7 @@ def read_store(conn, name):
                                      config["capacity"], config["fpr"], 0, False)
         outside = [cid for cid in rows if not 0 <= cid < chunks]
         if outside:
-            raise FormatError("chunk %d is outside the layout" % outside[0])
+            raise FormatError("chunk %d is outside its layers" % outside[0])
         return blob
     if len(scalable) != 3:
         raise FormatError("configuration has %s but not all of %s"
@@ -1117,5 +1153,5 @@ def read_store(conn, name):
         first += chunks
     outside = [cid for cid in rows if not 0 <= cid < first]
     if outside:
-        raise FormatError("chunk %d is outside the layout" % outside[0])
+        raise FormatError("chunk %d is outside its layers" % outside[0])
     return layered_blob(blobs, growth, tightening, float(config["fpr"]))

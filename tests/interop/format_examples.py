@@ -198,16 +198,17 @@ def check_kind2(tap, conn, section, blob):
     bad, told = [], 0
     for v, text in items.items():
         fp, i1, i2 = f.impl.locate(*br.hash_value(v))
-        m = re.search(r"i1 = (?:h1 mod \d+ = )?(\d+); fp = .*?(\d+) \(`0x"
-                      r"([0-9A-F]+)`\); fmix64\((\d+)\) = `(0x[0-9a-f]+)`, d = "
-                      r"(\d+), i2 = (\d+)", text)
+        m = re.search(r"i1 = (?:floor\(h1 \* \d+ / 2\^64\) = )?(\d+); fp = "
+                      r".*?(\d+) \(`0x([0-9A-F]+)`\); fmix64\((\d+)\) = "
+                      r"`(0x[0-9a-f]+)`, c = (\d+), i2 = (\d+)", text)
         if not m:
-            bad.append("%r: no i1, fp, fmix64, d, i2" % (v,))
+            bad.append("%r: no i1, fp, fmix64, c, i2" % (v,))
             continue
         g = m.groups()
+        nb = f.impl.buckets
         if (int(g[0]), int(g[1]), int(g[2], 16), int(g[3]), int(g[4], 16),
                 int(g[5]), int(g[6])) != (i1, fp, fp, fp, br._fmix(fp),
-                                         i1 ^ i2, i2):
+                                         (i1 + i2) % nb, i2):
             bad.append("%r: the text says %s; the reader i1 %d fp %d i2 %d"
                        % (v, g, i1, fp, i2))
         for b in re.finditer(r"body byte (\d+) \((?:blob )?offset (\d+)\) "
@@ -218,7 +219,7 @@ def check_kind2(tap, conn, section, blob):
                 bad.append("%r: body byte %d at offset %d is 0x%02X, not 0x%02X"
                            % (v, byte, at, blob[at] if at < len(blob) else -1, val))
     tap.ok(told >= 4 and not bad, "kind-2 example: each value's i1, fp, "
-           "fmix64, d and i2 are the reader's, and the %d body bytes the text "
+           "fmix64, c and i2 are the reader's, and the %d body bytes the text "
            "gives hold what it says" % told, *bad)
 
 

@@ -214,14 +214,39 @@ def cuckoo_worked_example_hex():
 
 def check_cuckoo_worked_example(tap, conn):
     blob = bytes.fromhex(cuckoo_worked_example_hex())
-    tap.ok(len(blob) == 100, "FORMAT.md's cuckoo worked example is 100 bytes",
+    tap.ok(len(blob) == 91 and blob[14] == 1,
+           "FORMAT.md's cuckoo worked example is 91 bytes, layout 1",
            "got %d" % len(blob))
     f = br.Filter(blob)
-    want = {42: (108, 7, 1), "abc": (460, 6, 3)}
+    want = {42: (108, 3, 2), "abc": (460, 5, 4)}
     for v, loc in want.items():
         got = f.impl.locate(*br.hash_value(v))
         tap.ok(got == loc, "reader gives %r fp %d, buckets %d and %d, as "
                "FORMAT.md says" % ((v,) + loc), "got %s" % (got,))
+    # Version 1.1.0's example (layout 0), kept as a golden vector: the places
+    # FORMAT.md gives for it, and the bytes of the reader's own writing.
+    sys.path.insert(0, os.path.join(ROOT, "tests", "vectors"))
+    import vectorfile
+    old = vectorfile.read_hex(os.path.join(ROOT, "tests", "vectors", "v1",
+                                           "kind2-worked-example.hex"))
+    g = br.Filter(old)
+    got = {v: g.impl.locate(*br.hash_value(v)) for v in (42, "abc")}
+    tap.ok(old[14] == 0 and got == {42: (108, 7, 1), "abc": (460, 6, 3)}
+           and (old[64 + 31], old[64 + 32], old[64 + 27], old[64 + 28])
+           == (0xC0, 0x06, 0xCC, 0x01),
+           "the layout-0 example of version 1.1.0 (v1/kind2-worked-example): "
+           "the reader places 42 and 'abc' where FORMAT.md says",
+           "got %s" % (got,))
+    h = br.Filter(old[:64] + bytes(len(old) - 64))
+    h.header.inserted = 0
+    h.add(42)
+    h.add("abc")
+    (added,) = conn.execute("SELECT cuckoo_add(cuckoo_add(?1, 42), 'abc')",
+                            (old[:64] + bytes(len(old) - 64),)).fetchone()
+    tap.ok(h.to_bytes() == old and added[:40] == old[:40] and
+           added[48:] == old[48:],
+           "the reader writes the layout-0 example's bytes, and cuckoo_add "
+           "on its empty blob places the values alike (layout kept)")
     g = br.Filter(blob[:64] + bytes(len(blob) - 64))
     g.header.inserted = 0
     g.add(42)
@@ -405,20 +430,43 @@ def cuckoo_filters(conn, build):
           "id % 97 = 1")
     build("cuckoo_build(n=5000, p=1e-9), 4000 members (f > 32)",
           c % "5000, 1e-9", "id % 25 = 3")
-    build("cuckoo_build(n=3, p=0.1), 2 members (one bucket, f = 5: spare "
-          "bits)", c % "3, 0.1",
+    build("cuckoo_build(n=3, p=0.1), 2 members (two buckets, the least "
+          "of layout 1)", c % "3, 0.1",
           "id IN (10, 11)")
+    build("cuckoo_build(n=2500, p=0.003), 2000 members (a bucket count "
+          "that is not a power of two)", c % "2500, 0.003", "id % 10 = 1 AND id < 20000")
     build("cuckoo_build(NULL, 500, 0.01): empty",
           "SELECT cuckoo_build(NULL, 500, 0.01)", "0")
     out.extend(cuckoo_add_delete(conn))
+    out.extend(cuckoo_layout0(conn))
     return out
+
+
+def cuckoo_layout0(conn):
+    """A layout-0 filter as version 1.1.0 wrote them (256 buckets, f = 10),
+    filled and thinned by cuckoo_add and cuckoo_delete, which keep its
+    layout: its members must test 1 by the rules of layout 0."""
+    blob = cuckoo_blob(10, 256, 0, capacity=900)
+    adds = [r[0] for r in conn.execute("SELECT val FROM pv WHERE id % 23 = 7"
+                                       " AND val IS NOT NULL ORDER BY id")]
+    adds = adds[:900]
+    for i in range(0, len(adds), 20):
+        q = "SELECT " + "cuckoo_add(" * len(adds[i:i + 20]) + "?1" + "".join(
+            ", ?%d)" % (j + 2) for j in range(len(adds[i:i + 20])))
+        (blob,) = conn.execute(q, [blob] + adds[i:i + 20]).fetchone()
+    if blob[14] != 0:
+        raise AssertionError("cuckoo_add changed a layout-0 filter's layout")
+    ids = [r[0] for r in conn.execute("SELECT id FROM pv WHERE id % 23 = 7"
+                                      " AND val IS NOT NULL ORDER BY id")]
+    return [("layout 0 (256 buckets, as version 1.1.0 wrote), %d cuckoo_add"
+             % len(adds), blob, ids[:900])]
 
 
 def cuckoo_add_delete(conn):
     """cuckoo_add and cuckoo_delete on top of a build: members change."""
-    # start: cuckoo_build(n=3000, p=0.02) of id % 53 = 4 (about 1900 values);
+    # start: cuckoo_build(n=4200, p=0.02) of id % 53 = 4 (about 1900 values);
     # add id % 53 = 5 in chunks of 20 (NULLs too), then delete id % 106 = 4.
-    (blob,) = conn.execute("SELECT cuckoo_build(val, 3000, 0.02) FROM pv"
+    (blob,) = conn.execute("SELECT cuckoo_build(val, 4200, 0.02) FROM pv"
                            " WHERE id % 53 = 4").fetchone()
     adds = [r[0] for r in conn.execute("SELECT val FROM pv WHERE id % 53 = 5"
                                        " ORDER BY id")]
@@ -436,7 +484,7 @@ def cuckoo_add_delete(conn):
         "SELECT id FROM pv WHERE val IS NOT NULL AND (id % 53 = 5 OR"
         " (id % 53 = 4 AND val NOT IN (SELECT val FROM pv WHERE id % 106 = 4"
         " AND val IS NOT NULL)))")]
-    return [("cuckoo_build(n=3000, p=0.02), then %d cuckoo_add and %d "
+    return [("cuckoo_build(n=4200, p=0.02), then %d cuckoo_add and %d "
              "cuckoo_delete" % (len(adds), len(dels)), blob, members)]
 
 
@@ -1140,7 +1188,7 @@ def check_stores(tap, conn, values):
              "bloom_store: chunk 0 of s has 64 bytes"),
             ("DELETE FROM s_chunks WHERE id = 1", "bloom_store: chunk 1 of s is missing"),
             ("INSERT INTO s_chunks VALUES (99999, x'00')",
-             "bloom_store: chunk 99999 of s is outside the layout"),
+             "bloom_store: chunk 99999 of s is outside its layers"),
         ]
         refused = []
         for i, (sql, prefix) in enumerate(damage):
@@ -1165,7 +1213,7 @@ def check_stores(tap, conn, values):
             probe.close()
             refused.append(by_ext.startswith(prefix) and by_reader)
         tap.ok(all(refused), "store: a short chunk, a missing chunk and a chunk "
-               "outside the layout are refused by the extension (naming the "
+               "outside its layers are refused by the extension (naming the "
                "module) and by the reader", repr(refused))
         # A cuckoo store, after adds and deletes, from its shadow tables.
         ext.execute("CREATE VIRTUAL TABLE live USING cuckoo_store("

@@ -95,15 +95,18 @@ static inline int spec_bloom_valid(const unsigned char *b, size_t len) {
 }
 
 /* 1 if FORMAT.md's checks 1-3 and 5 accept b[0..len) as a cuckoo filter:
-** 4 slots per bucket, f in 4..64, buckets a power of two, a body of exactly
+** 4 slots per bucket, layout 0 or 1 (byte 14), f in 4..64, buckets a power
+** of two (layout 0) or even (layout 1), a body of exactly
 ** ceil(buckets * 4 * f / 8) bytes, items <= 4 * buckets. */
 static inline int spec_cuckoo_valid(const unsigned char *b, size_t len) {
   if (!spec_common_valid(b, len, 2)) return 0;
-  unsigned f = b[12];
-  if (b[13] != 4 || b[14] != 0 || b[15] != 0) return 0;
+  unsigned f = b[12], layout = b[14];
+  if (b[13] != 4 || layout > 1 || b[15] != 0) return 0;
   if (f < 4 || f > 64) return 0;
   uint64_t buckets = spec_le64(b + 16);
-  if (buckets == 0 || (buckets & (buckets - 1)) != 0) return 0;
+  if (buckets == 0) return 0;
+  if (layout == 0 && (buckets & (buckets - 1)) != 0) return 0;
+  if (layout == 1 && buckets % 2 != 0) return 0;
   __extension__ typedef unsigned __int128 u128;
   u128 body_bits = (u128)buckets * 4 * f;
   if ((u128)(len - SPEC_HEADER) != (body_bits + 7) / 8) return 0;

@@ -14,7 +14,7 @@
 ** check_bad_arguments: CREATE arguments each refused with the module's name
 ** (bad_growth_arguments: those of growth, for either kind).
 ** check_chunk_damage: a chunk row cut short, turned into TEXT, deleted, or
-** added outside the layout, in a store of capacity 1000 (one chunk for
+** added outside its layers, in a store of capacity 1000 (one chunk for
 ** either kind).  check_config_damage: each given change to the
 ** configuration, made before the store is connected again (a file
 ** database, reopened), must be refused as a damaged configuration.
@@ -77,7 +77,7 @@ static inline void check_chunk_damage(const char *module) {
        "chunk 0 of s has 4 bytes"},
       {"DELETE FROM s_chunks WHERE id = 0", "chunk 0 of s is missing"},
       {"INSERT INTO s_chunks VALUES (999, zeroblob(10))",
-       "chunk 999 of s is outside the layout"},
+       "chunk 999 of s is outside its layers"},
   };
   char sql[160], name[200], want[160];
   for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {

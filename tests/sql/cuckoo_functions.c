@@ -27,14 +27,15 @@ static sqlite3 *db;
 
 /* ---- FORMAT.md's sizing rule, written from the document alone ------------
 ** ("How this version places fingerprints and sizes filters"): B is the
-** smallest power of two with n <= floor(4B * L), L = 0.95 when B <= 2 and
-** min(0.95, 1 - 2 / sqrt(4B)) beyond; f is the smallest width in 4..64 with
+** 2 for n <= 7, otherwise the smallest even number from 4 with n <=
+** floor(4B * L), L = 0.95 when B <= 2 and min(0.95, 1 - 2.6 / sqrt(4B))
+** beyond; f is the smallest width in 4..64 with
 ** fpr(n / 4B) <= 0.97 p, where fpr(load) = 1 - (1 - 1/(2^f - 1))^(8 load)
 ** (4 load when B = 1); the blob is 64 + ceil(4Bf / 8) bytes. */
 static uint64_t spec_items(uint64_t buckets) {
   long double slots = 4.0L * (long double)buckets, limit = 0.95L;
-  if (buckets > 2 && 1.0L - 2.0L / sqrtl(slots) < limit)
-    limit = 1.0L - 2.0L / sqrtl(slots);
+  if (buckets > 2 && 1.0L - 2.6L / sqrtl(slots) < limit)
+    limit = 1.0L - 2.6L / sqrtl(slots);
   return (uint64_t)floorl(slots * limit);
 }
 
@@ -50,8 +51,9 @@ typedef struct spec_sizing {
 } spec_sizing;
 
 static spec_sizing spec_sizing_for(uint64_t n, double p) {
-  spec_sizing sp = {1, 0, 64};
-  while (n > spec_items(sp.buckets)) sp.buckets *= 2;
+  spec_sizing sp = {2, 0, 64};
+  if (n > 7) sp.buckets = 4; /* 2 buckets hold 7, 4 buckets 5 */
+  while (n > spec_items(sp.buckets)) sp.buckets += 2;
   double load = (double)n / (4.0 * (double)sp.buckets);
   for (unsigned f = 4; f <= 64; f++)
     if (spec_fpr(load, f, sp.buckets) <= 0.97 * p) {
@@ -483,7 +485,9 @@ static void test_bad_blobs(void) {
       {"truncated to the header", 0, -1, 64, "holds"},
       {"shorter than the header", 0, -1, 40, "shorter than the 64-byte"},
       {"altered magic", 0, 'X', 0, "bad magic"},
-      {"bucket count not a power of two", 16, 33, 0, "not a power of two"},
+      {"bucket count odd (layout 1)", 16, 33, 0, "not a positive even number"},
+      {"layout 2", 14, 2, 0, "cuckoo layout 2 unknown"},
+      {"header byte 15 not 0", 15, 1, 0, "header byte 15 is not 0"},
       {"fingerprint width 3", 12, 3, 0, "fingerprint width 3 out of range"},
       {"fingerprint width 65", 12, 65, 0, "fingerprint width 65 out of range"},
       {"item count above the slot count", 41, 1, 0, "item count 258 exceeds"},

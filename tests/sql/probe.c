@@ -62,7 +62,7 @@ static void setup(sqlite3 *db) {
             "CREATE TABLE rf(name TEXT PRIMARY KEY, f BLOB);"
             "INSERT INTO rf SELECT 'x', bloom_build(v, 5000, 0.05) FROM "
             "  (SELECT v FROM t WHERE rowid % 5 = 0);"
-            "INSERT INTO rf SELECT 'c', cuckoo_build(v, 5000, 0.05) FROM "
+            "INSERT INTO rf SELECT 'c', cuckoo_build(v, 6000, 0.05) FROM "
             "  (SELECT v FROM t WHERE rowid % 5 = 0);"
             "INSERT INTO rf VALUES ('null', NULL), ('text', 'abc'), "
             "  ('short', x'0011');");

@@ -381,6 +381,45 @@ static void test_cuckoo(void) {
   sqlite3_close(db);
 }
 
+/* A scalable cuckoo store made before layout 1 (its layers without a
+** layout row, a power of two of buckets): made here by rewriting a new
+** store's first layer into that form.  Its new layers stay layout 0, so
+** that it stays as the version that made it wrote it. */
+static void test_cuckoo_old_layout(void) {
+  const char *path = temp_db("old");
+  sqlite3 *db = open_db_at(path);
+  must_exec(db, "CREATE VIRTUAL TABLE c USING cuckoo_store(capacity = 200, "
+                "growth = 2, fpr = 0.01)");
+  sqlite3_int64 b = layer_int(db, "c", 0, "buckets");
+  tap_ok(layer_int(db, "c", 0, "layout") == 1 && (b & (b - 1)) != 0,
+         "a new scalable store's layer 0 is layout 1 (%lld buckets)",
+         (long long)b);
+  /* Layer 0 as version 1.1.0 sized it for 200: 64 buckets, taking 224. */
+  must_exec(db, "DELETE FROM c_config WHERE key = 'layer.0.layout';"
+                "UPDATE c_config SET value = 64 WHERE key = 'layer.0.buckets';"
+                "UPDATE c_config SET value = 224 WHERE key = "
+                "'layer.0.capacity'");
+  sqlite3_close(db);
+  db = open_db_at(path);
+  insert_range(db, "c", 1, 3000);
+  int layers = (int)config_int(db, "c", "layers"), pow2 = 1;
+  for (int i = 0; i < layers; i++) {
+    sqlite3_int64 n = layer_int(db, "c", i, "buckets");
+    pow2 &= n > 0 && (n & (n - 1)) == 0;
+  }
+  tap_ok(layers > 2 && pow2 &&
+             q_int(db, "SELECT count(*) FROM c_config WHERE key LIKE "
+                       "'%layout%'", NOARGS) == 0 &&
+             q_int(db, "SELECT count(*) FROM bloom_layers((SELECT filter "
+                       "FROM c)) WHERE buckets & (buckets - 1) != 0",
+                   NOARGS) == 0 &&
+             count_present(db, "c", 1, 3000) == 3000,
+         "it grew to %d layers, each layout 0 (a power of two of buckets, "
+         "no layout row), none of 3000 items lost", layers);
+  sqlite3_close(db);
+  remove(path);
+}
+
 /* Only the writer's spelling of a layer key counts: a row such as
 ** layer.00.hashes (which sorts after layer.0.hashes) is damage, refused
 ** until it is gone, never read as layer 0's (which would change its k and
@@ -464,7 +503,7 @@ static void test_damage(void) {
   insert_range(db, "s", 1, 300);
   must_exec(db, "INSERT INTO s_chunks VALUES (9999, zeroblob(10))");
   expect_error(db, "a chunk row beyond the last layer", "SELECT filter FROM s",
-               NOARGS, "bloom_store: chunk 9999 of s is outside the layout", 0);
+               NOARGS, "bloom_store: chunk 9999 of s is outside its layers", 0);
   must_exec(db, "DELETE FROM s_chunks WHERE id = 9999;"
                 "UPDATE s_chunks SET data = substr(data, 1, 10) WHERE id = "
                 "(SELECT max(id) FROM s_chunks)");
@@ -520,6 +559,7 @@ int main(void) {
   test_transactions();
   test_cuckoo();
   test_damage();
+  test_cuckoo_old_layout();
   test_layer_key_spelling();
   test_past_the_budget();
   return tap_done();

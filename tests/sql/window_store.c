@@ -563,7 +563,7 @@ static void test_damage(void) {
   must_exec(db, "INSERT INTO s_chunks VALUES (3 << 40, zeroblob(10))");
   expect_error(db, "a chunk row in a slot no generation holds",
                "SELECT filter FROM s", NOARGS,
-               "bloom_store: chunk 3298534883328 of s is outside the layout",
+               "bloom_store: chunk 3298534883328 of s is outside its layers",
                0);
   must_exec(db, "DELETE FROM s_chunks WHERE id = 3 << 40;"
                 "UPDATE s_chunks SET data = x'00' WHERE id = 1 << 40");

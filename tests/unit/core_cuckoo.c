@@ -41,14 +41,16 @@ static int rel_close(double a, double b, double tol) {
 
 /* ---- FORMAT.md's sizing rule, written from the document alone ----------
 ** ("How this version places fingerprints and sizes filters"): B is the
-** smallest power of two with n <= floor(4B * L), L = 0.95 when B <= 2 and
-** min(0.95, 1 - 2 / sqrt(4B)) beyond; f is the smallest width in 4..64 with
+** 2 for n <= 7, otherwise the smallest even number from 4 with n <=
+** floor(4B * L), L = 0.95 when B <= 2 and min(0.95, 1 - 2.6 / sqrt(4B))
+** beyond; f is the smallest width in 4..64 with
 ** fpr(n / 4B) <= 0.97 p, where fpr(load) = 1 - (1 - 1/(2^f - 1))^(8 load)
-** (4 load when B = 1).  Long double, log1p/expm1: not the code's way. */
+** (4 load when B = 1, which only layout 0 has).  Long double, log1p/expm1,
+** a linear search: not the code's way. */
 static uint64_t my_cuckoo_items(uint64_t buckets) {
   long double slots = 4.0L * (long double)buckets, limit = 0.95L;
-  if (buckets > 2 && 1.0L - 2.0L / sqrtl(slots) < limit)
-    limit = 1.0L - 2.0L / sqrtl(slots);
+  if (buckets > 2 && 1.0L - 2.6L / sqrtl(slots) < limit)
+    limit = 1.0L - 2.6L / sqrtl(slots);
   return (uint64_t)floorl(slots * limit);
 }
 
@@ -65,9 +67,19 @@ typedef struct my_cuckoo_sizing {
 } my_cuckoo_sizing;
 
 /* 0 if no width up to 64 meets p. */
+/* B = 2 for n <= 7, otherwise the smallest even B >= 4 with n <=
+** my_cuckoo_items(B): from an estimate below it (load 0.95 at most), step
+** up by 2. */
+static uint64_t my_cuckoo_buckets(uint64_t n) {
+  if (n <= 7) return 2;
+  uint64_t b = (uint64_t)((long double)n / (4.0L * 0.95L)) & ~(uint64_t)1;
+  b = b > 16 ? b - 16 : 4;
+  while (n > my_cuckoo_items(b)) b += 2;
+  return b;
+}
+
 static int my_cuckoo_sizing_for(uint64_t n, double p, my_cuckoo_sizing *out) {
-  uint64_t b = 1;
-  while (n > my_cuckoo_items(b)) b *= 2;
+  uint64_t b = my_cuckoo_buckets(n);
   double load = (double)n / (4.0 * (double)b);
   for (unsigned f = 4; f <= 64; f++) {
     double fpr = my_cuckoo_fpr(load, f, b);
@@ -99,6 +111,23 @@ static unsigned char *new_filter(uint64_t n, double p, cuckoo_sizing *sizing) {
     tap_diag("cannot size n = %llu, p = %g", (unsigned long long)n, p);
     exit(2);
   }
+  unsigned char *blob = malloc(sizing->bytes);
+  if (blob == NULL) exit(2);
+  cuckoo_write_empty(blob, sizing);
+  return blob;
+}
+
+/* A new empty filter of a given shape (layout 0 included, which no sizing
+** of this version gives), capacity n. */
+static unsigned char *new_shaped(uint64_t buckets, unsigned f, unsigned layout,
+                                 uint64_t n, cuckoo_sizing *sizing) {
+  memset(sizing, 0, sizeof *sizing);
+  sizing->capacity = n;
+  sizing->target_fpr = 0.01;
+  sizing->buckets = buckets;
+  sizing->fingerprint_bits = f;
+  sizing->layout = layout;
+  sizing->bytes = FILTER_HEADER_BYTES + cuckoo_body_bytes(buckets, f);
   unsigned char *blob = malloc(sizing->bytes);
   if (blob == NULL) exit(2);
   cuckoo_write_empty(blob, sizing);
@@ -143,54 +172,115 @@ static void test_packing(void) {
          "10-bit slot 1 is body bits 10..19 (bytes 01 FC 0F as documented)");
 }
 
+/* FORMAT.md's placement, written from the document alone: layout 0
+** (XOR), layout 1 (subtraction), with 128-bit products. */
+static uint64_t my_fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+static uint64_t my_high(uint64_t a, uint64_t b) {
+  __extension__ typedef unsigned __int128 u128;
+  return (uint64_t)(((u128)a * b) >> 64);
+}
+
+static void my_place(filter_hash h, uint64_t buckets, unsigned f,
+                     unsigned layout, uint64_t *fp, uint64_t *i1,
+                     uint64_t *i2) {
+  *fp = 1 + my_high(h.h2, f == 64 ? UINT64_MAX : ((uint64_t)1 << f) - 1);
+  if (layout == 1) {
+    *i1 = my_high(h.h1, buckets);
+    uint64_t c = 1 + 2 * my_high(my_fmix64(*fp), buckets / 2);
+    *i2 = (uint64_t)(((__int128)c - (__int128)*i1 + (__int128)buckets) %
+                     (__int128)buckets);
+  } else {
+    *i1 = h.h1 % buckets;
+    uint64_t d = buckets == 1 ? 0 : 1 + my_high(my_fmix64(*fp), buckets - 1);
+    *i2 = *i1 ^ d;
+  }
+}
+
 static void test_keys(void) {
   uint64_t rng = seed_print(0x5EED0002, "keys");
-  int fp_ok = 1, alt_ok = 1;
-  const uint64_t sizes[] = {1, 2, 4, 1024, (uint64_t)1 << 40};
-  for (int i = 0; i < 20000; i++) {
+  int fp_ok = 1, alt_ok = 1, spec_ok = 1;
+  const uint64_t sizes[2][6] = {
+      {1, 2, 4, 1024, (uint64_t)1 << 40, (uint64_t)1 << 61},
+      {2, 4, 6, 1000, ((uint64_t)1 << 40) + 2, ((uint64_t)1 << 62) - 2}};
+  for (int i = 0; i < 40000; i++) {
     filter_hash h = random_hash(&rng);
     unsigned f = 4 + (unsigned)(splitmix64(&rng) % 61);
-    uint64_t buckets = sizes[i % 5];
-    cuckoo_key k = cuckoo_key_of(h, buckets, f);
+    unsigned layout = (unsigned)(i & 1);
+    uint64_t buckets = sizes[layout][(i / 2) % 6];
+    cuckoo_shape s = {buckets, f, layout};
+    cuckoo_key k = cuckoo_key_of(h, s);
     uint64_t max = f == 64 ? UINT64_MAX : ((uint64_t)1 << f) - 1;
     if (k.fingerprint == 0 || k.fingerprint > max || k.bucket >= buckets)
       fp_ok = 0;
-    uint64_t other = cuckoo_alt_bucket(k.bucket, k.fingerprint, buckets);
+    uint64_t other = cuckoo_alt_bucket(k.bucket, k.fingerprint, s);
     if (other >= buckets ||
-        cuckoo_alt_bucket(other, k.fingerprint, buckets) != k.bucket ||
+        cuckoo_alt_bucket(other, k.fingerprint, s) != k.bucket ||
         (buckets > 1 && other == k.bucket))
       alt_ok = 0;
+    uint64_t fp, i1, i2;
+    my_place(h, buckets, f, layout, &fp, &i1, &i2);
+    if (fp != k.fingerprint || i1 != k.bucket || i2 != other) {
+      if (spec_ok) tap_diag("  layout %u, %llu buckets, f %u: fp %llu i1 %llu "
+                            "i2 %llu; FORMAT.md %llu %llu %llu", layout,
+                            (unsigned long long)buckets, f,
+                            (unsigned long long)k.fingerprint,
+                            (unsigned long long)k.bucket,
+                            (unsigned long long)other, (unsigned long long)fp,
+                            (unsigned long long)i1, (unsigned long long)i2);
+      spec_ok = 0;
+    }
   }
   filter_hash lo = {0, 0}, hi = {UINT64_MAX, UINT64_MAX};
-  fp_ok = fp_ok && cuckoo_key_of(lo, 8, 4).fingerprint == 1 &&
-          cuckoo_key_of(hi, 8, 4).fingerprint == 15 &&
-          cuckoo_key_of(hi, 8, 64).fingerprint == UINT64_MAX;
-  tap_ok(fp_ok, "fingerprints are in 1..2^f-1 (never 0), buckets in range");
-  tap_ok(alt_ok, "the other bucket differs (buckets > 1) and maps back");
+  cuckoo_shape s8 = {8, 4, 0}, s8w = {8, 64, 0}, s6 = {6, 4, 1};
+  fp_ok = fp_ok && cuckoo_key_of(lo, s8).fingerprint == 1 &&
+          cuckoo_key_of(hi, s8).fingerprint == 15 &&
+          cuckoo_key_of(hi, s8w).fingerprint == UINT64_MAX &&
+          cuckoo_key_of(lo, s6).bucket == 0 &&
+          cuckoo_key_of(hi, s6).bucket == 5;
+  tap_ok(fp_ok, "fingerprints are in 1..2^f-1 (never 0), buckets in range "
+         "(both layouts)");
+  tap_ok(alt_ok, "the other bucket differs (buckets > 1) and maps back "
+         "(both layouts, up to 2^62 buckets)");
+  tap_ok(spec_ok, "40,000 placements are FORMAT.md's: i1, i2 and fp by "
+         "layout 0's XOR and layout 1's subtraction");
 }
 
 static void test_sizing(void) {
   /* The independent rule reproduces FORMAT.md's worked example: 4 buckets
-  ** hold at most 8 items, 8 buckets 20; cuckoo_build(v, 10, 0.01) is 8
-  ** buckets of 9-bit fingerprints, 100 bytes (8 bits give 0.0098). */
+  ** hold at most 5 items, 6 buckets 11; cuckoo_build(v, 10, 0.01) is 6
+  ** buckets of 9-bit fingerprints, 91 bytes (8 bits give 0.013). */
   my_cuckoo_sizing ex = my_sizing(10, 0.01);
-  tap_ok(my_cuckoo_items(4) == 8 && my_cuckoo_items(8) == 20 &&
-             ex.buckets == 8 && ex.f == 9 && ex.bytes == 100 &&
-             my_cuckoo_fpr(10.0 / 32.0, 8, 8) > 0.0097,
+  tap_ok(my_cuckoo_items(2) == 7 && my_cuckoo_items(4) == 5 &&
+             my_cuckoo_items(6) == 11 && ex.buckets == 6 && ex.f == 9 &&
+             ex.bytes == 91 && my_cuckoo_fpr(10.0 / 24.0, 8, 6) > 0.0097,
          "the test's FORMAT.md sizing rule gives the document's worked "
-         "example (n = 10, p = 0.01: 8 buckets, f = 9, 100 bytes)");
+         "example (n = 10, p = 0.01: 6 buckets, f = 9, 91 bytes)");
 
   int items_bad = 0;
-  for (uint64_t b = 1; b <= ((uint64_t)1 << 40); b *= 2)
-    if (cuckoo_sized_items(b) != my_cuckoo_items(b)) {
+  uint64_t brng = 0x5EED0B;
+  for (uint64_t i = 0; i < 6000; i++) {
+    /* powers of two up to 2^40, every even count to 4096, random evens */
+    uint64_t b = i < 41     ? (uint64_t)1 << i
+                 : i < 2089 ? 2 * (i - 40)
+                            : 2 + 2 * (splitmix64(&brng) % ((uint64_t)1 << 40));
+    if (cuckoo_sized_items(b, CUCKOO_LAYOUT_SUB) != my_cuckoo_items(b)) {
       if (items_bad++ < 5)
         tap_diag("  %llu buckets: cuckoo_sized_items %llu, FORMAT.md %llu",
                  (unsigned long long)b,
-                 (unsigned long long)cuckoo_sized_items(b),
+                 (unsigned long long)cuckoo_sized_items(b, CUCKOO_LAYOUT_SUB),
                  (unsigned long long)my_cuckoo_items(b));
     }
+  }
   TAP_EQ_U64(items_bad, 0,
-             "cuckoo_sized_items(B) = floor(4B * L) for B = 1..2^40");
+             "cuckoo_sized_items(B) = floor(4B * L) for 6,000 B up to 2^41");
 
   int model_bad = 0;
   const double loads[] = {0, 0.01, 0.25, 0.5, 0.9, 0.95, 1.0};
@@ -208,15 +298,18 @@ static void test_sizing(void) {
              "one bucket) within 1e-9 relative");
 
   const double ps[] = {0.5, 0.1, 0.01, 0.001, 1e-6, 1e-12};
-  /* n = 1, 4, 13, ... and both sides of every bucket boundary up to 2^21
-  ** buckets (the most B holds, and one more). */
-  enum { GEOMETRIC = 14, EDGES = 22 };
-  uint64_t ns[GEOMETRIC + 2 * EDGES];
+  /* n = 1, 4, 13, ... and both sides of bucket boundaries up to 3 * 2^20
+  ** buckets (the most B holds, and one more), B = 2^e and 3 * 2^e + 2. */
+  enum { GEOMETRIC = 14, EDGES = 21 };
+  uint64_t ns[GEOMETRIC + 4 * EDGES];
   int nn = 0;
   for (uint64_t n = 1; nn < GEOMETRIC; n = n * 3 + 1) ns[nn++] = n;
-  for (int e = 0; e < EDGES; e++) {
-    ns[nn++] = my_cuckoo_items((uint64_t)1 << e);
-    ns[nn++] = my_cuckoo_items((uint64_t)1 << e) + 1;
+  for (int e = 1; e <= EDGES; e++) {
+    uint64_t bs[2] = {(uint64_t)1 << e, 3 * ((uint64_t)1 << e) + 2};
+    for (int j = 0; j < 2; j++) {
+      ns[nn++] = my_cuckoo_items(bs[j]);
+      ns[nn++] = my_cuckoo_items(bs[j]) + 1;
+    }
   }
   int bad = 0, cases = 0;
   for (int j = 0; j < nn; j++) {
@@ -242,7 +335,7 @@ static void test_sizing(void) {
     }
   }
   tap_ok(bad == 0 && cases > 0,
-         "%d sizings (n = 1..2.4M and at every bucket boundary, p = "
+         "%d sizings (n = 1..12M and at bucket boundaries, p = "
          "0.5..1e-12) are FORMAT.md's: fewest "
          "buckets at load <= L, narrowest fingerprint meeting 0.97 p, "
          "ceil(4Bf/8) body bytes, the model rate (%d differ)", cases, bad);
@@ -262,43 +355,47 @@ static void test_sizing(void) {
   unsigned char *blob = malloc(pl.bytes);
   cuckoo_write_empty(blob, &pl);
   tap_ok(pl.bytes == ex.bytes && blob[5] == 2 && blob[12] == ex.f &&
-             blob[13] == 4 && blob[14] == 0 && blob[15] == 0 &&
+             blob[13] == 4 && blob[14] == 1 && blob[15] == 0 &&
              load_le64(blob + 16) == ex.buckets &&
              load_le64(blob + 24) == 10 && load_le64(blob + 40) == 0 &&
              spec_cuckoo_valid(blob, (size_t)pl.bytes),
-         "an empty filter's header: kind 2, f at 12, 4 at 13, buckets at 16");
+         "an empty filter's header: kind 2, f at 12, 4 at 13, layout 1 at "
+         "14, buckets at 16");
   free(blob);
 }
 
-static void test_basic(void) {
+static void test_basic(unsigned layout) {
   cuckoo_sizing pl;
-  unsigned char *blob = new_filter(100, 0.01, &pl);
+  /* layout 1 as sized for n = 100; layout 0 as version 1.1.0 sized it */
+  unsigned char *blob = layout ? new_filter(100, 0.01, &pl)
+                               : new_shaped(32, 10, 0, 100, &pl);
   unsigned char *body = blob + FILTER_HEADER_BYTES;
+  tap_diag("layout %u", layout);
   uint64_t rng = seed_print(0x5EED0003, "basic");
   filter_hash h[50];
   int ok = 1;
   for (int i = 0; i < 50; i++) {
     h[i] = random_hash(&rng);
-    if (cuckoo_insert(body, pl.buckets, pl.fingerprint_bits, h[i]) !=
+    if (cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h[i]) !=
         CUCKOO_OK)
       ok = 0;
   }
   for (int i = 0; i < 50; i++)
-    if (!cuckoo_contains(body, pl.buckets, pl.fingerprint_bits, h[i])) ok = 0;
+    if (!cuckoo_contains(body, cuckoo_shape_of_sizing(&pl), h[i])) ok = 0;
   tap_ok(ok, "50 inserted items all test 1");
   /* Multiset: twice in, once out, still in; out again, gone. */
-  cuckoo_insert(body, pl.buckets, pl.fingerprint_bits, h[0]);
-  int r1 = cuckoo_remove(body, pl.buckets, pl.fingerprint_bits, h[0]);
-  int still = cuckoo_contains(body, pl.buckets, pl.fingerprint_bits, h[0]);
-  int r2 = cuckoo_remove(body, pl.buckets, pl.fingerprint_bits, h[0]);
-  int gone = !cuckoo_contains(body, pl.buckets, pl.fingerprint_bits, h[0]);
+  cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h[0]);
+  int r1 = cuckoo_remove(body, cuckoo_shape_of_sizing(&pl), h[0]);
+  int still = cuckoo_contains(body, cuckoo_shape_of_sizing(&pl), h[0]);
+  int r2 = cuckoo_remove(body, cuckoo_shape_of_sizing(&pl), h[0]);
+  int gone = !cuckoo_contains(body, cuckoo_shape_of_sizing(&pl), h[0]);
   tap_ok(r1 && still && r2 && gone,
          "added twice, removed once: in; removed again: out");
   ok = 1;
   for (int i = 1; i < 50; i++) {
-    if (!cuckoo_remove(body, pl.buckets, pl.fingerprint_bits, h[i])) ok = 0;
+    if (!cuckoo_remove(body, cuckoo_shape_of_sizing(&pl), h[i])) ok = 0;
     for (int j = i + 1; j < 50; j++)
-      if (!cuckoo_contains(body, pl.buckets, pl.fingerprint_bits, h[j]))
+      if (!cuckoo_contains(body, cuckoo_shape_of_sizing(&pl), h[j]))
         ok = 0;
   }
   int empty = 1;
@@ -316,7 +413,7 @@ static uint64_t fill(unsigned char *body, const cuckoo_sizing *pl,
                      uint64_t seed, uint64_t limit) {
   uint64_t rng = seed, items = 0;
   while (items < limit &&
-         cuckoo_insert(body, pl->buckets, pl->fingerprint_bits,
+         cuckoo_insert(body, cuckoo_shape_of_sizing(pl),
                        random_hash(&rng)) == CUCKOO_OK)
     items++;
   return items;
@@ -339,12 +436,12 @@ static double fill_until_failure(uint64_t n, uint64_t seed, int *undone) {
     memcpy(before, body, body_bytes);
     uint64_t rng = seed;
     for (uint64_t i = 0; i < items; i++) random_hash(&rng);
-    cuckoo_status st = cuckoo_insert(body, pl.buckets, pl.fingerprint_bits,
+    cuckoo_status st = cuckoo_insert(body, cuckoo_shape_of_sizing(&pl),
                                      random_hash(&rng));
     *undone = st == CUCKOO_FULL && memcmp(before, body, body_bytes) == 0;
     rng = seed;
     for (uint64_t i = 0; i < items && *undone; i++)
-      if (!cuckoo_contains(body, pl.buckets, pl.fingerprint_bits,
+      if (!cuckoo_contains(body, cuckoo_shape_of_sizing(&pl),
                            random_hash(&rng)))
         *undone = 0;
     free(before);
@@ -379,40 +476,54 @@ static void test_copies(void) {
   filter_hash h = filter_hash_integer(7, 0);
   int ok = 1;
   for (int i = 0; i < 8; i++)
-    if (cuckoo_insert(body, pl.buckets, pl.fingerprint_bits, h) != CUCKOO_OK)
+    if (cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h) != CUCKOO_OK)
       ok = 0;
   unsigned char *before = malloc(body_bytes);
   memcpy(before, body, body_bytes);
   /* Refused before any relocation: a walk that failed would say
   ** CUCKOO_FULL, not CUCKOO_TOO_MANY_COPIES. */
-  cuckoo_status st = cuckoo_insert(body, pl.buckets, pl.fingerprint_bits, h);
+  cuckoo_status st = cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h);
   tap_ok(ok && st == CUCKOO_TOO_MANY_COPIES &&
              memcmp(before, body, body_bytes) == 0,
          "8 copies fit, the 9th is refused at once (too many copies, not a "
          "failed walk), body unchanged");
   /* Absent value: nothing removed, nothing changed. */
   filter_hash absent = filter_hash_integer(8, 0);
-  tap_ok(cuckoo_remove(body, pl.buckets, pl.fingerprint_bits, absent) == 0 &&
+  tap_ok(cuckoo_remove(body, cuckoo_shape_of_sizing(&pl), absent) == 0 &&
              memcmp(before, body, body_bytes) == 0,
          "removing an absent value removes nothing");
   int out = 1;
   for (int i = 0; i < 8; i++)
-    out &= cuckoo_remove(body, pl.buckets, pl.fingerprint_bits, h);
-  tap_ok(out && !cuckoo_contains(body, pl.buckets, pl.fingerprint_bits, h),
+    out &= cuckoo_remove(body, cuckoo_shape_of_sizing(&pl), h);
+  tap_ok(out && !cuckoo_contains(body, cuckoo_shape_of_sizing(&pl), h),
          "8 removes take the 8 copies out");
   free(before);
   free(blob);
 
-  blob = new_filter(1, 0.01, &pl); /* one bucket */
+  blob = new_shaped(1, 7, 0, 1, &pl); /* one bucket: layout 0 only */
   body = blob + FILTER_HEADER_BYTES;
   ok = pl.buckets == 1;
   for (int i = 0; i < 4; i++)
-    ok &= cuckoo_insert(body, pl.buckets, pl.fingerprint_bits, h) == CUCKOO_OK;
-  ok &= cuckoo_insert(body, pl.buckets, pl.fingerprint_bits, h) ==
+    ok &= cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h) == CUCKOO_OK;
+  ok &= cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h) ==
         CUCKOO_TOO_MANY_COPIES;
-  ok &= cuckoo_insert(body, pl.buckets, pl.fingerprint_bits, absent) ==
+  ok &= cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), absent) ==
         CUCKOO_FULL;
-  tap_ok(ok, "one bucket: 4 copies, then too many copies; another item: full");
+  tap_ok(ok, "one bucket (layout 0): 4 copies, then too many copies; "
+         "another item: full");
+  free(blob);
+
+  blob = new_filter(1, 0.01, &pl); /* layout 1's least: 2 buckets */
+  body = blob + FILTER_HEADER_BYTES;
+  ok = pl.buckets == 2 && pl.layout == CUCKOO_LAYOUT_SUB;
+  for (int i = 0; i < 8; i++)
+    ok &= cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h) == CUCKOO_OK;
+  ok &= cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h) ==
+        CUCKOO_TOO_MANY_COPIES;
+  ok &= cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), absent) ==
+        CUCKOO_FULL;
+  tap_ok(ok, "n = 1 (layout 1): 2 buckets, 8 copies, then too many copies; "
+         "another item: full");
   free(blob);
 }
 
@@ -433,7 +544,7 @@ static void test_fpr(void) {
     uint64_t rng = seed_print(0xF0F0 + (uint64_t)i, "fpr");
     uint64_t failed = 0;
     for (uint64_t k = 0; k < ns[i]; k++)
-      if (cuckoo_insert(body, pl.buckets, pl.fingerprint_bits,
+      if (cuckoo_insert(body, cuckoo_shape_of_sizing(&pl),
                         random_hash(&rng)) != CUCKOO_OK) {
         if (failed++ < 3) tap_diag("insert %llu failed", (unsigned long long)k);
       }
@@ -441,7 +552,7 @@ static void test_fpr(void) {
                (unsigned long long)ns[i], ps[i]);
     uint64_t hits = 0, probes = 1000000;
     for (uint64_t k = 0; k < probes; k++)
-      hits += (uint64_t)cuckoo_contains(body, pl.buckets, pl.fingerprint_bits,
+      hits += (uint64_t)cuckoo_contains(body, cuckoo_shape_of_sizing(&pl),
                                         random_hash(&rng));
     double rate = (double)hits / (double)probes;
     tap_ok(rate <= ps[i],
@@ -464,17 +575,17 @@ static void test_order(void) {
   filter_hash *h = malloc(N * sizeof *h);
   for (int i = 0; i < N; i++) h[i] = random_hash(&rng);
   for (int i = 0; i < N; i++) {
-    cuckoo_insert(a + 64, pl.buckets, pl.fingerprint_bits, h[i]);
-    cuckoo_insert(b + 64, pl.buckets, pl.fingerprint_bits, h[N - 1 - i]);
-    cuckoo_insert(c + 64, pl.buckets, pl.fingerprint_bits, h[i]);
+    cuckoo_insert(a + 64, cuckoo_shape_of_sizing(&pl), h[i]);
+    cuckoo_insert(b + 64, cuckoo_shape_of_sizing(&pl), h[N - 1 - i]);
+    cuckoo_insert(c + 64, cuckoo_shape_of_sizing(&pl), h[i]);
   }
   int same = 1;
   uint64_t positives = 0;
   for (int k = 0; k < 200000; k++) {
     filter_hash p = random_hash(&rng);
-    int x = cuckoo_contains(a + 64, pl.buckets, pl.fingerprint_bits, p);
+    int x = cuckoo_contains(a + 64, cuckoo_shape_of_sizing(&pl), p);
     positives += (uint64_t)x;
-    if (x != cuckoo_contains(b + 64, pl.buckets, pl.fingerprint_bits, p))
+    if (x != cuckoo_contains(b + 64, cuckoo_shape_of_sizing(&pl), p))
       same = 0;
   }
   tap_ok(same && positives > 0 && memcmp(a, b, pl.bytes) != 0,
@@ -508,9 +619,9 @@ static int parse_exact(const unsigned char *src, size_t len, unsigned want,
     uint64_t rng = 99;
     for (int i = 0; i < 64; i++) {
       filter_hash h = random_hash(&rng);
-      cuckoo_insert(body, v.header.buckets, v.header.fingerprint_bits, h);
-      cuckoo_contains(body, v.header.buckets, v.header.fingerprint_bits, h);
-      cuckoo_remove(body, v.header.buckets, v.header.fingerprint_bits, h);
+      cuckoo_insert(body, cuckoo_shape_of(&v.header), h);
+      cuckoo_contains(body, cuckoo_shape_of(&v.header), h);
+      cuckoo_remove(body, cuckoo_shape_of(&v.header), h);
     }
   }
   free(copy);
@@ -559,9 +670,15 @@ static void test_parse(void) {
     stmt;                                       \
     tap_ok(rejects(b, len, what), "%s", name);  \
   } while (0)
-  snprintf(msg, sizeof msg, "bucket count %llu: not a power of two", nb + 1);
-  MUTATE(store_le64(b + 16, nb + 1), msg, "not a power of two");
-  MUTATE(store_le64(b + 16, 0), "bucket count 0", "not a power of two");
+  snprintf(msg, sizeof msg, "bucket count %llu: odd (layout 1)", nb + 1);
+  MUTATE(store_le64(b + 16, nb + 1), msg, "not a positive even number");
+  MUTATE(store_le64(b + 16, 0), "bucket count 0",
+         "not a positive even number");
+  snprintf(msg, sizeof msg, "layout 0 with %llu buckets: not a power of two",
+           nb + 2);
+  MUTATE((b[14] = 0, store_le64(b + 16, nb + 2)), msg, "not a power of two");
+  MUTATE((b[14] = 0, store_le64(b + 16, 0)), "layout 0, bucket count 0",
+         "not a power of two");
   snprintf(msg, sizeof msg, "bucket count %llu with the body of %llu", 2 * nb,
            nb);
   MUTATE(store_le64(b + 16, 2 * nb), msg, "blob holds");
@@ -574,7 +691,9 @@ static void test_parse(void) {
            sp.f + 1, sp.f);
   MUTATE(b[12] = (unsigned char)(sp.f + 1), msg, "blob holds");
   MUTATE(b[13] = 8, "8 slots per bucket", "slots per bucket is 8");
-  MUTATE(b[14] = 1, "byte 14 not zero", "bytes 14-15");
+  MUTATE(b[14] = 2, "layout 2", "cuckoo layout 2 unknown");
+  MUTATE(b[14] = 255, "layout 255", "cuckoo layout 255 unknown");
+  MUTATE(b[15] = 1, "byte 15 not zero", "header byte 15 is not 0");
   snprintf(msg, sizeof msg, "item count %llu > %llu slots", slots + 1, slots);
   snprintf(want, sizeof want, "item count %llu exceeds", slots + 1);
   MUTATE(store_le64(b + 40, slots + 1), msg, want);
@@ -705,7 +824,7 @@ static void test_buckets_accessor(void) {
   size_t body_bytes = (size_t)(pl.bytes - FILTER_HEADER_BYTES);
   unsigned f = pl.fingerprint_bits;
   chunked c = chunked_new(pl.buckets, f);
-  cuckoo_buckets bk = {locate_chunked, &c, pl.buckets, f};
+  cuckoo_buckets bk = {locate_chunked, &c, cuckoo_shape_of_sizing(&pl)};
   unsigned char *joined = malloc(body_bytes);
   unsigned char **before = malloc(c.count * sizeof *before);
   for (size_t i = 0; i < c.count; i++) before[i] = malloc(c.bytes);
@@ -719,14 +838,14 @@ static void test_buckets_accessor(void) {
     /* Mostly inserts, so that the filter fills and walks happen. */
     if (live > 0 && splitmix64(&rng) % 4 == 0) {
       size_t k = (size_t)(splitmix64(&rng) % live);
-      int a = cuckoo_remove(body, pl.buckets, f, added[k]);
+      int a = cuckoo_remove(body, cuckoo_shape_of_sizing(&pl), added[k]);
       int b = cuckoo_buckets_remove(&bk, added[k]);
       if (a != b) statuses = 0;
       added[k] = added[--live];
     } else {
       filter_hash h = random_hash(&rng);
       if (splitmix64(&rng) % 8 == 0 && live > 0) h = added[0]; /* copies */
-      cuckoo_status a = cuckoo_insert(body, pl.buckets, f, h);
+      cuckoo_status a = cuckoo_insert(body, cuckoo_shape_of_sizing(&pl), h);
       cuckoo_status b = cuckoo_buckets_insert(&bk, h);
       if (a != b) statuses = 0;
       if (a == CUCKOO_OK) added[live++] = h;
@@ -790,7 +909,8 @@ int main(void) {
   test_packing();
   test_keys();
   test_sizing();
-  test_basic();
+  test_basic(1);
+  test_basic(0);
   test_load();
   test_copies();
   test_fpr();

@@ -80,7 +80,7 @@ static blob cuckoo_layer(uint64_t n, double p, unsigned layer, unsigned fill) {
   unsigned placed = 0;
   for (unsigned i = 0; i < fill; i++) {
     filter_hash h = random_hash();
-    if (cuckoo_insert(b.p + 64, s.buckets, s.fingerprint_bits, h) == CUCKOO_OK)
+    if (cuckoo_insert(b.p + 64, cuckoo_shape_of_sizing(&s), h) == CUCKOO_OK)
       items[layer][placed++] = h;
   }
   item_count[layer] = placed;

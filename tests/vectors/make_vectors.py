@@ -199,12 +199,14 @@ def version1(conn):
 
 def version1_kind2(conn):
     """(name, blob, probes or None, comment, reject reason): version 1, kind 2
-    (cuckoo filters)."""
-    from interop import cuckoo_worked_example_hex
+    (cuckoo filters), layout 0, as version 1.1.0 wrote them (its cuckoo_build
+    made them; this version's makes layout 1, so these files, all written,
+    are never made again: the worked example is read back from its file)."""
+    from vectorfile import read_hex
     rng = random.Random(2)
     out = []
 
-    good = bytes.fromhex(cuckoo_worked_example_hex())
+    good = read_hex(os.path.join(HERE, "v1", "kind2-worked-example.hex"))
     out.append(("kind2-worked-example", good,
                 probe_list(["abc", 42, "abd", 42.0], rng),
                 "The cuckoo worked example of ext/FORMAT.md: cuckoo_build(v, "
@@ -244,6 +246,91 @@ def version1_kind2(conn):
     for name, blob, why in rejects:
         out.append(("kind2-reject-" + name, blob, None,
                     "Must be refused by a version-1 reader: %s." % why, why))
+    return out
+
+
+def version1_kind2_layout1(conn):
+    """(name, blob, probes or None, comment, reject reason): version 1, kind 2,
+    layout 1 (an even number of buckets, the other bucket by subtraction):
+    what cuckoo_build makes from this version on."""
+    from interop import cuckoo_worked_example_hex
+    rng = random.Random(21)
+    out = []
+
+    good = bytes.fromhex(cuckoo_worked_example_hex())
+    if good[14] != 1:
+        sys.exit("FORMAT.md's cuckoo worked example is not layout 1")
+    out.append(("kind2-layout1-worked-example", good,
+                probe_list(["abc", 42, "abd", 42.0], rng),
+                "The cuckoo worked example of ext/FORMAT.md (layout 1): "
+                "cuckoo_build(v, 10, 0.01) over 'abc' and 42.", None))
+
+    members = ["req-%d" % i for i in range(8)] + [i * 7 for i in range(8)] + \
+        [1.5, -0.0, 2.0 ** 63, "é", "", b"", b"\x00\x01", "a\x00b"] + \
+        [("acme", i) for i in range(6)] + [("acme", "x", 2.5)]
+    blob = build(conn, members, 40, 0.001, "cuckoo_build")
+    (blob,) = conn.execute("SELECT cuckoo_delete(cuckoo_delete(cuckoo_add("
+                           "cuckoo_add(?1, 'req-0'), 'extra'), 'req-1'), 14)",
+                           (blob,)).fetchone()
+    kept = [m for m in members if m not in ("req-1", 14)] + ["extra"]
+    out.append(("kind2-layout1-mixed", blob,
+                probe_list(kept + ["req-1", 14], rng),
+                "cuckoo_build(v, 40, 0.001) (layout 1) over %d values of "
+                "every class and bloom_key composites,\nthen cuckoo_add of "
+                "'req-0' (a second copy) and 'extra', cuckoo_delete of "
+                "'req-1' and 14." % len(members), None))
+
+    # Nearly full, many buckets (not a power of two): i1 from the high bits
+    # of h1, and relocations.
+    many = ["k%d" % i for i in range(1900)] + list(range(1000, 1100))
+    blob = build(conn, many, 2000, 0.01, "cuckoo_build")
+    b = struct.unpack_from("<Q", blob, 16)[0]
+    if blob[14] != 1 or b & (b - 1) == 0:
+        sys.exit("kind2-layout1-full: expected layout 1, %d buckets" % b)
+    out.append(("kind2-layout1-full", blob,
+                probe_list(many[::10], rng, extra=200),
+                "cuckoo_build(v, 2000, 0.01) (layout 1, %d buckets) over "
+                "2000 values: at its capacity, %.1f%% of its slots."
+                % (b, 2000 * 100.0 / (4 * b)), None))
+
+    # Layout-1 blobs a reader must refuse: one change each to the worked
+    # example (6 buckets, f = 9, 27-byte body, 2 items).
+    def alter(off, data, body_len=None):
+        b = good[:off] + data + good[off + len(data):]
+        return b if body_len is None else b[:64] + bytes(body_len)
+
+    rejects = [
+        ("layout1-reject-buckets-7", alter(16, struct.pack("<Q", 7), 32),
+         "buckets 7 in layout 1, not even (with the 32-byte body 7 buckets "
+         "of 9-bit slots would take)"),
+        ("layout1-reject-buckets-0", alter(16, struct.pack("<Q", 0), 0),
+         "buckets 0 in layout 1 (with an empty body)"),
+        ("layout1-reject-layout-2", alter(14, b"\x02"),
+         "layout 2, unknown (byte 14 is 0 or 1)"),
+        ("layout1-reject-byte-15", alter(15, b"\x01"),
+         "byte 15 is 1, not 0"),
+        ("layout0-reject-buckets-6", alter(14, b"\x00"),
+         "layout 0 with 6 buckets, not a power of two (the worked example "
+         "with byte 14 set to 0)"),
+    ]
+    for name, blob, why in rejects:
+        out.append(("kind2-" + name, blob, None,
+                    "Must be refused by a version-1 reader: %s." % why, why))
+
+    # Layered, layout-1 cuckoo layers (as a scalable store now makes them).
+    groups_c = [
+        ["g-%d" % i for i in range(12)] + [i * 5 for i in range(12)],
+        ["h-%d" % i for i in range(30)] + [2.5 + i for i in range(10)] +
+        [("acme", i) for i in range(5)],
+    ]
+    layers_c = [build(conn, g, n, p, "cuckoo_build") for g, n, p in
+                zip(groups_c, (30, 60), (0.01, 0.005))]
+    blob = br.layered_blob(layers_c, 2, 0.5, 0.02)
+    out.append(("kind3-cuckoo-layout1-layers", blob,
+                probe_list([m for g in groups_c for m in g], rng),
+                "Two cuckoo_build layers (layout 1; n 30/60, p 0.01/0.005), "
+                "assembled by the independent reader: growth 2, tightening "
+                "0.5, target_fpr 0.02.", None))
     return out
 
 
@@ -354,7 +441,7 @@ def main():
     conn = connect()
     made = []
     for version, gen in (("v1", version1), ("v1", version1_kind2),
-                         ("v1", version1_kind3)):
+                         ("v1", version1_kind3), ("v1", version1_kind2_layout1)):
         d = os.path.join(HERE, version)
         os.makedirs(d, exist_ok=True)
         for name, blob, probes, comment, reject in gen(conn):

@@ -26,8 +26,8 @@ sys.path[:0] = [HERE, os.path.join(HERE, "..", "interop"),
 
 import bloomreader as br                                        # noqa: E402
 from bloomhost import Tap, connect                              # noqa: E402
-from interop import (compare_info, cuckoo_worked_example_hex,  # noqa: E402
-                     worked_example_hex)
+from interop import (FORMAT_TEXT, compare_info,                # noqa: E402
+                     cuckoo_worked_example_hex, worked_example_hex)
 from vectorfile import Answers, read_hex                        # noqa: E402
 
 # bloom_info's kind name -> (test function, info function)
@@ -181,6 +181,11 @@ def main():
             tap.ok(blob == bytes.fromhex(worked_example_hex()),
                    "%s is the blob printed in ext/FORMAT.md" % name)
         if name == "v1/kind2-worked-example":
+            # Version 1.1.0's example, layout 0: FORMAT.md names it.
+            tap.ok(blob[14] == 0 and len(blob) == 100 and
+                   "`tests/vectors/v1/kind2-worked-example`" in FORMAT_TEXT,
+                   "%s is the layout-0 example FORMAT.md names" % name)
+        if name == "v1/kind2-layout1-worked-example":
             tap.ok(blob == bytes.fromhex(cuckoo_worked_example_hex()),
                    "%s is the blob printed in ext/FORMAT.md" % name)
     tap.ok(len(hexes) > 0, "%d vectors, %d probes" % (len(hexes), probes))
