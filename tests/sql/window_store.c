@@ -175,6 +175,17 @@ static void simulate(int kind, const char *extra, int generations) {
   sqlite3_close(m.db);
 }
 
+/* A database with t, a store of the module with a one-hour window on the
+** events clock. */
+static sqlite3 *events_store(const char *module) {
+  char sql[160];
+  sqlite3 *db = open_db(NULL);
+  snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE t USING %s(fpr = 1e-6, "
+           "window = 3600, clock = 'events')", module);
+  must_exec(db, sql);
+  return db;
+}
+
 /* --- the wall clock ---------------------------------------------------- */
 
 /* A database at the test clock's time T0 with t, a bloom_store of a one
@@ -283,9 +294,7 @@ static void test_at(void) {
 
 /* events: at ahead moves the store's time */
 static void test_at_events(void) {
-  sqlite3 *db = open_db(NULL);
-  must_exec(db, "CREATE VIRTUAL TABLE t USING cuckoo_store(fpr = 1e-6, "
-                "window = 3600, clock = 'events')");
+  sqlite3 *db = events_store("cuckoo_store");
   add_at(db, "t", 1, 1000000);
   must_exec(db, "INSERT INTO t(value) VALUES (2)"); /* at the store's time */
   int both = has(db, "t", 1) && has(db, "t", 2);
@@ -299,9 +308,7 @@ static void test_at_events(void) {
 /* --- INSERT OR IGNORE, DELETE, the operator's view --------------------- */
 
 static void test_if_new(void) {
-  sqlite3 *db = open_db(NULL);
-  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-6, "
-                "window = 3600, clock = 'events')");
+  sqlite3 *db = events_store("bloom_store");
   add_at(db, "t", 1, 1000000);
   add_at(db, "t", 2, 1000000);
   sqlite3_stmt *st = prep(db, "INSERT OR IGNORE INTO t(value, at) VALUES "
@@ -318,9 +325,7 @@ static void test_if_new(void) {
 }
 
 static void test_delete_and_rows(void) {
-  sqlite3 *db = open_db(NULL);
-  must_exec(db, "CREATE VIRTUAL TABLE t USING cuckoo_store(fpr = 1e-6, "
-                "window = 3600, clock = 'events')");
+  sqlite3 *db = events_store("cuckoo_store");
   add_at(db, "t", 1, 1000000);
   add_at(db, "t", 2, 1000000);
   add_at(db, "t", 2, 1000000 + 1000);
@@ -389,9 +394,7 @@ static void test_expire(void) {
 /* --- transactions, connections ----------------------------------------- */
 
 static void test_transactions(void) {
-  sqlite3 *db = open_db(NULL);
-  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-6, "
-                "window = 3600, clock = 'events')");
+  sqlite3 *db = events_store("bloom_store");
   for (int k = 0; k < 5; k++) add_at(db, "t", k, 1000000 + k * 900);
   char *before = snapshot(db);
   must_exec(db, "BEGIN");
