@@ -506,6 +506,10 @@ static void test_arguments(void) {
                    "'clock'", NOARGS) == 1,
          "window in seconds or units; generations 4 and the wall clock by "
          "default");
+  /* the command column is named as the table, as in FTS5 */
+  expect_error(db, "a windowed store named as one of its columns",
+               "CREATE VIRTUAL TABLE fpr USING bloom_store(window = 60)", NOARGS,
+               "bloom_store: duplicate column name: fpr", 0);
   for (int kind = 0; kind < 2; kind++)
     check_bad_arguments(db, modules[kind], bad_window_arguments,
                         sizeof bad_window_arguments /
