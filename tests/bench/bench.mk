@@ -32,9 +32,19 @@
 # (tests/bench/scalable.c; its database, scalable.db, takes about 250 MB and
 # a minute or two to build, again whenever bloom.so changes; a run takes
 # about half a minute more; SCALABLE_BENCH_ROUNDS=n sets its rounds).
-# make bench-window: what a store that forgets costs (tests/bench/window.c;
-# its databases, window-*.db, are made and removed by the run, a few
-# minutes; WINDOW_BENCH_N=n sets the items per window, default 200000).
+# make bench-window: what a windowed store (a store that forgets) costs
+# against a fixed store: space at a steady rate for G = 2, 4, 8 and 16, an
+# autocommit INSERT and a probe, expiring a generation of 100K to 1M items,
+# and a simulated week with a burst (tests/bench/window.c; clock =
+# 'events', so days run at full speed; about a minute).  Its databases,
+# window-*.db, are made again and removed by each run in WINDOW_BENCH_DIR
+# (default /tmp; a few tens of MB).  WINDOW_BENCH_ITEMS=n sets the items a
+# window (default 200000), WINDOW_BENCH_RATE=n the week's items a day
+# (default 200000), WINDOW_BENCH_DAYS=n its days (default 7, at least 6),
+# WINDOW_BENCH_PROBES=n the never-inserted values a week sample tests
+# (default 1000000), WINDOW_BENCH_EXPIRE=a,b,c the generation sizes expired
+# (default 100000,300000,1000000), WINDOW_BENCH_ROUNDS=n the rounds
+# (default 7).
 # make bench-keep: what keeping a store by trigger costs an autocommit
 # INSERT at SQLite's default settings, against the same INSERT without the
 # trigger and with a trigger that changes one random page, its floor
@@ -77,20 +87,20 @@ $(KEEP_BIN): tests/bench/keep.c tests/bench/sqlbench.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
 
-$(WINDOW_BIN): tests/bench/window.c tests/bench/sqlbench.h
+$(WINDOW_BIN): tests/bench/window.c tests/bench/sqlbench.h tests/bench/machine.h
 	@mkdir -p $(@D)
 	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $< -lsqlite3 -lm
-
 
 .PHONY: bench-counting bench-store bench-scalable bench-keep bench-cuckoo bench-window
 
 bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN) \
-       $(CUCKOO_BIN)
+       $(CUCKOO_BIN) $(WINDOW_BIN)
 	$(BENCH_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(COUNTING_BIN)
 	$(CUCKOO_BIN) $(CURDIR)/bloom.so
 	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(SCALABLE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
+	$(WINDOW_BIN) $(CURDIR)/bloom.so
 
 bench-store: bloom.so $(STORE_BIN)
 	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
@@ -102,7 +112,7 @@ bench-keep: bloom.so $(KEEP_BIN)
 	$(KEEP_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 
 bench-window: bloom.so $(WINDOW_BIN)
-	$(WINDOW_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
+	$(WINDOW_BIN) $(CURDIR)/bloom.so
 
 bench-counting: $(COUNTING_BIN)
 	$(COUNTING_BIN)

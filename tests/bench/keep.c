@@ -185,19 +185,9 @@ static double median(const double *v, int n) {
 /* Each round's kept / other, then the median and range of those. */
 static void ratio_line(const char *what, const flow_result *a,
                        const flow_result *b, double limit, int target) {
-  double r[ROUNDS], lo = 1e9, hi = 0;
-  for (int i = 0; i < ROUNDS; i++) {
-    r[i] = a->us[i] / b->us[i];
-    lo = r[i] < lo ? r[i] : lo;
-    hi = r[i] > hi ? r[i] : hi;
-  }
-  double m = median(r, ROUNDS);
-  if (target) {
-    target_of(what, m, limit, 1);
-    printf("    (range %.2f-%.2f over %d rounds)\n", lo, hi, ROUNDS);
-  } else {
-    printf("  INFO %-53s %6.2f   (range %.2f-%.2f)\n", what, m, lo, hi);
-  }
+  double r[ROUNDS];
+  for (int i = 0; i < ROUNDS; i++) r[i] = a->us[i] / b->us[i];
+  ratio_report(what, r, ROUNDS, limit, target);
 }
 
 static void run_size(const char *dir, long long capacity) {

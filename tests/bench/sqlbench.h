@@ -147,4 +147,30 @@ static inline void target_of(const char *name, double ratio, double limit,
          limit, pass ? "PASS" : "FAIL");
 }
 
+static inline int sqlbench_by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Rounds' ratios r[0..n) (n at most 64) reported by their median: a
+** target line with the range under it, or an INFO line. */
+static inline void ratio_report(const char *what, const double *r, int n,
+                                double limit, int target) {
+  double s[64], lo = r[0], hi = r[0];
+  if (n > 64) n = 64;
+  for (int i = 0; i < n; i++) {
+    s[i] = r[i];
+    lo = r[i] < lo ? r[i] : lo;
+    hi = r[i] > hi ? r[i] : hi;
+  }
+  qsort(s, (size_t)n, sizeof *s, sqlbench_by_value);
+  double m = s[n / 2];
+  if (target) {
+    target_of(what, m, limit, 1);
+    printf("    (range %.2f-%.2f over %d rounds)\n", lo, hi, n);
+  } else {
+    printf("  INFO %-53s %6.2f   (range %.2f-%.2f)\n", what, m, lo, hi);
+  }
+}
+
 #endif
