@@ -61,7 +61,7 @@ check "the restored cuckoo_store exports the same filter" \
 check "the restored scalable bloom_store exports the same layered filter" \
   "$(shell "$dir/b.db" "SELECT (SELECT filter FROM g) = (SELECT gf FROM saved) AND (SELECT value FROM g_config WHERE key = 'layers') > 1;")" "1"
 check "the restored windowed bloom_store exports the same live generations" \
-  "$(shell "$dir/b.db" "SELECT (SELECT filter FROM w) = (SELECT wf FROM saved) AND (SELECT count(*) FROM w WHERE generation IS NOT NULL) = 5;")" "1"
+  "$(shell "$dir/b.db" "SELECT (SELECT filter FROM w) = (SELECT wf FROM saved) AND (SELECT count(*) FROM w WHERE generation IS NOT NULL) = 9;")" "1"
 check "every item is in the three restored stores" \
   "$(shell "$dir/b.db" "SELECT count(*) FROM items WHERE NOT EXISTS (SELECT 1 FROM b WHERE value = items.v) OR NOT EXISTS (SELECT 1 FROM c WHERE value = items.v) OR NOT EXISTS (SELECT 1 FROM g WHERE value = items.v);")" "0"
 check "integrity_check is ok after the restore" \

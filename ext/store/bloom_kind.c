@@ -53,13 +53,15 @@ typedef struct bloom_state {
     unsigned width[STORE_MAX_LAYERS], distinct[STORE_MAX_LAYERS];
     unsigned char rank[STORE_MAX_LAYERS];
   } probe_widths;
-  /* The items of a small layer, summed from its chunks once and counted on
-  ** from there while the cache keeps them (cache.clears unchanged). */
+  /* The items of the layer being filled, summed exactly from its chunks
+  ** once it may be full and counted on from there while the cache keeps
+  ** what was summed (cache.clears unchanged): so a layer takes exactly its
+  ** capacity, and the sum is made once a layer rather than once an add. */
   struct {
     int layer; /* -1: none */
     uint64_t clears;
     double items;
-  } small_layer;
+  } counted_layer;
 } bloom_state;
 
 static bloom_state *state_of(const store *s) { return s->kind_state; }
@@ -68,7 +70,7 @@ static int open_state(store *s) {
   bloom_state *b = sqlite3_malloc(sizeof *b);
   if (b == NULL) return SQLITE_NOMEM;
   memset(b, 0, sizeof *b);
-  b->small_layer.layer = -1;
+  b->counted_layer.layer = -1;
   s->kind_state = b;
   return SQLITE_OK;
 }
@@ -218,6 +220,11 @@ static int contains_any(store *s, filter_hash h, int *maybe) {
 /* Chunks read to estimate how full a layer is. */
 #define FILL_SAMPLE 16
 
+/* The most chunks a layer may have for its items to be summed exactly:
+** 4096 page-sized rows (16 MiB at 4 KiB pages, well inside the cache's
+** budget, which keeps them for the adds that follow). */
+#define EXACT_CHUNKS 4096
+
 /* Items in the layer, estimated from FILL_SAMPLE chunks spread over it (all
 ** of them in a small layer: exact) and raised by three standard errors,
 ** so that a layer is never judged emptier than it is: a chunk's counter
@@ -239,41 +246,59 @@ static int estimate_items(store *s, const store_layer *l, double *items) {
   return SQLITE_OK;
 }
 
+/* The exact items of a layer of at most EXACT_CHUNKS chunks: the sum of
+** all its counters the first time, then the count kept since (add_now). */
+static int counted_items(store *s, const store_layer *l, double *items) {
+  bloom_state *b = state_of(s);
+  int layer = (int)(l - s->config.layers);
+  if (b->counted_layer.layer != layer ||
+      b->counted_layer.clears != s->cache.clears) {
+    double sum = 0;
+    for (int64_t local = 0; local < l->chunks; local++) {
+      chunk_ref c;
+      int rc = chunk_read(s, l, local, &c);
+      if (rc != SQLITE_OK) return rc;
+      sum += (double)chunk_counter(l, local, c.bytes);
+      chunk_done(&c);
+    }
+    b->counted_layer.layer = layer;
+    b->counted_layer.clears = s->cache.clears;
+    b->counted_layer.items = sum;
+  }
+  *items = b->counted_layer.items;
+  return SQLITE_OK;
+}
+
 /* A layer that fills is full when it holds its capacity.  No row counts a
 ** layer's items (a counter changed by every insert would double the pages
 ** an insert writes), so the chunks' counters decide.
 **
-** A layer of at most FILL_SAMPLE chunks sums them all once (exact), and
-** counts its own adds from there while the cache holds what it read (any
-** other connection's change, or a rollback, empties the cache).
-**
-** In a larger one, a chunk holding less than its share of the capacity by
-** three standard deviations of a chunk's count says the layer is not full
-** (once the layer is full, a chunk is that far below its share about once
-** in 700); past that, an estimate from a sample of chunks decides, three
-** standard errors on the safe side.  `count` is chunk `local`'s counter. */
+** First a screen that reads nothing: in a layer of more than FILL_SAMPLE
+** chunks, a chunk holding less than its share of the capacity by three
+** standard deviations of a chunk's count says the layer is not full (once
+** the layer is full, a chunk is that far below its share about once in
+** 700).  Past the screen, a layer of at most EXACT_CHUNKS chunks is judged
+** by its exact items (counted_items: summed once, then counted), so it
+** holds exactly its capacity and a generation sized for a steady rate
+** stays in one layer; a larger one by an estimate from a sample of chunks,
+** three standard errors on the safe side (summing more would cost more
+** than the few percent it saves).  `count` is chunk `local`'s counter. */
 static int layer_full(store *s, const store_layer *l, int64_t local,
                       uint64_t count, int *full) {
   bloom_state *b = state_of(s);
   double capacity = (double)l->header.capacity;
-  if (l->chunks <= FILL_SAMPLE) {
-    int layer = (int)(l - s->config.layers);
-    if (b->small_layer.layer != layer ||
-        b->small_layer.clears != s->cache.clears) {
-      int rc = estimate_items(s, l, &b->small_layer.items);
-      if (rc != SQLITE_OK) return rc;
-      b->small_layer.layer = layer;
-      b->small_layer.clears = s->cache.clears;
-    }
-    *full = b->small_layer.items + 1 > capacity;
-    return SQLITE_OK;
-  }
-  double share = capacity * (double)chunk_units(l, local) / (double)l->units;
+  int layer = (int)(l - s->config.layers);
+  int counted = b->counted_layer.layer == layer &&
+                b->counted_layer.clears == s->cache.clears;
   *full = 0;
-  if ((double)count + 1 + 3 * sqrt(share) <= share) return SQLITE_OK;
-  double items;
-  int rc = estimate_items(s, l, &items);
-  *full = items + 1 > capacity;
+  if (!counted && l->chunks > FILL_SAMPLE) {
+    double share = capacity * (double)chunk_units(l, local) / (double)l->units;
+    if ((double)count + 1 + 3 * sqrt(share) <= share) return SQLITE_OK;
+  }
+  double items = 0;
+  int rc = l->chunks <= EXACT_CHUNKS ? counted_items(s, l, &items)
+                                     : estimate_items(s, l, &items);
+  *full = rc == SQLITE_OK && items + 1 > capacity;
   return rc;
 }
 
@@ -357,7 +382,7 @@ static int defer(store *s, const store_layer *l, uint64_t block,
     if (rc != SQLITE_OK) return rc;
   }
   b->deferred_layer = (int)(l - s->config.layers);
-  b->small_layer.layer = -1; /* its count no longer follows the chunks */
+  b->counted_layer.layer = -1; /* its count no longer follows the chunks */
   if (b->deferred_count == b->deferred_room) {
     size_t room = b->deferred_room ? 2 * b->deferred_room : 1024;
     if (room > DEFERRED_MAX) room = DEFERRED_MAX;
@@ -403,8 +428,8 @@ static int add_now(store *s, const store_layer *l, filter_hash h,
   if (rc != SQLITE_OK || *full) return rc;
   bloom_insert(chunk + p.offset, 1, l->header.hashes, h);
   set_chunk_counter(l, p.chunk, chunk, saturating_add(count, 1));
-  if (b->small_layer.layer == (int)(l - s->config.layers))
-    b->small_layer.items += 1;
+  if (b->counted_layer.layer == (int)(l - s->config.layers))
+    b->counted_layer.items += 1;
   return SQLITE_OK;
 }
 

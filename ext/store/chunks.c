@@ -200,6 +200,7 @@ int chunks_settle(store *s) {
 int chunks_flush(store *s, int drop) {
   int rc = chunks_settle(s);
   size_t done = 0;
+  uint64_t clears = s->cache.clears;
   for (; rc == SQLITE_OK && done < s->cache.dirty; done++) {
     int64_t id = s->cache.dirty_ids[done];
     const cached_chunk *c = cache_find(&s->cache, id);
@@ -215,7 +216,10 @@ int chunks_flush(store *s, int drop) {
     rc = chunk_write(s, l, id - l->first_chunk, c->bytes);
     if (rc != SQLITE_OK) break;
   }
-  cache_mark_clean_first(&s->cache, done);
+  /* A write that ran out of memory can make SQLite roll the transaction
+  ** back, whose xRollback empties the cache under this loop: nothing is
+  ** left to mark. */
+  if (s->cache.clears == clears) cache_mark_clean_first(&s->cache, done);
   if (rc == SQLITE_OK && drop) cache_clear(&s->cache);
   return rc;
 }

@@ -214,7 +214,7 @@ static int settle_window(unsigned given, store_options *o, char *err,
       o->fpr / (o->generations + 1) * (1 - STORE_WINDOW_TIGHTENING);
   if (!(first >= FILTER_MIN_FPR)) {
     snprintf(err, err_size, "a windowed store's layers get fpr / "
-             "(generations + 1) * 0.9 = %g, below %g: use a larger fpr or "
+             "(generations + 1) * 0.99 = %g, below %g: use a larger fpr or "
              "fewer generations", first, FILTER_MIN_FPR);
     return SQLITE_ERROR;
   }

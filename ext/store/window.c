@@ -41,8 +41,11 @@
 ** first. */
 #define SLOT_CHUNKS ((int64_t)1 << 40)
 
-/* Without capacity: a generation's first layer holds at least this many,
-** and otherwise 1.1 times the items of the generation before it. */
+/* Without capacity (first_capacity): a store's first generation starts
+** with a first layer of this many items, as a scalable store's does, and
+** grows in layers; a later generation's first layer holds at least
+** WINDOW_MIN_CAPACITY (the empty export's one layer holds as many). */
+#define WINDOW_FIRST_CAPACITY 10000
 #define WINDOW_MIN_CAPACITY 100
 
 /* The window keys of config_rows.window. */
@@ -332,46 +335,72 @@ static int advance(store *s, int64_t t) {
   return rc;
 }
 
-/* Items held by the layers of generation n (0 if it has none). */
-static int generation_items(store *s, int64_t n, uint64_t *items) {
-  *items = 0;
+/* The items of each live generation before n, counted from their chunk
+** rows (as the export counts them): items[0..*count), oldest first. */
+static int items_before(store *s, int64_t n, uint64_t items[], int *count) {
+  *count = 0;
   for (int i = 0; i < s->config.layer_count; i++) {
     const store_layer *l = &s->config.layers[i];
-    for (int64_t local = 0; l->generation == n && local < l->chunks; local++) {
+    if (l->generation >= n) break; /* oldest generation first */
+    if (i == 0 || l->generation != s->config.layers[i - 1].generation)
+      items[(*count)++] = 0;
+    for (int64_t local = 0; local < l->chunks; local++) {
       chunk_ref c;
       int rc = chunk_read(s, l, local, &c);
       if (rc != SQLITE_OK) return rc;
-      *items += s->kind->chunk_items(l, local, c.bytes);
+      items[*count - 1] += s->kind->chunk_items(l, local, c.bytes);
       chunk_done(&c);
     }
   }
   return SQLITE_OK;
 }
 
-/* The first layer's capacity for generation n: capacity / G and 5% more,
-** or (without capacity) the most of the minimum and 1.1 times the items
-** of the newest live generation before n.  The margin keeps a steady rate
-** in one layer: a layer is judged full a little early (bloom_kind.c's
-** estimate errs on the safe side), and a rate varies. */
+/* The median of items[0..count), count >= 1 (items reordered). */
+static double median_of(uint64_t items[], int count) {
+  for (int i = 1; i < count; i++)
+    for (int j = i; j > 0 && items[j - 1] > items[j]; j--) {
+      uint64_t t = items[j];
+      items[j] = items[j - 1];
+      items[j - 1] = t;
+    }
+  return ((double)items[(count - 1) / 2] + (double)items[count / 2]) / 2;
+}
+
+/* The first layer's capacity for generation n.  With capacity: exactly
+** capacity / G (a layer takes exactly its capacity, bloom_kind.c's
+** layer_full, so a steady rate stays in one layer).  Without: the median
+** m of the live generations before it, and three standard deviations of a
+** Poisson count more, m + 3 * sqrt(m) (at least WINDOW_MIN_CAPACITY): a
+** steady rate overflows a generation about once in 700, and a burst in one
+** generation does not size the next (a mean, or the newest, would).  The
+** first generation starts at WINDOW_FIRST_CAPACITY and grows in layers. */
 static int first_capacity(store *s, int64_t n, uint64_t *capacity) {
   const store_config *c = &s->config;
-  double margin = c->window.adaptive ? 1.0 : 1.05;
-  double share = ceil((double)c->header.capacity * margin /
-                      c->window.generations);
-  *capacity = share < (double)INT64_MAX ? (uint64_t)share : (uint64_t)INT64_MAX;
-  if (!c->window.adaptive) return SQLITE_OK;
-  int64_t before = -1;
-  for (int i = 0; i < c->layer_count; i++)
-    if (c->layers[i].generation < n) before = c->layers[i].generation;
-  uint64_t items = 0;
-  int rc = before >= 0 ? generation_items(s, before, &items) : SQLITE_OK;
-  double want = ceil(1.1 * (double)items);
-  if (want > (double)*capacity) *capacity = (uint64_t)want;
-  return rc;
+  if (!c->window.adaptive) {
+    double share = ceil((double)c->header.capacity / c->window.generations);
+    *capacity = share < (double)INT64_MAX ? (uint64_t)share
+                                          : (uint64_t)INT64_MAX;
+    return SQLITE_OK;
+  }
+  uint64_t items[STORE_MAX_LAYERS];
+  int count;
+  int rc = items_before(s, n, items, &count);
+  if (rc != SQLITE_OK) return rc;
+  if (count == 0) {
+    *capacity = WINDOW_FIRST_CAPACITY;
+    return SQLITE_OK;
+  }
+  double m = ceil(median_of(items, count));
+  double want = m + ceil(3 * sqrt(m));
+  *capacity = want < WINDOW_MIN_CAPACITY ? WINDOW_MIN_CAPACITY
+              : want < (double)INT64_MAX ? (uint64_t)want
+                                         : (uint64_t)INT64_MAX;
+  return SQLITE_OK;
 }
 
 /* Layer j's rate in a generation: of its share fpr / (G + 1), the first
-** layer takes 1 - r (it holds nearly every item at a steady rate), and
+** layer takes 1 - r (r = STORE_WINDOW_TIGHTENING: the first layer holds
+** every item at a steady rate, and its bits are most of the store's), and
 ** the layers a burst adds take r / 2, r / 4, ..., so that a generation's
 ** rates sum below its share however many it adds. */
 static double generation_fpr(const store_config *c, int j) {

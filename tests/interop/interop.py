@@ -1298,7 +1298,8 @@ def check_windowed_stores(tap, ext, path, members, sample):
            "SELECT filter exports (bloom_store, cuckoo_store)", repr(same))
     tap.ok(all(agree), "windowed stores: the reader's blob answers %d probes "
            "as the store does" % len(sample), repr(agree))
-    ext.execute("INSERT INTO wb_chunks VALUES ((1 << 40) * 7, zeroblob(8))")
+    # slot 9: past the ring of G + 1 = 9 slots (0 to 8) at the default G = 8
+    ext.execute("INSERT INTO wb_chunks VALUES ((1 << 40) * 9, zeroblob(8))")
     ext.commit()
     refused = []
     try:

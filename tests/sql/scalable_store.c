@@ -549,6 +549,37 @@ static void test_past_the_budget(void) {
   sqlite3_close(db);
 }
 
+/* A Bloom layer of at most 4096 chunks takes exactly its capacity (its
+** items counted from its chunks' counters once it may be full, then
+** counted on), whether of at most 16 chunks or more (where a screen
+** decides first): the next layer begins with the item after. */
+static void test_exact_fill(void) {
+  sqlite3 *db = open_db(NULL);
+  int right = 1;
+  /* 30,000 at 1e-4 (a first layer of fpr 0.001): more than 16 chunks */
+  const long capacities[] = {300, 30000};
+  for (size_t i = 0; i < sizeof capacities / sizeof capacities[0]; i++) {
+    char sql[200];
+    long c = capacities[i];
+    snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS s; CREATE VIRTUAL TABLE "
+             "s USING bloom_store(capacity = %ld, growth = 2, fpr = 0.001)",
+             c);
+    must_exec(db, sql);
+    /* layer 0 holds c, layer 1 2c */
+    insert_range(db, "s", 1, c);
+    right &= config_int(db, "s", "layers") == 1;
+    insert_range(db, "s", c + 1, c + 1);
+    right &= config_int(db, "s", "layers") == 2;
+    insert_range(db, "s", c + 2, 3 * c);
+    right &= config_int(db, "s", "layers") == 2;
+    insert_range(db, "s", 3 * c + 1, 3 * c + 1);
+    right &= config_int(db, "s", "layers") == 3;
+  }
+  tap_ok(right, "bloom_store: a layer takes exactly its capacity, small or "
+         "of more than 16 chunks");
+  sqlite3_close(db);
+}
+
 int main(void) {
   test_arguments();
   test_growth("bloom_store", 0.01);
@@ -562,5 +593,6 @@ int main(void) {
   test_cuckoo_old_layout();
   test_layer_key_spelling();
   test_past_the_budget();
+  test_exact_fill();
   return tap_done();
 }

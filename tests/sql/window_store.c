@@ -38,6 +38,9 @@
 #include "lib/tap.h"
 #include "lib/vfs_clock.h"
 
+/* The span of a window of 3600 seconds at the default G = 8. */
+enum { SPAN = 450 };
+
 static const char *const modules[2] = {"bloom_store", "cuckoo_store"};
 static const char *const tests[2] = {"bloom_test", "cuckoo_test"};
 
@@ -245,8 +248,8 @@ static void test_at(void) {
   sqlite3_int64 T0 = 1700000000;
   sqlite3 *db = wall_store(T0);
   char want[160];
-  /* span 900: the store's generation ends at the next multiple of 900 */
-  sqlite3_int64 ahead = T0 - T0 % 900 + 900;
+  /* the store's generation ends at the next multiple of the span */
+  sqlite3_int64 ahead = T0 - T0 % SPAN + SPAN;
   snprintf(want, sizeof want, "bloom_store: at %lld is ahead of the store's "
            "time %lld", (long long)ahead, (long long)T0);
   expect_error(db, "wall clock: at in a later generation is refused",
@@ -338,14 +341,14 @@ static void test_delete_and_rows(void) {
                NOARGS) == 2 &&
              q_int(db, "SELECT sum(items) FROM t", NOARGS) == 2 &&
              q_int(db, "SELECT min(start) FROM t", NOARGS) ==
-                 1000000 - 1000000 % 900 &&
+                 1000000 - 1000000 % SPAN &&
              q_int(db, "SELECT min(\"end\") - min(start) FROM t", NOARGS) ==
-                 900 &&
+                 SPAN &&
              q_int(db, "SELECT min(expires) FROM t", NOARGS) ==
-                 1000000 - 1000000 % 900 + 5 * 900,
+                 1000000 - 1000000 % SPAN + 9 * SPAN,
          "the generation rows: start, end, expires, items of each live "
          "generation");
-  add_at(db, "t", 3, 1000000 + 5 * 900);
+  add_at(db, "t", 3, 1000000 + 9 * SPAN);
   tap_ok(q_int(db, "SELECT count(*) FROM t_config WHERE key LIKE 'gen.%'",
                NOARGS) > 0 &&
              q_int(db, "SELECT count(*) FROM t WHERE generation IS NOT NULL",
@@ -383,8 +386,8 @@ static void test_expire(void) {
   expect_error(db, "an unknown command", "INSERT INTO t(t) VALUES ('vacuum')",
                NOARGS, "bloom_store: unknown command vacuum", 0);
   char *summary = q_text(db, "SELECT * FROM t", NOARGS);
-  tap_ok(summary && strstr(summary, "window 3600 seconds, 4 generations of "
-                                    "900 seconds"),
+  tap_ok(summary && strstr(summary, "window 3600 seconds, 8 generations of "
+                                    "450 seconds"),
          "the summary names the window and the generations: %s",
          summary ? summary : "(null)");
   free(summary);
@@ -458,6 +461,82 @@ static void test_connections(void) {
   remove(path);
 }
 
+/* --- one layer a generation ------------------------------------------ */
+
+/* n values from `first` stamped evenly over the generation from start: a
+** steady rate. */
+static void feed(sqlite3 *db, sqlite3_int64 first, sqlite3_int64 start,
+                 int n) {
+  sqlite3_stmt *st = prep(db, "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL "
+                          "SELECT x + 1 FROM i WHERE x < ?3 - 1) INSERT INTO "
+                          "t(value, at) SELECT ?1 + x, ?2 + x * ?4 / ?3 "
+                          "FROM i", ARGS(a_int(first), a_int(start),
+                                         a_int(n), a_int(SPAN)));
+  if (st == NULL || sqlite3_step(st) != SQLITE_DONE)
+    tap_diag("feed %d at %lld: %s", n, (long long)start, sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+}
+
+/* The export's layers beyond one a live generation. */
+static sqlite3_int64 extra_layers(sqlite3 *db) {
+  return q_int(db, "SELECT count(*) FROM bloom_layers((SELECT filter FROM "
+               "t))", NOARGS) -
+         q_int(db, "SELECT count(*) FROM t WHERE generation IS NOT NULL",
+               NOARGS);
+}
+
+/* A generation's items: `per` each, or burst_times that in generation
+** `burst` (-1: none).  The most extra layers seen from generation `from`
+** on (checked at the end of each), and from the burst's expiry on. */
+static void run_generations(sqlite3 *db, int per, int count, int burst,
+                            int from, sqlite3_int64 *worst,
+                            sqlite3_int64 *worst_after_burst) {
+  sqlite3_int64 base = 999900; /* a multiple of SPAN */
+  *worst = *worst_after_burst = 0;
+  for (int g = 0; g < count; g++) {
+    int n = g == burst ? 10 * per : per;
+    feed(db, (sqlite3_int64)g * 10000000, base + (sqlite3_int64)g * SPAN, n);
+    sqlite3_int64 extra = extra_layers(db);
+    if (g >= from && extra > *worst) *worst = extra;
+    /* the burst's generation is live for the G + 1 spans from its own */
+    if (burst >= 0 && g >= burst + 9 && extra > *worst_after_burst)
+      *worst_after_burst = extra;
+  }
+}
+
+static void test_one_layer(void) {
+  /* 30,000 items a generation: layers of more than 16 chunks (the screen
+  ** before the exact count) */
+  sqlite3 *db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 0.001, "
+                "window = 3600, clock = 'events', capacity = 240000)");
+  sqlite3_int64 worst, after;
+  run_generations(db, 30000, 3 * 8, -1, 0, &worst, &after);
+  tap_ok(worst == 0 &&
+             q_int(db, "SELECT count(*) FROM t_config WHERE key GLOB "
+                   "'gen.*.layer.0.capacity' AND value != 30000", NOARGS) == 0,
+         "capacity = N fed N / G items a generation for three windows: one "
+         "layer a generation of N / G (at most %lld more)", (long long)worst);
+  sqlite3_close(db);
+  db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 0.001, "
+                "window = 3600, clock = 'events')");
+  run_generations(db, 30000, 3 * 8, -1, 9, &worst, &after);
+  tap_ok(worst == 0, "without capacity, a steady rate: one layer a "
+         "generation once the first generation expired (at most %lld more)",
+         (long long)worst);
+  sqlite3_close(db);
+  db = open_db(NULL);
+  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 0.001, "
+                "window = 3600, clock = 'events')");
+  run_generations(db, 3000, 5 * 8, 2 * 8, 9, &worst, &after);
+  tap_ok(worst > 0 && after == 0, "without capacity, a 10x burst in one "
+         "generation: one layer a generation again once it expired (%lld "
+         "more while it was live, %lld after)", (long long)worst,
+         (long long)after);
+  sqlite3_close(db);
+}
+
 /* --- arguments and damage ---------------------------------------------- */
 
 static const bad_arguments bad_window_arguments[] = {
@@ -501,10 +580,10 @@ static void test_arguments(void) {
                    NOARGS) == good[i].seconds;
   }
   tap_ok(right && q_int(db, "SELECT value FROM g_config WHERE key = "
-                        "'generations'", NOARGS) == 4 &&
+                        "'generations'", NOARGS) == 8 &&
              q_int(db, "SELECT value = 'wall' FROM g_config WHERE key = "
                    "'clock'", NOARGS) == 1,
-         "window in seconds or units; generations 4 and the wall clock by "
+         "window in seconds or units; generations 8 and the wall clock by "
          "default");
   /* the command column is named as the table, as in FTS5 */
   expect_error(db, "a windowed store named as one of its columns",
@@ -518,7 +597,8 @@ static void test_arguments(void) {
 }
 
 static void test_damage(void) {
-  /* value 1 at 1000000: generation 1111 (span 900), slot 1111 mod 5 = 1 */
+  /* value 1 at 1000000, G = 4: generation 1111 (span 900), slot 1111 mod
+  ** 5 = 1 */
   static const char *const changes[] = {
       "UPDATE s_config SET value = '3600' WHERE key = 'window'",
       "UPDATE s_config SET value = 0 WHERE key = 'window'",
@@ -558,15 +638,17 @@ static void test_damage(void) {
       "DELETE FROM s_config WHERE key = 'gen.1.layer.0.fpr'",
   };
   for (int kind = 0; kind < 2; kind++)
-    check_config_damage_of(modules[kind], "window = 3600, clock = 'events'",
+    check_config_damage_of(modules[kind], "window = 3600, generations = 4, "
+                           "clock = 'events'",
                            "INSERT INTO s(value, at) VALUES (1, 1000000)",
                            changes, sizeof changes / sizeof changes[0]);
   tap_ok(1, "damaged configuration rows: %zu changes refused by both kinds",
          sizeof changes / sizeof changes[0]);
   sqlite3 *db = open_db(NULL);
+  /* capacity: generation 1111's one layer is one chunk, id 1 << 40 */
   must_exec(db, "CREATE VIRTUAL TABLE s USING bloom_store(window = 3600, "
-                "clock = 'events'); INSERT INTO s(value, at) VALUES (1, "
-                "1000000)");
+                "generations = 4, clock = 'events', capacity = 400); INSERT "
+                "INTO s(value, at) VALUES (1, 1000000)");
   must_exec(db, "INSERT INTO s_chunks VALUES (3 << 40, zeroblob(10))");
   expect_error(db, "a chunk row in a slot no generation holds",
                "SELECT filter FROM s", NOARGS,
@@ -595,6 +677,7 @@ int main(void) {
   test_transactions();
   test_connections();
   test_damage();
+  test_one_layer();
   for (int kind = 0; kind < 2; kind++) {
     simulate(kind, "", 4);
     simulate(kind, ", capacity = 400", 4);
