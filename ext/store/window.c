@@ -42,10 +42,11 @@
 #define SLOT_CHUNKS ((int64_t)1 << 40)
 
 /* Without capacity (first_capacity): a store's first generation starts
-** with a first layer of this many items, as a scalable store's does, and
-** grows in layers; a later generation's first layer holds at least
+** with a first layer of this many items and grows in layers, small so
+** that a store fed slowly is not held large while its first generation
+** lives (its burst layers cost more bits only in a store fed fast); a later generation's first layer holds at least
 ** WINDOW_MIN_CAPACITY (the empty export's one layer holds as many). */
-#define WINDOW_FIRST_CAPACITY 10000
+#define WINDOW_FIRST_CAPACITY 1000
 #define WINDOW_MIN_CAPACITY 100
 
 /* The window keys of config_rows.window. */

@@ -17,11 +17,14 @@
 **            8 and 16, without capacity (the default), with
 **            capacity = N, and with 1.05 N and 1.1 N (INFO): length(filter)
 **            (the export: the live generations' layers at full size) after
-**            each generation once the first window has passed, against a
+**            each generation once the first generation has expired (the
+**            store settled: (1 + 1/G) windows), for two windows, against a
 **            fixed bloom_store(capacity = N, fpr = 0.001) holding N items;
 **            chunk bytes (sum(length(data))) beside it.  Target: the
-**            store's default G (read from a store made without it) at
-**            most 1.6x (the max over the samples; the mean is printed too).
+**            store's default G (read from a store made without it) with
+**            capacity = N, as the fixed store is told, at most 1.6x (the
+**            max over the samples; the mean is printed too); without
+**            capacity, INFO.
 **            An insert the store refuses is printed and fails the target.
 **   insert   autocommit INSERT (value, at) into a windowed store (default G,
 **            capacity = N) pre-filled for two windows, against INSERT
@@ -277,10 +280,12 @@ static void section_space(void) {
       long long layers = 0;
       int samples = 0;
       const char *err = NULL;
-      for (int k = 0; k < 3 * g && !err; k++) {
+      for (int k = 0; k < 3 * g + 1 && !err; k++) {
         err = add_items(db, "w", k * n_items / g, (k + 1) * n_items / g,
                         n_items);
-        if (err || k < g) continue; /* the first window */
+        /* Steady: the first generation has expired (a store told no
+        ** capacity sizes it from nothing). */
+        if (err || k < g + 1) continue;
         double e = (double)export_bytes(db, "w") / fixed_export;
         double c = (double)chunk_bytes(db, "w") / fixed_chunks;
         long long l = max_layers(db, "w");
@@ -308,11 +313,16 @@ static void section_space(void) {
       exec(db, "DROP TABLE w");
     }
   printf("\n");
+  /* The target is for a store told its items a window, as the fixed store
+  ** it is measured against is; without capacity a generation is sized from
+  ** the ones before it with three standard deviations to spare (INFO). */
   for (int mode = 0; mode < 2; mode++) {
     char name[96];
     snprintf(name, sizeof name, "space, G = %d, %s: export / fixed (max)",
              default_g, mode ? "capacity = N" : "no capacity");
-    if (target_err[mode]) {
+    if (mode == 0 && !target_err[mode]) {
+      printf("  INFO %-53s %6.2f\n", name, target_max[mode]);
+    } else if (target_err[mode]) {
       printf("  %-58s  error   FAIL (%s)\n", name, target_err[mode]);
       failures++;
     } else {

@@ -72,7 +72,7 @@ static const char SETUP_VALS[] =
     " WHERE typeof(v) = 'text';";
 /* A windowed store (events clock), 50 values in its first generation. */
 #define SETUP_WSTORE                                                       \
-  "CREATE VIRTUAL TABLE ws USING bloom_store(fpr = 1e-6, window = 3600,"   \
+  "CREATE VIRTUAL TABLE ws USING bloom_store(fpr = 1e-5, window = 3600,"   \
   " clock = 'events');"                                                    \
   "INSERT INTO ws(value, at) SELECT x, 1000000 + x FROM t WHERE x <= 50;"
 static const char SETUP_PARTS[] =
@@ -351,7 +351,7 @@ static const scenario SCENARIOS[] = {
      " || ':' || start) FROM ws), (SELECT hex(filter) FROM ws)", NULL, NULL},
     {"cuckoo_store, windowed: deletes and an expiring insert", NULL,
      {SETUP_T,
-      "CREATE VIRTUAL TABLE wc USING cuckoo_store(fpr = 1e-6, window = 3600,"
+      "CREATE VIRTUAL TABLE wc USING cuckoo_store(fpr = 1e-5, window = 3600,"
       " clock = 'events');"
       "INSERT INTO wc(value, at) SELECT x, 1000000 + x * 10 FROM t WHERE"
       " x <= 300;"},

@@ -183,7 +183,7 @@ static void simulate(int kind, const char *extra, int generations) {
 static sqlite3 *events_store(const char *module) {
   char sql[160];
   sqlite3 *db = open_db(NULL);
-  snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE t USING %s(fpr = 1e-6, "
+  snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE t USING %s(fpr = 1e-5, "
            "window = 3600, clock = 'events')", module);
   must_exec(db, sql);
   return db;
@@ -196,7 +196,7 @@ static sqlite3 *events_store(const char *module) {
 static sqlite3 *wall_store(sqlite3_int64 T0) {
   vfs_clock_seconds = T0;
   sqlite3 *db = open_db(NULL);
-  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-6, "
+  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-5, "
                 "window = '1 hour')");
   return db;
 }
@@ -225,7 +225,7 @@ static void test_wall_clock(void) {
   const char *path = temp_db_file("window", "wall");
   vfs_clock_seconds = T0;
   db = open_db_at(path);
-  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-6, "
+  must_exec(db, "CREATE VIRTUAL TABLE t USING bloom_store(fpr = 1e-5, "
                 "window = 3600)");
   vfs_clock_seconds = T0 + 7200;
   must_exec(db, "INSERT INTO t(value) VALUES (5)");
@@ -432,7 +432,7 @@ static void test_connections(void) {
   const char *path = temp_db_file("window", "two");
   sqlite3 *a = open_db_at(path), *b = open_db_at(path);
   must_exec(a, "PRAGMA journal_mode = WAL; CREATE VIRTUAL TABLE t USING "
-               "cuckoo_store(fpr = 1e-6, window = '1 hour', clock = "
+               "cuckoo_store(fpr = 1e-5, window = '1 hour', clock = "
                "'events')");
   add_at(a, "t", 1, 1000000);
   int seen = has(b, "t", 1);
@@ -560,7 +560,13 @@ static const bad_arguments bad_window_arguments[] = {
     {"clock = 'events'", "clock applies to a store with a window"},
     {"window = 10, growth = 2", "growth and tightening do not apply"},
     {"window = 10, tightening = 0.5", "growth and tightening do not apply"},
-    {"window = 10, fpr = 1e-12", "a windowed store's layers get fpr"},
+    /* (G + 1) * 2^16 * 10 * 1e-12: 5.898e-6 at G = 8, 1.966e-6 at 2 */
+    {"window = 10, fpr = 1e-12",
+     "with 8 generations a windowed store needs fpr >= 5.9e-06"},
+    {"window = 10, fpr = 5.8e-6",
+     "with 8 generations a windowed store needs fpr >= 5.9e-06"},
+    {"window = 10, generations = 2, fpr = 1e-6",
+     "with 2 generations a windowed store needs fpr >= 2e-06"},
     {"window = 10, windows = 2", "unknown argument \"windows\""},
 };
 
