@@ -36,10 +36,10 @@
 # against a fixed store: space at a steady rate for G = 2, 4, 8 and 16, an
 # autocommit INSERT and a probe, expiring a generation of 100K to 1M items,
 # and a simulated week with a burst (tests/bench/window.c; clock =
-# 'events', so days run at full speed; about a minute).  Its databases,
+# 'events', so days run at full speed; about two minutes).  Its databases,
 # window-*.db, are made again and removed by each run in WINDOW_BENCH_DIR
-# (default /tmp; a few tens of MB).  WINDOW_BENCH_ITEMS=n sets the items a
-# window (default 200000), WINDOW_BENCH_RATE=n the week's items a day
+# (default /tmp; up to a few hundred MB).  WINDOW_BENCH_ITEMS=n sets the items a
+# window (default 1000000), WINDOW_BENCH_RATE=n the week's items a day
 # (default 200000), WINDOW_BENCH_DAYS=n its days (default 7, at least 6),
 # WINDOW_BENCH_PROBES=n the never-inserted values a week sample tests
 # (default 1000000), WINDOW_BENCH_EXPIRE=a,b,c the generation sizes expired

@@ -68,7 +68,7 @@
 **   WINDOW_BENCH_DIR      the databases' directory [/tmp]; window-*.db
 **                         there are made again by every run, and removed
 **   WINDOW_BENCH_ITEMS    N, items a window for space, insert and probe
-**                         [200000]
+**                         [1000000]
 **   WINDOW_BENCH_EXPIRE   generation sizes timed by expiry, at most 8
 **                         [100000,300000,1000000]
 **   WINDOW_BENCH_RATE     R, items a day in the week [200000]
@@ -870,7 +870,7 @@ int main(int argc, char **argv) {
   so_path = argv[1];
   const char *d = getenv("WINDOW_BENCH_DIR");
   if (d && *d) dir = d;
-  n_items = env_ll("WINDOW_BENCH_ITEMS", 200000) / 16 * 16;
+  n_items = env_ll("WINDOW_BENCH_ITEMS", 1000000) / 16 * 16;
   rate = env_ll("WINDOW_BENCH_RATE", 200000) / 24 * 24;
   days = env_ll("WINDOW_BENCH_DAYS", 7);
   absent_probes = env_ll("WINDOW_BENCH_PROBES", 1000000);
