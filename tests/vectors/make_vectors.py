@@ -197,6 +197,21 @@ def version1(conn):
     return out
 
 
+def cuckoo_mixed(conn):
+    """(members, blob, kept): cuckoo_build(v, 40, 0.001) over values of every
+    class and bloom_key composites, then cuckoo_add of 'req-0' (a second
+    copy) and 'extra', cuckoo_delete of 'req-1' and 14; kept: what it holds."""
+    members = ["req-%d" % i for i in range(8)] + [i * 7 for i in range(8)] + \
+        [1.5, -0.0, 2.0 ** 63, "é", "", b"", b"\x00\x01", "a\x00b"] + \
+        [("acme", i) for i in range(6)] + [("acme", "x", 2.5)]
+    blob = build(conn, members, 40, 0.001, "cuckoo_build")
+    (blob,) = conn.execute("SELECT cuckoo_delete(cuckoo_delete(cuckoo_add("
+                           "cuckoo_add(?1, 'req-0'), 'extra'), 'req-1'), 14)",
+                           (blob,)).fetchone()
+    kept = [m for m in members if m not in ("req-1", 14)] + ["extra"]
+    return members, blob, kept
+
+
 def version1_kind2(conn):
     """(name, blob, probes or None, comment, reject reason): version 1, kind 2
     (cuckoo filters), layout 0, as version 1.1.0 wrote them (its cuckoo_build
@@ -212,14 +227,7 @@ def version1_kind2(conn):
                 "The cuckoo worked example of ext/FORMAT.md: cuckoo_build(v, "
                 "10, 0.01) over 'abc' and 42.", None))
 
-    members = ["req-%d" % i for i in range(8)] + [i * 7 for i in range(8)] + \
-        [1.5, -0.0, 2.0 ** 63, "é", "", b"", b"\x00\x01", "a\x00b"] + \
-        [("acme", i) for i in range(6)] + [("acme", "x", 2.5)]
-    blob = build(conn, members, 40, 0.001, "cuckoo_build")
-    (blob,) = conn.execute("SELECT cuckoo_delete(cuckoo_delete(cuckoo_add("
-                           "cuckoo_add(?1, 'req-0'), 'extra'), 'req-1'), 14)",
-                           (blob,)).fetchone()
-    kept = [m for m in members if m not in ("req-1", 14)] + ["extra"]
+    members, blob, kept = cuckoo_mixed(conn)
     out.append(("kind2-mixed", blob, probe_list(kept + ["req-1", 14], rng),
                 "cuckoo_build(v, 40, 0.001) over %d values of every class and "
                 "bloom_key composites,\nthen cuckoo_add of 'req-0' (a second "
@@ -265,14 +273,7 @@ def version1_kind2_layout1(conn):
                 "The cuckoo worked example of ext/FORMAT.md (layout 1): "
                 "cuckoo_build(v, 10, 0.01) over 'abc' and 42.", None))
 
-    members = ["req-%d" % i for i in range(8)] + [i * 7 for i in range(8)] + \
-        [1.5, -0.0, 2.0 ** 63, "é", "", b"", b"\x00\x01", "a\x00b"] + \
-        [("acme", i) for i in range(6)] + [("acme", "x", 2.5)]
-    blob = build(conn, members, 40, 0.001, "cuckoo_build")
-    (blob,) = conn.execute("SELECT cuckoo_delete(cuckoo_delete(cuckoo_add("
-                           "cuckoo_add(?1, 'req-0'), 'extra'), 'req-1'), 14)",
-                           (blob,)).fetchone()
-    kept = [m for m in members if m not in ("req-1", 14)] + ["extra"]
+    members, blob, kept = cuckoo_mixed(conn)
     out.append(("kind2-layout1-mixed", blob,
                 probe_list(kept + ["req-1", 14], rng),
                 "cuckoo_build(v, 40, 0.001) (layout 1) over %d values of "
