@@ -26,18 +26,19 @@
 
 #include "store/store.h"
 
-/* The bits of a group's keys that a layer must have: every key of the
-** kind but its optional ones (with capacity and fpr for a layer). */
-static unsigned kind_key_bits(const store_kind *k) {
-  unsigned bits = 0;
+/* The bits of a group's keys a filter's rows must have (store.h,
+** schedule_group_complete). */
+static unsigned required_keys(const store_kind *k, int layer) {
+  unsigned bits = layer ? 1u << LAYER_KEY_CAPACITY | 1u << LAYER_KEY_FPR : 0;
   for (int i = 0; i < KIND_MAX_KEYS && k->keys[i]; i++)
     if (!(k->optional_keys >> i & 1)) bits |= 1u << (LAYER_KEY_KIND + i);
   return bits;
 }
 
-/* A group's keys less the kind's optional ones, which it may lack. */
-static unsigned required_seen(const store_kind *k, const config_group *g) {
-  return g->seen & ~(k->optional_keys << LAYER_KEY_KIND);
+int schedule_group_complete(const store_kind *k, const config_group *g,
+                            int layer) {
+  unsigned seen = g->seen & ~(k->optional_keys << LAYER_KEY_KIND);
+  return !g->damaged && seen == required_keys(k, layer);
 }
 
 /* --- fixed ------------------------------------------------------------- */
@@ -54,8 +55,8 @@ static int fixed_create(store *s, const store_options *o) {
 
 static int fixed_parse(const store_kind *k, const config_rows *r,
                        store_config *c) {
-  if (r->layer_rows != 0 || r->schedule.damaged || r->fixed.damaged ||
-      required_seen(k, &r->fixed) != kind_key_bits(k))
+  if (r->layer_rows != 0 || r->schedule.damaged ||
+      !schedule_group_complete(k, &r->fixed, 0))
     return SQLITE_CORRUPT_VTAB;
   c->layer_count = 1;
   return config_layer(k, c, 0, c->header.capacity, c->header.target_fpr,
@@ -103,12 +104,10 @@ static int scalable_parse(const store_kind *k, const config_rows *r,
   c->growth = (uint32_t)w[SCHEDULE_KEY_GROWTH];
   c->tightening = tightening;
   c->layer_count = (int)w[SCHEDULE_KEY_LAYERS];
-  unsigned all = kind_key_bits(k) | 1u << LAYER_KEY_CAPACITY |
-                 1u << LAYER_KEY_FPR;
   int rc = SQLITE_OK;
   for (int i = 0; rc == SQLITE_OK && i < c->layer_count; i++) {
     const config_group *g = &r->layers[i];
-    rc = g->damaged || required_seen(k, g) != all ? SQLITE_CORRUPT_VTAB
+    rc = !schedule_group_complete(k, g, 1) ? SQLITE_CORRUPT_VTAB
                         : config_layer(k, c, i,
                                        (uint64_t)g->v[LAYER_KEY_CAPACITY],
                                        g->r[LAYER_KEY_FPR],

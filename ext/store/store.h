@@ -265,6 +265,13 @@ struct store_schedule {
   int (*grow)(store *s, int *layer);
 };
 
+/* 1 if group g is undamaged and has exactly the keys a filter's rows must
+** have: every key of kind k but its optional ones (keys added after stores
+** without them were made, which it may have or lack), and, for a layer
+** (layer != 0), its capacity and fpr; 0 if not. */
+int schedule_group_complete(const store_kind *k, const config_group *g,
+                            int layer);
+
 extern const store_schedule store_fixed_schedule, store_scalable_schedule,
     store_window_schedule;
 

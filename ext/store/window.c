@@ -176,19 +176,6 @@ static int parse_slots(const config_rows *r, store_config *c) {
   return SQLITE_OK;
 }
 
-/* The bits of a layer group that must all be there (a kind's optional
-** keys may be missing), and those of g that count against them. */
-static unsigned layer_bits(const store_kind *k) {
-  unsigned bits = 1u << LAYER_KEY_CAPACITY | 1u << LAYER_KEY_FPR;
-  for (int i = 0; i < KIND_MAX_KEYS && k->keys[i]; i++)
-    if (!(k->optional_keys >> i & 1)) bits |= 1u << (LAYER_KEY_KIND + i);
-  return bits;
-}
-
-static unsigned required_of(const store_kind *k, const config_group *g) {
-  return g->seen & ~(k->optional_keys << LAYER_KEY_KIND);
-}
-
 /* Layer j of slot k's generation as c->layers[c->layer_count]. */
 static int parse_layer(const store_kind *kind, const config_rows *r,
                        store_config *c, int k, int j) {
@@ -196,7 +183,7 @@ static int parse_layer(const store_kind *kind, const config_rows *r,
   for (int i = 0; i < r->gen_layer_count && g == NULL; i++)
     if (r->gen_slot[i] == k && r->gen_index[i] == j) g = &r->gen_layers[i];
   int i = c->layer_count;
-  if (g == NULL || g->damaged || required_of(kind, g) != layer_bits(kind) ||
+  if (g == NULL || !schedule_group_complete(kind, g, 1) ||
       i == STORE_MAX_LAYERS || g->v[LAYER_KEY_CAPACITY] < 1)
     return SQLITE_CORRUPT_VTAB;
   int rc = config_layer(kind, c, i, (uint64_t)g->v[LAYER_KEY_CAPACITY],
