@@ -7,8 +7,8 @@
 --
 -- A crawler that visits a URL again once a week has passed, where the
 -- filter is the only record of what was crawled: a store with a window
--- forgets each URL a week after its crawl (at most a quarter of a week
--- later, with the default 4 generations of 1.75 days), so INSERT OR IGNORE
+-- forgets each URL a week after its crawl (at most an eighth of a week
+-- later, with the default 8 generations of 21 hours), so INSERT OR IGNORE
 -- counts a change for a URL never crawled or crawled more than a window
 -- ago: "crawl it".  It does not refresh a URL it skips, so a URL met every
 -- day is crawled again once its window has passed, not never.  The clock
@@ -37,16 +37,16 @@ INSERT OR IGNORE INTO crawled(value, at)
 CREATE TABLE counted AS SELECT changes() AS crawls;
 
 -- The days a page is due by the rule: day 0, then the first day whose
--- generation (floor(at / span), span = 604800 / 4) is more than 4 after
+-- generation (floor(at / span), span = 604800 / 8) is more than 8 after
 -- that of the last crawl.
 CREATE TABLE due AS
   WITH RECURSIVE crawl(day, at) AS (
     SELECT day, at FROM days WHERE day = 0
     UNION ALL
     SELECT (SELECT min(d.day) FROM days d
-             WHERE d.at / 151200 > crawl.at / 151200 + 4),
+             WHERE d.at / 75600 > crawl.at / 75600 + 8),
            (SELECT min(d.at) FROM days d
-             WHERE d.at / 151200 > crawl.at / 151200 + 4)
+             WHERE d.at / 75600 > crawl.at / 75600 + 8)
     FROM crawl WHERE crawl.day IS NOT NULL)
   SELECT day FROM crawl WHERE day IS NOT NULL;
 SELECT group_concat(day, ', ') AS days_a_page_is_crawled,
@@ -55,13 +55,13 @@ SELECT group_concat(day, ', ') AS days_a_page_is_crawled,
 .mode list
 .headers off
 SELECT 'check|a page is crawled on day 0, then each time a week and at '
-       || 'most 1.75 days more have passed (the days met: 8 or 9 apart)|' ||
+       || 'most 21 hours more have passed (met daily: 8 days apart)|' ||
        ((SELECT min(day) FROM due) = 0 AND
         (SELECT count(*) FROM due) >= 3 AND
         NOT EXISTS (SELECT 1 FROM due a
                      WHERE a.day > 0 AND (SELECT a.day - max(b.day) FROM due b
                                            WHERE b.day < a.day)
-                                         NOT BETWEEN 8 AND 9));
+                                         <> 8));
 SELECT 'check|the month counts those crawls, a false positive aside|' ||
        (SELECT crawls BETWEEN 2000 * n - 6 * n AND 2000 * n
           FROM counted, (SELECT count(*) AS n FROM due));

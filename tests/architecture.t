@@ -26,6 +26,9 @@
 # ARCH_DOC names another document to check (default ext/ARCHITECTURE.md).
 use strict;
 use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Tap;
 use File::Basename qw(dirname basename);
 use File::Find qw(find);
 
@@ -46,17 +49,6 @@ for my $f (grep { /\.(?:c|h|mk|sh)$/ } sort @files) {
   $source .= <$fh> . "\n";
 }
 
-my $n = 0;
-my $failed = 0;
-sub result {
-  my ($ok, $name, @diag) = @_;
-  $n++;
-  print(($ok ? "ok" : "not ok") . " $n - $name\n");
-  unless ($ok) {
-    $failed = 1;
-    print "#   $_\n" for @diag;
-  }
-}
 
 # 'file', 'name' or undef (not checked) for one backticked token.
 sub class_of {
@@ -107,12 +99,12 @@ while ($text =~ /`([^`]+)`/g) {
 }
 
 my @missing = grep { !file_exists($_) } @paths;
-result(@paths >= 20 && !@missing,
+check(@paths >= 20 && !@missing,
        "$doc: the " . scalar(@paths) . " file and folder names it gives exist",
        @paths < 20 ? ("only " . scalar(@paths) . " found: is the parse broken?") : (),
        map { "`$_`: no such file under ext/" } @missing);
 @missing = grep { !name_exists($_) } @names;
-result(@names >= 50 && !@missing,
+check(@names >= 50 && !@missing,
        "$doc: the " . scalar(@names) . " names it gives occur in ext/'s sources",
        @names < 50 ? ("only " . scalar(@names) . " found: is the parse broken?") : (),
        map { "`$_`: not in any .c, .h, .mk or .sh file under ext/" } @missing);
@@ -123,8 +115,7 @@ my @made_up = ('bloom_no_such_function', 'core/no_such_file.h',
 my @caught = grep { my $c = class_of($_);
                     $c && ($c eq 'file' ? !file_exists($_) : !name_exists($_)) }
              @made_up;
-result(@caught == @made_up, "made-up names are reported missing (@made_up)",
+check(@caught == @made_up, "made-up names are reported missing (@made_up)",
        "caught only: @caught");
 
-print "1..$n\n";
-exit $failed;
+done();

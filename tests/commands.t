@@ -23,6 +23,9 @@
 # (BLOOM_PRELOAD set): the plain pass runs it.  Prints TAP.
 use strict;
 use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Tap;
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
@@ -35,15 +38,6 @@ if ($ENV{BLOOM_PRELOAD}) {
 }
 my $so = abs_path($ENV{BLOOM_SO} // './bloom.so');
 chomp(my $version = `env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory version`);
-my $n = 0;
-my $failed = 0;
-sub check {
-  my ($ok, $name, @diag) = @_;
-  $n++;
-  print(($ok ? "ok" : "not ok") . " $n - $name\n");
-  unless ($ok) { print "#   $_\n" for map { split /\n/ } @diag; $failed = 1 }
-}
-sub slurp { my ($p) = @_; open(my $fh, '<', $p) or return ''; local $/; return scalar <$fh> }
 my %in_env = (MAKEFLAGS => undef, MFLAGS => undef, MAKELEVEL => undef);
 
 # --- the commands of the documents ------------------------------------------
@@ -226,5 +220,4 @@ for my $c (@order) {
 my @stale = grep { !$seen{$_} } sort keys %recipes;
 check(!@stale, "every entry of %recipes is a command the documents give", map { "no document gives: $_" } @stale);
 
-print "1..$n\n";
-exit $failed;
+done();

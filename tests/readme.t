@@ -19,6 +19,9 @@
 # GitHub makes anchors of them), since the documents link into each other.
 use strict;
 use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Tap;
 use File::Basename qw(dirname);
 use File::Find qw(find);
 use File::Temp qw(tempfile);
@@ -70,18 +73,10 @@ sub examples {
 $ENV{LD_PRELOAD} = $ENV{BLOOM_PRELOAD} if $ENV{BLOOM_PRELOAD};
 $ENV{ASAN_OPTIONS} = ($ENV{ASAN_OPTIONS} // '') . ':detect_leaks=0';
 
-my $n = 0;
-my $failed = 0;
-sub result {
-  my ($ok, $name) = @_;
-  $n++;
-  print(($ok ? "ok" : "not ok") . " $n - $name\n");
-  $failed = 1 unless $ok;
-}
 
 for my $doc (@docs) {
   my @examples = -f $doc ? examples($doc) : ();
-  result(0, "$doc holds no example")
+  check(0, "$doc holds no example")
     if !@examples && grep { $_ eq $doc } @required;
   for my $ex (@examples) {
     my ($tmp, $path) = tempfile(UNLINK => 1);
@@ -93,7 +88,7 @@ for my $doc (@docs) {
     my $ok = join("\n", @got) eq join("\n", @{ $ex->{want} });
     (my $name = $ex->{sql}) =~ s/\s+/ /g;
     $name = substr($name, 0, 80) . '...' if length $name > 83;
-    result($ok, "$doc: $name");
+    check($ok, "$doc: $name");
     unless ($ok) {
       print "#   want: $_\n" for @{ $ex->{want} };
       print "#   got:  $_\n" for @got;
@@ -135,9 +130,8 @@ for my $doc (grep { -f } @docs) {
     }
   }
   next unless $links;
-  result(!@bad, "$doc: its $links links lead somewhere");
+  check(!@bad, "$doc: its $links links lead somewhere");
   print "#   $_\n" for @bad;
 }
 
-print "1..$n\n";
-exit $failed;
+done();

@@ -19,23 +19,12 @@
 # make version when built, and tests/dist/ checks each).  Prints TAP.
 use strict;
 use warnings;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use Tap;
 use File::Basename qw(dirname);
 
 chdir(dirname(__FILE__) . '/..') or die "chdir: $!";
-my $n = 0;
-my $failed = 0;
-sub check {
-  my ($ok, $name, @diag) = @_;
-  $n++;
-  print(($ok ? "ok" : "not ok") . " $n - $name\n");
-  unless ($ok) { print "#   $_\n" for @diag; $failed = 1; }
-}
-sub slurp {
-  my ($path) = @_;
-  open(my $fh, '<', $path) or return '';
-  local $/;
-  return scalar <$fh>;
-}
 my $semver = qr/\d+\.\d+\.\d+/;
 
 my @defines = slurp('ext/sqlite3_bloom.h') =~ /^#define BLOOM_VERSION "([^"]*)"$/mg;
@@ -101,5 +90,4 @@ check(@packaging && !@written, "no file of ext/packaging/ (" . scalar(@packaging
       . " files) writes $version: the packages take it from make version",
       map { "writes it: $_" } @written);
 
-print "1..$n\n";
-exit $failed;
+done();

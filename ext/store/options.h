@@ -46,10 +46,10 @@
 #define STORE_DEFAULT_GROWTH 2
 #define STORE_DEFAULT_TIGHTENING 0.9
 #define STORE_MAX_GROWTH 65535
-/* Eight: of the G measured, the least space at a steady rate (about 1.6
-** times a fixed store's for one window's items; 4 costs about 1.63, 12
-** about 1.61), and a value is forgotten an eighth of a window after its
-** window. */
+/* Eight: of the G measured, the least space at a steady rate against a
+** fixed store for one window's items (figures for each G in
+** tests/bench/RESULTS.md), and a value is forgotten an eighth of a window
+** after its window. */
 #define STORE_DEFAULT_GENERATIONS 8
 /* A windowed store's layers within a generation (window.c): the first
 ** has the rate fpr / (G + 1) * (1 - r), r this, the ones a burst adds
@@ -57,8 +57,8 @@
 ** after it twice the one before.  The first layer holds nearly every item
 ** at a steady rate, so it gets most of the share; the tenth it leaves is
 ** also the margin that keeps a store whose every live generation is full
-** measurably under fpr (at 0.99 the measured rate came within 1% of fpr,
-** inside the noise of a million probes). */
+** measurably under fpr (with less, the measured rate came within the
+** noise of fpr: tests/bench/RESULTS.md). */
 #define STORE_WINDOW_TIGHTENING 0.1
 #define STORE_WINDOW_GROWTH 2
 /* The burst layers a generation must have room for: CREATE refuses an

@@ -41,6 +41,16 @@ int schedule_group_complete(const store_kind *k, const config_group *g,
   return !g->damaged && seen == required_keys(k, layer);
 }
 
+int schedule_room_for(store *s, uint64_t capacity, uint64_t growth) {
+  if (s->config.layer_count >= STORE_MAX_LAYERS)
+    return store_error(s, "%s holds %d layers, the most a store can have",
+                       s->tables.name, STORE_MAX_LAYERS);
+  if (capacity > (uint64_t)INT64_MAX / growth)
+    return store_error(s, "%s cannot grow: a layer of more than 2^63 - 1 "
+                       "items", s->tables.name);
+  return SQLITE_OK;
+}
+
 /* --- fixed ------------------------------------------------------------- */
 
 static int fixed_create(store *s, const store_options *o) {
@@ -119,13 +129,9 @@ static int scalable_parse(const store_kind *k, const config_rows *r,
 static int scalable_grow(store *s, int *layer) {
   const store_config *c = &s->config;
   int i = c->layer_count;
-  if (i >= STORE_MAX_LAYERS)
-    return store_error(s, "%s holds %d layers, the most a store can have",
-                       s->tables.name, STORE_MAX_LAYERS);
   uint64_t capacity = c->layers[i - 1].header.capacity;
-  if (capacity > (uint64_t)INT64_MAX / c->growth)
-    return store_error(s, "%s cannot grow: a layer of more than 2^63 - 1 "
-                       "items", s->tables.name);
+  int rc = schedule_room_for(s, capacity, c->growth);
+  if (rc != SQLITE_OK) return rc;
   capacity *= c->growth;
   double fpr = layer_fpr(c->header.target_fpr, c->tightening, i);
   if (!(fpr >= FILTER_MIN_FPR))
@@ -133,7 +139,7 @@ static int scalable_grow(store *s, int *layer) {
                        "%g", s->tables.name, i, FILTER_MIN_FPR);
   /* The layer's rows first, the count last: rows of a layer the count does
   ** not reach are ignored, and written again by the next attempt. */
-  int rc = config_write_filter(s, 1, i, capacity, fpr);
+  rc = config_write_filter(s, 1, i, capacity, fpr);
   if (rc == SQLITE_OK) rc = shadow_put_config(&s->tables, "layers", i + 1);
   if (rc == SQLITE_OK) rc = config_read(s);
   *layer = s->config.layer_count - 1;

@@ -265,6 +265,11 @@ struct store_schedule {
   int (*grow)(store *s, int *layer);
 };
 
+/* SQLITE_OK if s may add a layer after one of `capacity` items, growing it
+** by `growth`: an error naming the store if it holds the most layers a
+** store can have, or the next capacity would pass 2^63 - 1. */
+int schedule_room_for(store *s, uint64_t capacity, uint64_t growth);
+
 /* 1 if group g is undamaged and has exactly the keys a filter's rows must
 ** have: every key of kind k but its optional ones (keys added after stores
 ** without them were made, which it may have or lack), and, for a layer

@@ -417,12 +417,10 @@ static int make_generation(store *s, int64_t n) {
   const store_window *w = &s->config.window;
   int k = (int)(n % (w->generations + 1));
   if (w->slot_number[k] == n) return SQLITE_OK;
-  if (s->config.layer_count == STORE_MAX_LAYERS)
-    return store_error(s, "%s holds %d layers, the most a store can have",
-                       s->tables.name, STORE_MAX_LAYERS);
   uint64_t capacity;
   char key[32];
-  int rc = first_capacity(s, n, &capacity);
+  int rc = schedule_room_for(s, 0, 1);
+  if (rc == SQLITE_OK) rc = first_capacity(s, n, &capacity);
   /* The new generation may come before others (an `at` in the past),
   ** moving their layers' places: what the cache and the kind hold by
   ** place goes first. */
@@ -509,16 +507,12 @@ static int window_grow(store *s, int *layer) {
   int64_t n = l->generation;
   int k = l->slot, j = 0;
   for (int i = 0; i < *layer; i++) j += s->config.layers[i].generation == n;
-  if (s->config.layer_count == STORE_MAX_LAYERS)
-    return store_error(s, "%s holds %d layers, the most a store can have",
-                       s->tables.name, STORE_MAX_LAYERS);
-  if (l->header.capacity > (uint64_t)INT64_MAX / STORE_WINDOW_GROWTH)
-    return store_error(s, "%s cannot grow: a layer of more than 2^63 - 1 "
-                       "items", s->tables.name);
+  int rc = schedule_room_for(s, l->header.capacity, STORE_WINDOW_GROWTH);
+  if (rc != SQLITE_OK) return rc;
   uint64_t capacity = j == 0 ? (l->header.capacity + 3) / 4
                              : l->header.capacity * STORE_WINDOW_GROWTH;
   /* Later generations' layers move up a place (make_generation). */
-  int rc = chunks_flush(s, 1);
+  rc = chunks_flush(s, 1);
   if (rc == SQLITE_OK) rc = write_layer(s, k, j + 1, capacity);
   if (rc == SQLITE_OK) rc = config_read(s);
   if (rc == SQLITE_OK) *layer = newest_of(s, n);

@@ -60,6 +60,18 @@ static inline void spec_put_double(unsigned char *p, double d) {
   spec_put64(p, u);
 }
 
+/* MurmurHash3's 64-bit finalizer (fmix64), which FORMAT.md uses in the
+** hash itself and, for cuckoo filters, to spread a fingerprint before it
+** picks the other bucket. */
+static inline uint64_t spec_fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
 /* Header field offsets (FORMAT.md, "Header"). */
 enum {
   SPEC_OFF_VERSION = 4, SPEC_OFF_KIND = 5, SPEC_OFF_HASH = 6,

@@ -21,6 +21,7 @@
 #include "core/bloom.h"
 #include "core/format.h"
 #include "core/hash.h"
+#include "lib/bloom_spec.h"
 #include "lib/rng.h"
 #include "lib/tap.h"
 
@@ -76,14 +77,6 @@ static unsigned popcount8(unsigned char c) {
 static uint64_t rotl64(uint64_t x, int r) {
   return (x << r) | (x >> (64 - r));
 }
-static uint64_t fmix64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
 static void ref_murmur(const void *key, size_t len, uint32_t seed,
                        uint64_t out[2]) {
   const unsigned char *data = key;
@@ -113,8 +106,8 @@ static void ref_murmur(const void *key, size_t len, uint32_t seed,
   h2 ^= (uint64_t)len;
   h1 += h2;
   h2 += h1;
-  h1 = fmix64(h1);
-  h2 = fmix64(h2);
+  h1 = spec_fmix64(h1);
+  h2 = spec_fmix64(h2);
   h1 += h2;
   h2 += h1;
   out[0] = h1;

@@ -174,15 +174,6 @@ static void test_packing(void) {
 
 /* FORMAT.md's placement, written from the document alone: layout 0
 ** (XOR), layout 1 (subtraction), with 128-bit products. */
-static uint64_t my_fmix64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
-
 static uint64_t my_high(uint64_t a, uint64_t b) {
   __extension__ typedef unsigned __int128 u128;
   return (uint64_t)(((u128)a * b) >> 64);
@@ -194,12 +185,12 @@ static void my_place(filter_hash h, uint64_t buckets, unsigned f,
   *fp = 1 + my_high(h.h2, f == 64 ? UINT64_MAX : ((uint64_t)1 << f) - 1);
   if (layout == 1) {
     *i1 = my_high(h.h1, buckets);
-    uint64_t c = 1 + 2 * my_high(my_fmix64(*fp), buckets / 2);
+    uint64_t c = 1 + 2 * my_high(spec_fmix64(*fp), buckets / 2);
     *i2 = (uint64_t)(((__int128)c - (__int128)*i1 + (__int128)buckets) %
                      (__int128)buckets);
   } else {
     *i1 = h.h1 % buckets;
-    uint64_t d = buckets == 1 ? 0 : 1 + my_high(my_fmix64(*fp), buckets - 1);
+    uint64_t d = buckets == 1 ? 0 : 1 + my_high(spec_fmix64(*fp), buckets - 1);
     *i2 = *i1 ^ d;
   }
 }
