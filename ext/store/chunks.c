@@ -85,9 +85,9 @@ static int read_row(store *s, const store_layer *l, int64_t local,
   *row = NULL;
   *data = NULL;
   int rc = shadow_find_chunk(&s->tables, id, row);
-  if (rc == SQLITE_DONE)
+  if (rc != SQLITE_OK) return rc;
+  if (*row == NULL)
     return s->config.schedule->layered ? SQLITE_OK : chunk_missing(s, id);
-  if (rc != SQLITE_ROW) return rc;
   int len = sqlite3_column_bytes(*row, 0);
   if (len != chunk_bytes(s, l, local) ||
       sqlite3_column_type(*row, 0) != SQLITE_BLOB) {

@@ -106,35 +106,41 @@ static int copy_row(store *s, export_placement *e, unsigned char *blob,
   return SQLITE_OK;
 }
 
-/* Reads the chunk rows into the blob, but for those the cache holds
-** changed (copied after).  A fixed store has every row; a layered store's
-** rows not yet written are zeros. */
+/* The scan's current row (chunk id) into the blob, unless the cache holds
+** it changed (copied after) or it lies in an expired generation (deleted by
+** the next write).  *expect: the id the next row of a fixed store must
+** have. */
+static int copy_scanned(store *s, export_placement *e, unsigned char *blob,
+                        sqlite3_stmt *scan, int64_t *expect) {
+  int64_t id = sqlite3_column_int64(scan, 0);
+  const store_layer *l = chunk_layer_of(s, id);
+  if (l == NULL && window_expired_id(s, id)) return SQLITE_OK;
+  if (l == NULL)
+    return store_error(s, "chunk %lld of %s is outside its layers: the "
+                       "store is damaged", (long long)id, s->tables.name);
+  if (!s->config.schedule->layered && id != *expect)
+    return chunk_missing(s, *expect);
+  *expect = id + 1;
+  const cached_chunk *c = s->cache.dirty ? cache_find(&s->cache, id) : NULL;
+  if (c && c->dirty) return SQLITE_OK;
+  return copy_row(s, e, blob, scan, l, id - l->first_chunk);
+}
+
+/* Reads the chunk rows into the blob.  A fixed store has every row; a
+** layered store's rows not yet written are zeros.  The loop's body is a
+** function so that no path through it leaves sqlite3_step's SQLITE_ROW in
+** rc: a method that answered SQLite with it would make a statement that
+** never ends. */
 static int copy_rows(store *s, export_placement *e, unsigned char *blob) {
   sqlite3_stmt *scan = NULL;
   int rc = shadow_scan_chunks(&s->tables, &scan);
   int64_t expect = 0;
-  int every_row = !s->config.schedule->layered;
-  while (rc == SQLITE_OK && (rc = sqlite3_step(scan)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(scan, 0);
-    const store_layer *l = chunk_layer_of(s, id);
-    if (l == NULL && window_expired_id(s, id)) {
-      continue; /* a generation past its time, deleted by the next write */
-    } else if (l == NULL) {
-      rc = store_error(s, "chunk %lld of %s is outside its layers: the store "
-                       "is damaged", (long long)id, s->tables.name);
-    } else if (every_row && id != expect) {
-      rc = chunk_missing(s, expect);
-    } else {
-      expect = id + 1;
-      const cached_chunk *c =
-          s->cache.dirty ? cache_find(&s->cache, id) : NULL;
-      rc = c && c->dirty ? SQLITE_OK
-                         : copy_row(s, e, blob, scan, l, id - l->first_chunk);
-    }
-  }
+  while (rc == SQLITE_OK && (rc = sqlite3_step(scan)) == SQLITE_ROW)
+    rc = copy_scanned(s, e, blob, scan, &expect);
   if (rc == SQLITE_DONE) {
     const store_layer *last = store_newest(s);
-    rc = every_row && expect != last->first_chunk + last->chunks
+    rc = !s->config.schedule->layered &&
+                 expect != last->first_chunk + last->chunks
              ? chunk_missing(s, expect)
              : SQLITE_OK;
   }

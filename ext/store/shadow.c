@@ -187,18 +187,19 @@ static int statement(shadow_tables *t, sqlite3_stmt **slot, const char *sql) {
 }
 
 int shadow_find_chunk(shadow_tables *t, int64_t id, sqlite3_stmt **stmt) {
+  *stmt = NULL;
   int rc = statement(t, &t->read_chunk,
                      "SELECT data FROM \"%w\".\"%w_chunks\" WHERE id = ?1");
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(t->read_chunk, 1, id);
   rc = sqlite3_step(t->read_chunk);
-  if (rc != SQLITE_ROW) {
-    int reset = sqlite3_reset(t->read_chunk);
-    if (rc == SQLITE_DONE) return SQLITE_DONE;
-    return reset != SQLITE_OK ? reset : rc;
+  if (rc == SQLITE_ROW) {
+    *stmt = t->read_chunk;
+    return SQLITE_OK;
   }
-  *stmt = t->read_chunk;
-  return SQLITE_ROW;
+  int reset = sqlite3_reset(t->read_chunk);
+  if (rc == SQLITE_DONE) return SQLITE_OK;
+  return reset != SQLITE_OK ? reset : rc;
 }
 
 void shadow_done(sqlite3_stmt *stmt) { sqlite3_reset(stmt); }

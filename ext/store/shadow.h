@@ -66,9 +66,10 @@ int shadow_read_config(shadow_tables *t, sqlite3_stmt **stmt);
 int shadow_add_chunks(shadow_tables *t, int64_t count, int bytes,
                       int last_bytes);
 
-/* Steps read_chunk for chunk id: SQLITE_ROW with the statement positioned
-** on it (read column 0, then call shadow_done), SQLITE_DONE if there is no
-** such row, or an error code. */
+/* Steps read_chunk for chunk id: *stmt positioned on its row (read column
+** 0, then call shadow_done), or NULL if there is no such row.  Like every
+** function of the store it answers SQLITE_OK or an error: sqlite3_step's
+** SQLITE_ROW and SQLITE_DONE never leave the function that stepped. */
 int shadow_find_chunk(shadow_tables *t, int64_t id, sqlite3_stmt **stmt);
 void shadow_done(sqlite3_stmt *stmt);
 

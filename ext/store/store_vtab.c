@@ -93,6 +93,17 @@ int store_error(store *s, const char *fmt, ...) {
   return s->base.zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
+/* What a method answers SQLite.  sqlite3_step's SQLITE_ROW and SQLITE_DONE
+** are never a method's answer: SQLite 3.40 takes SQLITE_ROW from xColumn
+** as a row, and the statement never ends.  Every function below the
+** methods answers SQLITE_OK or an error, so one that escaped is a bug,
+** answered as an error rather than a statement that never ends. */
+static int answer(store *s, int rc) {
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return rc;
+  store_error(s, "internal error: step code %d reached SQLite", rc);
+  return SQLITE_INTERNAL;
+}
+
 /* --- create, connect --------------------------------------------------- */
 
 static void store_free(store *s) {
@@ -342,12 +353,9 @@ static int probe_list(store *s, store_cursor *c, sqlite3_value *list) {
   return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
-                        int argc, sqlite3_value **argv) {
-  (void)unused;
-  (void)argc;
-  store_cursor *c = (store_cursor *)cur;
-  store *s = (store *)cur->pVtab;
+/* The cursor's rows for the plan xBestIndex chose. */
+static int start_rows(store *s, store_cursor *c, int plan,
+                      sqlite3_value **argv) {
   cursor_reset(c);
   /* Outside a write transaction no DELETE can follow: forget the rows. */
   if (!s->in_write) s->marked_count = 0;
@@ -367,6 +375,14 @@ static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
   }
   return plan == PLAN_EQ ? probe_equal(s, c, argv[0])
                          : probe_list(s, c, argv[0]);
+}
+
+static int store_filter(sqlite3_vtab_cursor *cur, int plan, const char *unused,
+                        int argc, sqlite3_value **argv) {
+  (void)unused;
+  (void)argc;
+  store *s = (store *)cur->pVtab;
+  return answer(s, start_rows(s, (store_cursor *)cur, plan, argv));
 }
 
 static int store_next(sqlite3_vtab_cursor *cur) {
@@ -399,10 +415,8 @@ static int generation_column(store *s, store_cursor *c, sqlite3_context *ctx,
   return SQLITE_OK;
 }
 
-static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
-                        int col) {
-  store_cursor *c = (store_cursor *)cur;
-  store *s = (store *)cur->pVtab;
+static int column_of(store *s, store_cursor *c, sqlite3_context *ctx,
+                     int col) {
   if (col == COL_VALUE) {
     if (c->plan == PLAN_IN)
       sqlite3_result_value(ctx, c->values[c->next]);
@@ -423,6 +437,12 @@ static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
     sqlite3_result_text(ctx, text, -1, sqlite3_free);
   }
   return SQLITE_OK;
+}
+
+static int store_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx,
+                        int col) {
+  store *s = (store *)cur->pVtab;
+  return answer(s, column_of(s, (store_cursor *)cur, ctx, col));
 }
 
 /* A probe row's rowid numbers its hash among those marked (from 1); the
@@ -479,9 +499,8 @@ static int tick(store *s) {
   return rc;
 }
 
-static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
-                        sqlite3_int64 *rowid) {
-  store *s = (store *)vtab;
+static int update_row(store *s, int argc, sqlite3_value **argv,
+                      sqlite3_int64 *rowid) {
   int windowed = s->config.window.window != 0;
   int rc = tick(s);
   if (rc != SQLITE_OK) return rc;
@@ -522,17 +541,23 @@ static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
   return rc == SQLITE_OK && if_new && skipped ? SQLITE_CONSTRAINT : rc;
 }
 
+static int store_update(sqlite3_vtab *vtab, int argc, sqlite3_value **argv,
+                        sqlite3_int64 *rowid) {
+  store *s = (store *)vtab;
+  return answer(s, update_row(s, argc, argv, rowid));
+}
+
 /* --- transactions ------------------------------------------------------ */
 
 static int store_begin(sqlite3_vtab *vtab) {
   store *s = (store *)vtab;
   s->in_write = 1;
   s->marked_count = 0;
-  return chunks_revalidate(s);
+  return answer(s, chunks_revalidate(s));
 }
 
 static int store_sync(sqlite3_vtab *vtab) {
-  return chunks_flush((store *)vtab, 0);
+  return answer((store *)vtab, chunks_flush((store *)vtab, 0));
 }
 
 /* The end of a write transaction: the rows SQLite could name are gone. */
@@ -557,7 +582,7 @@ static int store_rollback(sqlite3_vtab *vtab) {
 
 static int store_savepoint(sqlite3_vtab *vtab, int savepoint) {
   (void)savepoint;
-  return chunks_flush((store *)vtab, 0);
+  return answer((store *)vtab, chunks_flush((store *)vtab, 0));
 }
 
 static int store_release(sqlite3_vtab *vtab, int savepoint) {
@@ -575,7 +600,7 @@ static int store_rollback_to(sqlite3_vtab *vtab, int savepoint) {
 static int store_rename(sqlite3_vtab *vtab, const char *new_name) {
   store *s = (store *)vtab;
   int rc = chunks_flush(s, 1);
-  return rc == SQLITE_OK ? shadow_rename(&s->tables, new_name) : rc;
+  return answer(s, rc == SQLITE_OK ? shadow_rename(&s->tables, new_name) : rc);
 }
 
 const sqlite3_module store_module = {
