@@ -31,13 +31,17 @@ filter_hash filter_hash_integer(int64_t v, uint32_t seed) {
   return murmur(le, sizeof le, seed + FILTER_TYPE_INTEGER);
 }
 
-filter_hash filter_hash_real(double v, uint32_t seed) {
+int filter_real_is_integer(double v, int64_t *i) {
   /* [-2^63, 2^63) is exactly the range of int64; both bounds are exact
   ** doubles, so the cast below is defined. */
-  if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) {
-    int64_t i = (int64_t)v;
-    if ((double)i == v) return filter_hash_integer(i, seed);
-  }
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return 0;
+  *i = (int64_t)v;
+  return (double)*i == v;
+}
+
+filter_hash filter_hash_real(double v, uint32_t seed) {
+  int64_t i;
+  if (filter_real_is_integer(v, &i)) return filter_hash_integer(i, seed);
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   unsigned char le[8];
@@ -63,5 +67,23 @@ size_t filter_hash_unique(filter_hash *hashes, size_t count) {
   size_t kept = 1;
   for (size_t i = 1; i < count; i++)
     if (hash_cmp(&hashes[kept - 1], &hashes[i]) != 0) hashes[kept++] = hashes[i];
+  return kept;
+}
+
+static int key_cmp(const void *pa, const void *pb) {
+  const filter_value_key *a = pa, *b = pb;
+  int c = hash_cmp(&a->hash, &b->hash);
+  if (c != 0) return c;
+  if (a->type != b->type) return a->type < b->type ? -1 : 1;
+  if (a->length != b->length) return a->length < b->length ? -1 : 1;
+  return 0;
+}
+
+size_t filter_value_key_unique(filter_value_key *keys, size_t count) {
+  if (count == 0) return 0;
+  qsort(keys, count, sizeof *keys, key_cmp);
+  size_t kept = 1;
+  for (size_t i = 1; i < count; i++)
+    if (key_cmp(&keys[kept - 1], &keys[i]) != 0) keys[kept++] = keys[i];
   return kept;
 }

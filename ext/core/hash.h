@@ -39,9 +39,29 @@ filter_hash filter_hash_real(double v, uint32_t seed);
 filter_hash filter_hash_bytes(unsigned type, const void *data, size_t len,
                               uint32_t seed);
 
+/* 1 if v is a REAL that hashes as an INTEGER (an integral value in
+** [-2^63, 2^63)), that integer in *i. */
+int filter_real_is_integer(double v, int64_t *i);
+
 /* Sorts hashes[0..count) and drops repeats: returns how many distinct
-** values remain at the front.  Used to size and build from the distinct
-** values of a group. */
+** hashes remain at the front. */
 size_t filter_hash_unique(filter_hash *hashes, size_t count);
+
+/* A value as a build tells values apart: its hash, and the type code
+** (FILTER_TYPE_*) and length of the bytes hashed.  Values of different
+** type codes or lengths may hash alike (MurmurHash3 mixes its seed into a
+** value under 16 bytes only as seed ^ length, and zero bytes at the end
+** of such a value add nothing), so the hash alone does not tell them
+** apart; for one type code and one length under 16 bytes the hash is a
+** one-to-one function of the bytes. */
+typedef struct filter_value_key {
+  filter_hash hash;
+  uint32_t type;   /* FILTER_TYPE_*: an integral REAL's is INTEGER */
+  uint32_t length; /* bytes hashed */
+} filter_value_key;
+
+/* Sorts keys[0..count) by hash, then type, then length, and drops repeats:
+** returns how many distinct values remain at the front. */
+size_t filter_value_key_unique(filter_value_key *keys, size_t count);
 
 #endif

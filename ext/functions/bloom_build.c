@@ -78,7 +78,7 @@ void sql_bloom_build_step(sqlite3_context *ctx, int argc,
                     &h) != 1)
     return; /* NULL values are skipped */
   if (s->group.sized_from_data) {
-    if (collector_add(ctx, &s->seen, h, 0) != 0) {
+    if (collector_add(ctx, &s->seen, value_key(argv[0], h), 0) != 0) {
       s->group.failed = 1;
       return;
     }
@@ -101,7 +101,7 @@ void sql_bloom_build_final(sqlite3_context *ctx) {
       /* Sorted by h1, so the inserts walk the filter front to back. */
       for (size_t i = 0; i < distinct; i++)
         bloom_insert(s->inserts.bits, s->inserts.blocks, s->inserts.k,
-                     s->seen.hashes[i]);
+                     s->seen.keys[i].hash);
     }
   }
   collector_free(&s->seen);

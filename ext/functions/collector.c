@@ -10,36 +10,36 @@
 */
 #include "functions/collector.h"
 
-int collector_add(sqlite3_context *ctx, hash_collector *c, filter_hash h,
+int collector_add(sqlite3_context *ctx, hash_collector *c, filter_value_key k,
                   size_t max_distinct) {
   if (c->count == c->alloc) {
     if (c->count > 0) {
-      c->count = filter_hash_unique(c->hashes, c->count);
+      c->count = filter_value_key_unique(c->keys, c->count);
       if (max_distinct && c->count > max_distinct) return 1;
     }
     /* Grow only when dropping repeats freed less than half the buffer. */
     if (c->count >= c->alloc / 2) {
       size_t grow = c->alloc ? c->alloc * 2 : 1024;
-      filter_hash *more = sqlite3_realloc64(c->hashes, grow * sizeof *more);
+      filter_value_key *more = sqlite3_realloc64(c->keys, grow * sizeof *more);
       if (more == NULL) {
         sqlite3_result_error_nomem(ctx);
         return -1;
       }
-      c->hashes = more;
+      c->keys = more;
       c->alloc = grow;
     }
   }
-  c->hashes[c->count++] = h;
+  c->keys[c->count++] = k;
   return 0;
 }
 
 size_t collector_distinct(hash_collector *c) {
-  c->count = filter_hash_unique(c->hashes, c->count);
+  c->count = filter_value_key_unique(c->keys, c->count);
   return c->count;
 }
 
 void collector_free(hash_collector *c) {
-  sqlite3_free(c->hashes);
-  c->hashes = NULL;
+  sqlite3_free(c->keys);
+  c->keys = NULL;
   c->count = c->alloc = 0;
 }

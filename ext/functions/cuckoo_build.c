@@ -15,10 +15,14 @@
 **
 ** Why de-duplicate: a cuckoo filter stores one fingerprint per copy, and
 ** holds at most 8 copies of a value, so a column in which one value repeats
-** would overflow it.  The group's 16-byte hashes are collected, sorted and
-** made unique (in place, whenever the buffer fills, so memory follows the
-** number of distinct values, not of rows), then inserted in sorted order:
-** the result depends only on the set of values, never on row order.
+** would overflow it.  Why by more than the hash: two values of different
+** storage classes or lengths can hash alike (core/hash.h), and one copy
+** for both would let cuckoo_delete of either take the other's only one, a
+** false negative.  The group's keys (hash, type, length) are collected,
+** sorted and made unique (in place, whenever the buffer fills, so memory
+** follows the number of distinct values, not of rows), then inserted in
+** sorted order: the result depends only on the set of values, never on
+** row order.
 **
 ** n and p come from the first row, as for bloom_build; n NULL sizes the
 ** filter for the number of distinct values.  No rows gives NULL; only NULLs
@@ -70,7 +74,7 @@ void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
   uint64_t slots = s->group.sized_from_data
                        ? 0
                        : s->sizing.buckets * CUCKOO_SLOTS_PER_BUCKET;
-  int rc = collector_add(ctx, &s->seen, h, (size_t)slots);
+  int rc = collector_add(ctx, &s->seen, value_key(argv[0], h), (size_t)slots);
   if (rc == 1)
     sql_error(ctx, "capacity exceeded: more than %llu distinct values, and a "
               "filter for n = %llu has %llu slots",
@@ -100,7 +104,7 @@ static unsigned char *fill(sqlite3_context *ctx, cbuild_state *s,
   unsigned char *body = blob + FILTER_HEADER_BYTES;
   for (size_t i = 0; i < distinct; i++) {
     if (cuckoo_insert(body, cuckoo_shape_of_sizing(&s->sizing),
-                      s->seen.hashes[i]) != CUCKOO_OK) {
+                      s->seen.keys[i].hash) != CUCKOO_OK) {
       sql_error(ctx, "capacity exceeded: %llu distinct values do not fit in a "
                 "filter for n = %llu (%llu slots; %llu placed)",
                 (unsigned long long)distinct,

@@ -10,6 +10,26 @@
 */
 #include "functions/value_hash.h"
 
+filter_value_key value_key(sqlite3_value *value, filter_hash h) {
+  filter_value_key k = {h, FILTER_TYPE_INTEGER, 8};
+  int64_t integer;
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_FLOAT:
+      if (!filter_real_is_integer(sqlite3_value_double(value), &integer))
+        k.type = FILTER_TYPE_REAL;
+      break;
+    case SQLITE_TEXT:
+    case SQLITE_BLOB:
+      k.type = sqlite3_value_type(value) == SQLITE_TEXT ? FILTER_TYPE_TEXT
+                                                        : FILTER_TYPE_BLOB;
+      k.length = (uint32_t)sqlite3_value_bytes(value);
+      break;
+    default:
+      break;
+  }
+  return k;
+}
+
 arg_status value_hash_other(sqlite3_value *arg, int type, uint32_t seed,
                             filter_hash *out) {
   /* INTEGER is value_hash's own inline case. */

@@ -42,6 +42,11 @@ static inline arg_status sql_hash_typed(sqlite3_context *ctx,
   return st;
 }
 
+/* The key that tells the non-NULL value apart from others (core/hash.h),
+** from its hash h: after the hash, so that a TEXT value's length is that
+** of its UTF-8 bytes. */
+filter_value_key value_key(sqlite3_value *value, filter_hash h);
+
 /* The same, asking the value's type. */
 static inline arg_status sql_hash_value(sqlite3_context *ctx,
                                         sqlite3_value *value, uint32_t seed,

@@ -114,7 +114,9 @@ static const char *layer_of_key(const char *key, int *i) {
 int config_take_layer(const store_kind *kind, config_group *g,
                       const char *name, sqlite3_stmt *row) {
   int type, k = layer_key(kind, name, &type);
-  return take(g, k, type, row);
+  /* A misspelt key is damage wherever it lies; a value of the wrong class
+  ** only in a layer that is read. */
+  return k == NO_KEY ? SQLITE_CORRUPT_VTAB : take(g, k, type, row);
 }
 
 /* Files one row: SQLITE_CORRUPT_VTAB for a key no group has. */
@@ -127,8 +129,7 @@ static int take_row(const store_kind *kind, config_rows *r, const char *key,
   const char *name = layer_of_key(key, &i);
   if (name) {
     r->layer_rows++;
-    k = layer_key(kind, name, &type);
-    return take(&r->layers[i], k, type, row);
+    return config_take_layer(kind, &r->layers[i], name, row);
   }
   int rc = window_take_row(kind, r, key, row);
   if (rc != SQLITE_NOTFOUND) return rc;

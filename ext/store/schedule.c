@@ -65,7 +65,7 @@ static int fixed_create(store *s, const store_options *o) {
 
 static int fixed_parse(const store_kind *k, const config_rows *r,
                        store_config *c) {
-  if (r->layer_rows != 0 || r->schedule.damaged ||
+  if (r->layer_rows != 0 || r->gen_rows != 0 || r->schedule.damaged ||
       !schedule_group_complete(k, &r->fixed, 0))
     return SQLITE_CORRUPT_VTAB;
   c->layer_count = 1;
@@ -106,7 +106,7 @@ static int scalable_parse(const store_kind *k, const config_rows *r,
   const sqlite3_int64 *w = r->schedule.v;
   double tightening = r->schedule.r[SCHEDULE_KEY_TIGHTENING];
   if (r->schedule.damaged || r->schedule.seen != (1u << SCHEDULE_KEYS) - 1 ||
-      r->fixed.seen != 0 || r->fixed.damaged ||
+      r->fixed.seen != 0 || r->fixed.damaged || r->gen_rows != 0 ||
       w[SCHEDULE_KEY_GROWTH] < 1 || w[SCHEDULE_KEY_GROWTH] > STORE_MAX_GROWTH ||
       !(tightening > 0 && tightening < 1) || w[SCHEDULE_KEY_LAYERS] < 1 ||
       w[SCHEDULE_KEY_LAYERS] > STORE_MAX_LAYERS)

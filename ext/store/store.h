@@ -238,12 +238,14 @@ typedef struct config_rows {
   config_group fixed;    /* a fixed store's filter: the kind's keys */
   config_group layers[STORE_MAX_LAYERS]; /* layer.<i>.<key> */
   int layer_rows;        /* rows of any layer */
+  int gen_rows;          /* rows of any windowed slot (gen.<k>.*) */
   /* A windowed store's (window.c): window, generations, clock, time,
   ** adaptive; gen.<k>.number and gen.<k>.layers for each slot k; and
   ** gen.<k>.layer.<j>.<key>, group i of gen_layers for the pair
   ** (gen_slot[i], gen_index[i]). */
   config_group window;
   config_group slots[STORE_MAX_LAYERS];
+  uint64_t slot_rows; /* bit k: slot k has rows */
   config_group gen_layers[STORE_MAX_LAYERS];
   unsigned char gen_slot[STORE_MAX_LAYERS], gen_index[STORE_MAX_LAYERS];
   int gen_layer_count;

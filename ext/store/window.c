@@ -122,9 +122,17 @@ int window_take_row(const store_kind *kind, config_rows *r, const char *key,
   int slot, j;
   const char *rest = index_of(key + 4, STORE_MAX_LAYERS, &slot);
   if (rest == NULL) return SQLITE_CORRUPT_VTAB;
-  if (strcmp(rest, "number") == 0 || strcmp(rest, "layers") == 0) {
-    take_value(&r->slots[slot], rest[0] == 'n' ? SKEY_NUMBER : SKEY_LAYERS, 0,
-               row);
+  r->gen_rows++;
+  r->slot_rows |= (uint64_t)1 << slot;
+  if (strcmp(rest, "number") == 0) {
+    /* Always judged: it says whether the slot's other rows are read. */
+    if (sqlite3_column_type(row, 1) != SQLITE_INTEGER)
+      return SQLITE_CORRUPT_VTAB;
+    take_value(&r->slots[slot], SKEY_NUMBER, 0, row);
+    return SQLITE_OK;
+  }
+  if (strcmp(rest, "layers") == 0) {
+    take_value(&r->slots[slot], SKEY_LAYERS, 0, row);
     return SQLITE_OK;
   }
   if (strncmp(rest, "layer.", 6) != 0) return SQLITE_CORRUPT_VTAB;
@@ -147,6 +155,8 @@ static int parse_window(const config_rows *r, store_config *c) {
   w->window = v[WKEY_WINDOW];
   w->generations = (int)v[WKEY_GENERATIONS];
   w->span = (w->window + w->generations - 1) / w->generations;
+  /* The writer keeps a generation's start there, nothing else. */
+  if (v[WKEY_TIME] % w->span != 0) return SQLITE_CORRUPT_VTAB;
   w->events = (int)v[WKEY_CLOCK];
   w->adaptive = (int)v[WKEY_ADAPTIVE];
   w->time = v[WKEY_TIME];
@@ -156,22 +166,34 @@ static int parse_window(const config_rows *r, store_config *c) {
   return SQLITE_OK;
 }
 
-/* Each slot's generation number: -1 for none.  A slot's rows without its
-** number row are a generation being made by a write that failed: ignored,
-** written again by the next. */
+/* 1 if slot k's generation n is past at the time row: its rows are
+** ignored, whatever they hold, and deleted by the next write. */
+static int slot_expired(const store_window *w, int64_t n) {
+  return n < generation_of(w, w->time) - w->generations;
+}
+
+/* Each slot's generation number: -1 for none.  Rows of a slot past G are
+** damage.  A slot's rows without its number row are a generation being
+** made by a write that failed, and those of an expired generation are
+** about to be deleted: both are ignored whatever their values.  A live
+** generation's rows are judged. */
 static int parse_slots(const config_rows *r, store_config *c) {
   store_window *w = &c->window;
   int64_t newest = generation_of(w, w->time);
   for (int k = 0; k < STORE_MAX_LAYERS; k++) {
     const config_group *g = &r->slots[k];
     w->slot_number[k] = -1;
-    if (!g->damaged && !(g->seen & 1u << SKEY_NUMBER)) continue;
+    if (k > w->generations && (r->slot_rows >> k & 1))
+      return SQLITE_CORRUPT_VTAB;
+    if (!(g->seen & 1u << SKEY_NUMBER)) continue;
     int64_t n = g->v[SKEY_NUMBER], layers = g->v[SKEY_LAYERS];
-    if (g->damaged || g->seen != (1u << SKEYS) - 1 || k > w->generations ||
-        n < 0 || n % (w->generations + 1) != k || n > newest || layers < 1 ||
-        layers > STORE_MAX_LAYERS)
+    if (n < 0 || n % (w->generations + 1) != k || n > newest)
       return SQLITE_CORRUPT_VTAB;
     w->slot_number[k] = n;
+    if (slot_expired(w, n)) continue;
+    if (g->damaged || g->seen != (1u << SKEYS) - 1 || layers < 1 ||
+        layers > STORE_MAX_LAYERS)
+      return SQLITE_CORRUPT_VTAB;
   }
   return SQLITE_OK;
 }
@@ -216,7 +238,8 @@ static int window_parse(const store_kind *kind, const config_rows *r,
           (next < 0 || w->slot_number[k] < w->slot_number[next]))
         next = k;
     if (next < 0) return SQLITE_OK;
-    int layers = (int)r->slots[next].v[SKEY_LAYERS];
+    int layers = slot_expired(w, w->slot_number[next])
+                     ? 0 : (int)r->slots[next].v[SKEY_LAYERS];
     for (int j = 0; rc == SQLITE_OK && j < layers; j++)
       rc = parse_layer(kind, r, c, next, j);
     if (rc != SQLITE_OK) return rc;

@@ -998,9 +998,11 @@ def _index(text):
     return int(text)
 
 
-def _window_slots(config, kind):
-    """The gen.<k>.* rows of a windowed store, checked: {k: {key: value}}
-    with the layers' keys under ("layer", j)."""
+def _window_slots(config, kind, g):
+    """The gen.<k>.* rows of a windowed store, their keys' spelling checked
+    (k <= G, j < 64, a key of the layer's table): {k: {key: value}} with
+    the layers' keys under ("layer", j).  Values are not judged here: only
+    the rows a reader uses are (_read_windowed)."""
     layout = SHAPE_KEYS[kind] + OPTIONAL_KEYS[kind]
     slots = {}
     for key, value in config.items():
@@ -1009,33 +1011,28 @@ def _window_slots(config, kind):
             continue
         parts = key.split(".")
         k = _index(parts[1]) if len(parts) >= 3 and parts[0] == "gen" else None
-        if k is None:
+        if k is None or k > g:
             raise FormatError("configuration key %r is not a windowed store's"
                               % (key,))
         d = slots.setdefault(k, {})
         if len(parts) == 3 and parts[2] in ("number", "layers"):
-            want, where = int, parts[2]
+            d[parts[2]] = value
         elif (len(parts) == 5 and parts[2] == "layer"
               and _index(parts[3]) is not None
               and (parts[4] in ("capacity", "fpr") or parts[4] in layout)):
-            want = float if parts[4] == "fpr" else int
-            where = ("layer", int(parts[3]))
-            d.setdefault(where, {})[parts[4]] = value
+            d.setdefault(("layer", int(parts[3])), {})[parts[4]] = value
         else:
             raise FormatError("configuration key %r is not a windowed store's"
                               % (key,))
-        if type(value) is not want:
-            raise FormatError("configuration %s is %r, not of its storage "
-                              "class" % (key, value))
-        if isinstance(where, str):
-            d[where] = value
     return slots
 
 
 def _read_windowed(config, rows, kind):
     """A windowed store ("Windowed stores"): the layered blob of its live
     generations at the store's time `time`, or None when none is live (the
-    export is then an empty layer whose shape this version chooses)."""
+    export is then an empty layer whose shape this version chooses).  Rows
+    of a slot without its number, of an expired generation and of a layer
+    past its generation's count are ignored whatever their values."""
     for key in WINDOW_KEYS:
         want = str if key == "clock" else int
         if type(config.get(key)) is not want:
@@ -1049,27 +1046,38 @@ def _read_windowed(config, rows, kind):
                    + OPTIONAL_KEYS[kind])):
         raise FormatError("window configuration out of range: %r" % (config,))
     span = -(-w // g)
+    if t % span:
+        raise FormatError("time %d is not the start of a generation" % t)
     newest = t // span
     live, expired = [], []
-    for k, d in _window_slots(config, kind).items():
+    for k, d in _window_slots(config, kind, g).items():
         if "number" not in d:
             continue    # a generation being made by a write that failed
-        n, layers = d["number"], d.get("layers")
-        if (k > g or n < 0 or n % (g + 1) != k or n > newest
-                or not isinstance(layers, int) or not 1 <= layers <= 64):
-            raise FormatError("slot %d: generation %r out of range" % (k, d))
-        (live if n >= newest - g else expired).append((n, k, layers, d))
+        n = d["number"]
+        if type(n) is not int or n < 0 or n % (g + 1) != k or n > newest:
+            raise FormatError("slot %d: generation %r out of range" % (k, n))
+        if n < newest - g:
+            expired.append(k)   # its rows: ignored, deleted by the next write
+            continue
+        layers = d.get("layers")
+        if type(layers) is not int or not 1 <= layers <= 64:
+            raise FormatError("slot %d: layers %r out of range" % (k, layers))
+        live.append((n, k, layers, d))
     blobs, allowed = [], [(k * SLOT_CHUNKS, (k + 1) * SLOT_CHUNKS)
-                          for _, k, _, _ in expired]
+                          for k in expired]
     for n, k, layers, d in sorted(live):
         first = k * SLOT_CHUNKS
         for j in range(layers):
             keys = d.get(("layer", j), {})
             cap, rate = keys.get("capacity"), keys.get("fpr")
-            if (not isinstance(cap, int) or not 1 <= cap <= (1 << 63) - 1
-                    or not isinstance(rate, float) or not 0 < rate < 1):
+            if (type(cap) is not int or not 1 <= cap <= (1 << 63) - 1
+                    or type(rate) is not float or not 0 < rate < 1):
                 raise FormatError("slot %d layer %d: capacity or fpr missing "
                                   "or out of range" % (k, j))
+            if any(type(keys.get(key, 0)) is not int
+                   for key in SHAPE_KEYS[kind] + OPTIONAL_KEYS[kind]):
+                raise FormatError("slot %d layer %d: a key not of its "
+                                  "storage class" % (k, j))
             blob, chunks = _store_filter(rows, kind, config["seed"], keys, cap,
                                          rate, first, True)
             blobs.append(blob)

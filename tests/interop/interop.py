@@ -1318,6 +1318,78 @@ def check_windowed_stores(tap, ext, path, members, sample):
     plain.close()
 
 
+def check_config_verdicts(tap):
+    """Rows FORMAT.md ("Reading a store") calls damage are refused, and rows
+    it says a reader ignores are ignored, by the extension and by the
+    reader alike: each change is made to a fresh copy of a store, then both
+    read it."""
+    import tempfile
+    stores = {
+        "fixed": ("bloom_store(capacity = 1000)",
+                  "INSERT INTO s(value) VALUES (1)"),
+        "scalable": ("bloom_store(capacity = 100, growth = 2)",
+                     "INSERT INTO s(value) WITH RECURSIVE n(x) AS (SELECT 1 "
+                     "UNION ALL SELECT x + 1 FROM n WHERE x < 300) SELECT x "
+                     "FROM n"),
+        # G = 4, span 900: 1000000 is generation 1111, slot 1; 1107..1111
+        # are live, 1102 (slot 2) expired
+        "windowed": ("cuckoo_store(window = 3600, generations = 4, clock = "
+                     "'events')", "INSERT INTO s(value, at) VALUES (1, "
+                     "1000000)"),
+    }
+    cases = [
+        ("fixed", "('gen.0.number', 0)", "refused"),
+        ("fixed", "('gen.0.layer.0.foo', 1)", "refused"),
+        ("scalable", "('layer.4.foo', 1)", "refused"),
+        ("scalable", "('gen.0.number', 0)", "refused"),
+        ("scalable", "('layer.9.bits', 'junk')", "ignored"),
+        ("windowed", "('gen.3.layer.0.foo', 1)", "refused"),
+        ("windowed", "('gen.5.layers', 1)", "refused"),
+        ("windowed", "('gen.3.number', 'x')", "refused"),
+        ("windowed", "('gen.3.number', -2)", "refused"),
+        ("windowed", "('gen.2.number', 1102), ('gen.2.layers', 3)", "ignored"),
+        ("windowed", "('gen.2.number', 1102), ('gen.2.layers', 'junk'), "
+         "('gen.2.layer.0.capacity', -5), ('gen.2.layer.0.fpr', 'x')",
+         "ignored"),
+        ("windowed", "('gen.3.layers', 'junk')", "ignored"),
+        ("windowed", "('gen.3.layers', 99)", "ignored"),
+        ("windowed", "('gen.1.layer.1.capacity', 'x')", "ignored"),
+    ]
+    wrong = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (shape, rows, want) in enumerate(cases):
+            path = os.path.join(tmp, "v%d.db" % i)
+            ext = connect(path)
+            ext.execute("CREATE VIRTUAL TABLE s USING " + stores[shape][0])
+            ext.execute(stores[shape][1])
+            ext.commit()
+            before = ext.execute("SELECT filter FROM s").fetchone()[0]
+            ext.close()
+            plain = sqlite3.connect(path)
+            plain.execute("INSERT INTO s_config VALUES " + rows)
+            plain.commit()
+            try:
+                mine = br.read_store(plain, "s")
+                reader = "ignored" if mine == before else "changed"
+            except br.FormatError:
+                reader = "refused"
+            plain.close()
+            ext = connect(path)
+            try:
+                got = ext.execute("SELECT filter FROM s").fetchone()[0]
+                extension = "ignored" if got == before else "changed"
+            except sqlite3.Error as e:
+                extension = "refused" if "is missing or damaged" in str(e) \
+                    else str(e)
+            ext.close()
+            if reader != want or extension != want:
+                wrong.append("%s %s: want %s, reader %s, extension %s"
+                             % (shape, rows, want, reader, extension))
+    tap.ok(not wrong, "%d configuration changes: the rows FORMAT.md calls "
+           "damage are refused, those it ignores ignored, by the extension "
+           "and the reader alike" % len(cases), *wrong)
+
+
 def main():
     tap = Tap()
     n = int(os.environ.get("BLOOM_INTEROP_PROBES", "100000"))
@@ -1353,6 +1425,7 @@ def main():
              for i in bad[:5]])
 
     check_stores(tap, conn, values)
+    check_config_verdicts(tap)
 
     t_sql = t_reader = 0.0
     filters = build_filters(conn, values)

@@ -490,6 +490,12 @@ static void test_damage(void) {
       "UPDATE s_config SET value = '0.9' WHERE key = 'tightening'",
       "UPDATE s_config SET value = 100.5 WHERE key = 'layer.1.capacity'",
       "UPDATE s_config SET value = '0.001' WHERE key = 'layer.1.fpr'",
+      /* misspelt keys are damage in a layer past the count too */
+      "INSERT INTO s_config VALUES ('layer.4.foo', 1)",
+      "INSERT INTO s_config VALUES ('layer.3.bit', 1)",
+      /* a windowed store's keys */
+      "INSERT INTO s_config VALUES ('gen.0.number', 0)",
+      "INSERT INTO s_config VALUES ('gen.0.layer.0.capacity', 1)",
   };
   /* 300 values: the store has grown to 3 layers before the damage. */
   check_config_damage_of("bloom_store", "capacity = 100, growth = 2",

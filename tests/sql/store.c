@@ -476,6 +476,9 @@ static void test_damage(void) {
       "INSERT INTO s_config VALUES ('colour', 1)",
       "INSERT INTO s_config VALUES ('layer.0.bits', 512)",
       "INSERT INTO s_config VALUES ('growth', 2)",
+      /* a windowed store's keys in a fixed one */
+      "INSERT INTO s_config VALUES ('gen.0.number', 0)",
+      "INSERT INTO s_config VALUES ('gen.0.layer.0.foo', 1)",
       "INSERT INTO s_config VALUES (x'62697473', 512)",
       /* affinity: one of five names, as TEXT. */
       "INSERT INTO s_config VALUES ('affinity', 'integer')",
