@@ -581,7 +581,10 @@ int window_generation_at(store *s, int i, window_generation *g) {
   g->start = g->number * c->window.span;
   g->end = g->start + c->window.span;
   g->expires = (g->number + c->window.generations + 1) * c->window.span;
-  double pass = 1;
+  /* 1 - prod(1 - e_j), evaluated as a layered filter's estimated_fpr is
+  ** (FORMAT.md, kind 3): as a product it would lose every digit of a rate
+  ** below 2^-53. */
+  double log_pass = 0.0;
   for (int j = first; j < c->layer_count && c->layers[j].generation == g->number;
        j++) {
     const store_layer *l = &c->layers[j];
@@ -594,9 +597,9 @@ int window_generation_at(store *s, int i, window_generation *g) {
       chunk_done(&ref);
     }
     g->items += items;
-    pass *= 1 - layer_fpr(s, l, (double)items);
+    log_pass += log1p(-layer_fpr(s, l, (double)items));
   }
-  g->fpr = 1 - pass;
+  g->fpr = 0.0 - expm1(log_pass);
   return SQLITE_OK;
 }
 

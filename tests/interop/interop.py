@@ -1318,6 +1318,39 @@ def check_windowed_stores(tap, ext, path, members, sample):
     plain.close()
 
 
+def check_empty_window_export(tap):
+    """A windowed store with no live generation exports one empty layer,
+    made here from FORMAT.md's words alone ("Windowed stores"): a first
+    layer for 100 items at 0.9 * (fpr / (G + 1))."""
+    wrong = []
+    for kind, module in ((1, "bloom_store"), (2, "cuckoo_store")):
+        for fpr, g in ((0.01, 8), (0.001, 3), (0.05, 1)):
+            ext = connect()
+            ext.execute("CREATE VIRTUAL TABLE w USING %s(fpr = %r, window = "
+                        "3600, generations = %d, clock = 'events')"
+                        % (module, fpr, g))
+            got = ext.execute("SELECT filter FROM w").fetchone()[0]
+            ext.close()
+            rate = 0.9 * (fpr / (g + 1))
+            if kind == 1:
+                bits, hashes, _ = br.bloom_plan(100, rate)
+                shape, body, capacity = (hashes, bits), bits // 8, 100
+            else:
+                b = br.cuckoo_sizing(100, rate)[0]
+                f = next(f for f in range(4, 65)
+                         if br.cuckoo_fpr(1.0, f, b) <= rate * 0.97)
+                shape, body = (f | 4 << 8 | 1 << 16, b), b // 2 * f
+                capacity = max(100, br.cuckoo_items(b))
+            layer = br.HEADER.pack(br.MAGIC, 1, kind, 1, 0, 0, shape[0],
+                                   shape[1], capacity, rate, 0, bytes(16))
+            want = br.layered_blob([layer + bytes(body)], 2, 0.5, fpr)
+            if got != want:
+                wrong.append("%s fpr %r G %d: %d bytes, want %d"
+                             % (module, fpr, g, len(got), len(want)))
+    tap.ok(not wrong, "a windowed store with no live generation exports the "
+           "empty layer FORMAT.md describes (both kinds, 3 rates)", *wrong)
+
+
 def check_config_verdicts(tap):
     """Rows FORMAT.md ("Reading a store") calls damage are refused, and rows
     it says a reader ignores are ignored, by the extension and by the
@@ -1426,6 +1459,7 @@ def main():
 
     check_stores(tap, conn, values)
     check_config_verdicts(tap)
+    check_empty_window_export(tap)
 
     t_sql = t_reader = 0.0
     filters = build_filters(conn, values)
