@@ -1380,6 +1380,8 @@ def check_config_verdicts(tap):
         ("windowed", "('gen.5.layers', 1)", "refused"),
         ("windowed", "('gen.3.number', 'x')", "refused"),
         ("windowed", "('gen.3.number', -2)", "refused"),
+        ("windowed", "UPDATE s_config SET value = value + 1 WHERE key = "
+         "'time'", "refused"),
         ("windowed", "('gen.2.number', 1102), ('gen.2.layers', 3)", "ignored"),
         ("windowed", "('gen.2.number', 1102), ('gen.2.layers', 'junk'), "
          "('gen.2.layer.0.capacity', -5), ('gen.2.layer.0.fpr', 'x')",
@@ -1387,6 +1389,9 @@ def check_config_verdicts(tap):
         ("windowed", "('gen.3.layers', 'junk')", "ignored"),
         ("windowed", "('gen.3.layers', 99)", "ignored"),
         ("windowed", "('gen.1.layer.1.capacity', 'x')", "ignored"),
+        # what makes a store windowed: any one of its five keys
+        ("fixed", "('generations', 4)", "refused"),
+        ("scalable", "('clock', 'wall')", "refused"),
     ]
     wrong = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -1399,7 +1404,10 @@ def check_config_verdicts(tap):
             before = ext.execute("SELECT filter FROM s").fetchone()[0]
             ext.close()
             plain = sqlite3.connect(path)
-            plain.execute("INSERT INTO s_config VALUES " + rows)
+            if rows.startswith("UPDATE"):
+                plain.execute(rows)
+            else:
+                plain.execute("INSERT INTO s_config VALUES " + rows)
             plain.commit()
             try:
                 mine = br.read_store(plain, "s")

@@ -305,6 +305,19 @@ static void test_at_events(void) {
   tap_ok(both && !has(db, "t", 1) && !has(db, "t", 2) && has(db, "t", 3),
          "events clock: an at ahead moves the store's time, and what it "
          "passed is forgotten");
+  /* A NULL value adds nothing: its at is neither checked nor moves time. */
+  char *before = q_text(db, "SELECT value FROM t_config WHERE key = 'time'",
+                        NOARGS);
+  int ok = exec_ok(db, "INSERT INTO t(value, at) VALUES (NULL, 9000000), "
+                       "(NULL, 'junk'), (NULL, -1)");
+  char *after = q_text(db, "SELECT value FROM t_config WHERE key = 'time'",
+                       NOARGS);
+  tap_ok(ok && before && after && strcmp(before, after) == 0 &&
+             has(db, "t", 3),
+         "a NULL value's at is not checked and does not move the time (%s)",
+         after ? after : "?");
+  free(before);
+  free(after);
   sqlite3_close(db);
 }
 
