@@ -9,9 +9,13 @@
 #
 #   make          build ./bloom.so
 #   make demo     build, then run sql/demo.sql in the sqlite3 shell
-#   make test     every test under prove: unit, SQL, sql/ scripts, then the
-#                 same suite against an ASan+UBSan build, then make dist's
-#                 packages (tests/dist/)
+#   make test     every kind of test once, under prove, on every core: unit,
+#                 SQL, recipes, format, interop, the OOM sweep on a sample
+#                 of its fault points, the compiled tests again under
+#                 ASan+UBSan, then make dist's packages (tests/dist/)
+#   make check    the rest of the battery: the whole suite under ASan+UBSan
+#                 with every fault point, the long model run, I/O faults,
+#                 threads, valgrind, warnings (tests/check/check.mk)
 #   make dist     the source tarball and the Debian package, in build/dist/
 #
 # On Debian, `make demo` and `make test` install missing packages with
@@ -55,8 +59,11 @@ BUILD = build
 # with it (`make version` prints it).
 VERSION := $(shell sed -n 's/^.define BLOOM_VERSION "\([^"]*\)"$$/\1/p' ext/sqlite3_bloom.h)
 
-.PHONY: all demo test test-plain test-asan check-layers deps clean bench install uninstall \
-        version
+.PHONY: all demo test test-plain test-asan test-asan-short check-layers deps clean \
+        bench install uninstall version test-build
+
+# Every core: make test builds with -j and runs prove -j.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 # make install [PREFIX=/usr/local] [DESTDIR=] puts the extension in $(LIBDIR),
 # where the dynamic loader looks, so that `.load bloom` in the sqlite3 shell
@@ -136,25 +143,42 @@ include $(wildcard ext/packaging/*.mk)
 
 test: deps
 	$(MAKE) check-layers
+	$(MAKE) -j$(NPROC) test-build
 	$(MAKE) test-plain
-	$(MAKE) test-asan
+	$(MAKE) test-asan-short
 	$(MAKE) test-dist
+
+# Everything make test runs, built side by side.
+test-build: bloom.so $(PLAIN_TESTS) $(BUILD)/asan/bloom.so $(ASAN_TESTS)
 
 # What each layer of ext/ may include (tests/check/layers.sh says how).
 check-layers:
 	$(PROVE) --exec sh tests/check/layers.sh
 
+# The OOM and abort sweeps visit every 13th fault point here (a prime, so
+# that each statement's points are sampled at every offset across the
+# scenarios); make check visits every one.
+SAMPLE_SWEEP = BLOOM_SWEEP_STEP=13
+
 test-plain: bloom.so $(PLAIN_TESTS)
-	BLOOM_SO=$(CURDIR)/bloom.so $(PROVE) $(PLAIN_TESTS) $(SCRIPT_TESTS)
+	BLOOM_SO=$(CURDIR)/bloom.so $(SAMPLE_SWEEP) \
+	    $(PROVE) -j$(NPROC) $(PLAIN_TESTS) $(SCRIPT_TESTS)
 
 # The stock sqlite3 shell loads the sanitized bloom.so only with the ASan
 # runtime preloaded; the C tests link it themselves.
+ASAN_ENV = BLOOM_SO=$(CURDIR)/$(BUILD)/asan/bloom.so BLOOM_PRELOAD=$(ASAN_LIB) \
+           ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# make check: every test, scripts too, every fault point.
 test-asan: $(BUILD)/asan/bloom.so $(ASAN_TESTS)
-	BLOOM_SO=$(CURDIR)/$(BUILD)/asan/bloom.so \
-	BLOOM_PRELOAD=$(ASAN_LIB) \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    $(PROVE) $(ASAN_TESTS) $(SCRIPT_TESTS)
+	$(ASAN_ENV) $(PROVE) -j$(NPROC) $(ASAN_TESTS) $(SCRIPT_TESTS)
+
+# make test: the compiled tests, the sweeps sampled; the scripts (which
+# drive the same bloom.so through the shell, Python and the docs) run in
+# the plain pass only.
+test-asan-short: $(BUILD)/asan/bloom.so $(ASAN_TESTS)
+	$(ASAN_ENV) $(SAMPLE_SWEEP) $(PROVE) -j$(NPROC) $(ASAN_TESTS)
 
 # deps first, then the build: as prerequisites side by side, `make -j`
 # would compile while apt-get installs the compiler.

@@ -5,10 +5,14 @@
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
 #
-# make check-all: the long and tool-heavy checks (I/O faults, threads, the
-# writable globals, valgrind, two compilers' warnings and cppcheck), kept
-# out of `make test`.  Included by the Makefile.
+# make check: the rest of the battery, kept out of `make test` (CI runs
+# both): the whole suite under ASan+UBSan with every fault point of the
+# OOM and abort sweeps, and the long and tool-heavy checks (I/O faults,
+# threads, the writable globals, valgrind, two compilers' warnings and
+# cppcheck).  Included by the Makefile.
 #
+#   test-asan       every compiled test and script against the ASan+UBSan
+#                   build, every fault point swept
 #   check-warnings  the sources in ext/ and the C tests (tests/unit, tests/sql,
 #                   tests/check) compile with -Wall -Wextra -Wconversion
 #                   -Wshadow -Werror under gcc and clang
@@ -20,10 +24,10 @@
 #                   loading the extension concurrently (tests/check/threads.c)
 #   check-valgrind  the plain SQL tests (build/plain/sql-*.t) under memcheck
 #
-# check-all runs every step even when one fails, then lists the failures.
+# make check runs every step even when one fails, then lists the failures.
 # It takes about 14 minutes on 2 cores, almost all of it valgrind (which
 # runs tests 30-130 times slower; sql-algebra alone takes ~13 minutes):
-# `make check-all VALGRIND_TESTS="build/plain/sql-oom.t ..."` narrows it.
+# `make check VALGRIND_TESTS="build/plain/sql-oom.t ..."` narrows it.
 # Extra Debian packages: valgrind cppcheck clang (`make check-deps` installs
 # them when run as root, like `make deps`).
 
@@ -31,8 +35,8 @@ CHECK_DEB_PACKAGES = valgrind cppcheck clang
 CHECK_DIR  = $(BUILD)/check
 TSAN_DIR   = $(BUILD)/tsan
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
-CHECK_STEPS = check-warnings check-cppcheck check-globals check-iofault \
-              check-threads check-valgrind
+CHECK_STEPS = test-asan check-warnings check-cppcheck check-globals \
+              check-iofault check-threads check-valgrind
 
 # The glibc headers have many #ifdef configurations; cppcheck tries 12 of
 # them, one of which no compiler has (it then fails with a syntaxError in
@@ -47,9 +51,9 @@ CPPCHECK_GCC   = -I/usr/include -I/usr/include/x86_64-linux-gnu \
 WARN_TEST_SOURCES = $(wildcard tests/unit/*.c tests/sql/*.c tests/check/*.c)
 VALGRIND_TESTS    = $(addprefix $(BUILD)/plain/,$(addsuffix .t,$(SQLT_NAMES)))
 
-.PHONY: check-all check-deps $(CHECK_STEPS)
+.PHONY: check check-deps $(CHECK_STEPS)
 
-check-all: check-deps
+check: check-deps
 	@failed=""; t0=$$(date +%s); \
 	for s in $(CHECK_STEPS); do \
 	  echo "=== $$s"; s0=$$(date +%s); \
@@ -57,9 +61,9 @@ check-all: check-deps
 	  else r=FAILED; failed="$$failed $$s"; fi; \
 	  echo "=== $$s: $$r ($$(( $$(date +%s) - s0 )) s)"; \
 	done; \
-	echo "=== check-all: $$(( $$(date +%s) - t0 )) s"; \
-	if [ -n "$$failed" ]; then echo "=== check-all FAILED:$$failed"; exit 1; fi; \
-	echo "=== check-all: every step passed"
+	echo "=== check: $$(( $$(date +%s) - t0 )) s"; \
+	if [ -n "$$failed" ]; then echo "=== check FAILED:$$failed"; exit 1; fi; \
+	echo "=== check: every step passed"
 
 check-deps:
 	@$(MAKE) --no-print-directory deps \
