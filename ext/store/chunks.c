@@ -54,12 +54,12 @@ const store_layer *chunk_layer_of(const store *s, int64_t id) {
 /* --- errors ------------------------------------------------------------ */
 
 int chunk_missing(store *s, int64_t id) {
-  return store_error(s, "chunk %lld of %s is missing: the store is damaged",
+  return store_corrupt(s, "chunk %lld of %s is missing: the store is damaged",
                      (long long)id, s->tables.name);
 }
 
 int chunk_damaged(store *s, const store_layer *l, int64_t local, int len) {
-  return store_error(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
+  return store_corrupt(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
                      "%d: the store is damaged",
                      (long long)(l->first_chunk + local), s->tables.name, len,
                      chunk_bytes(s, l, local));

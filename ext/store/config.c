@@ -44,7 +44,7 @@ static const config_key schedule_keys[SCHEDULE_KEYS] = {
 #define LAYER_PREFIX "layer."
 
 static int config_damaged(store *s) {
-  return store_error(s, "the configuration of %s is missing or damaged "
+  return store_corrupt(s, "the configuration of %s is missing or damaged "
                      "(%s_config)", s->tables.name, s->tables.name);
 }
 

@@ -116,7 +116,7 @@ static int copy_scanned(store *s, export_placement *e, unsigned char *blob,
   const store_layer *l = chunk_layer_of(s, id);
   if (l == NULL && window_expired_id(s, id)) return SQLITE_OK;
   if (l == NULL)
-    return store_error(s, "chunk %lld of %s is outside its layers: the "
+    return store_corrupt(s, "chunk %lld of %s is outside its layers: the "
                        "store is damaged", (long long)id, s->tables.name);
   if (!s->config.schedule->layered && id != *expect)
     return chunk_missing(s, *expect);

@@ -128,13 +128,26 @@ struct store {
   int64_t marked_count, marked_room;
 };
 
+/* --- errors.c: every error of the store ---------------------------------
+** Below every other file: it calls none of them. */
+
 /* Sets the vtab's error message "<name>: ..." and returns SQLITE_ERROR
-** (SQLITE_NOMEM if the message cannot be made).  In store_vtab.c. */
+** (SQLITE_NOMEM if the message cannot be made). */
 int store_error(store *s, const char *fmt, ...)
 #ifdef __GNUC__
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* The same for damage in the shadow tables: returns SQLITE_CORRUPT_VTAB,
+** through store_corrupt_code, where a debugger breaks on every damage
+** found. */
+int store_corrupt(store *s, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int store_corrupt_code(void);
 
 /* The newest layer: the one that takes items. */
 static inline const store_layer *store_newest(const store *s) {

@@ -40,8 +40,6 @@
 ** written back at xSync and before each savepoint; a rollback empties the
 ** cache (chunks.c says how).  This file holds only the methods.
 */
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "store/store.h"
@@ -81,17 +79,6 @@ typedef struct store_cursor {
 
 enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2, PLAN_NONE = 3,
        PLAN_GENERATIONS = 4 };
-
-int store_error(store *s, const char *fmt, ...) {
-  char detail[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(detail, sizeof detail, fmt, ap);
-  va_end(ap);
-  sqlite3_free(s->base.zErrMsg);
-  s->base.zErrMsg = sqlite3_mprintf("%s: %s", s->function->name, detail);
-  return s->base.zErrMsg ? SQLITE_ERROR : SQLITE_NOMEM;
-}
 
 /* What a method answers SQLite.  sqlite3_step's SQLITE_ROW and SQLITE_DONE
 ** are never a method's answer: SQLite 3.40 takes SQLITE_ROW from xColumn

@@ -240,7 +240,8 @@ static inline int error_verdict(sqlite3 *db, const char *sql, const arg *a,
   int code = 0, xcode = 0;
   int failed = run_for_error(db, sql, a, n, msg, sizeof msg, &code, &xcode);
   int pass = failed && strncmp(msg, prefix, strlen(prefix)) == 0 &&
-             (want_code == 0 || (code == want_code && xcode == want_code));
+             (want_code == 0 ||
+              (code == (want_code & 0xff) && xcode == want_code));
   if (pass)
     why[0] = '\0';
   else if (!failed)
@@ -262,7 +263,7 @@ static inline int error_starts(sqlite3 *db, const char *sql, const arg *a,
 }
 
 /* One check: sql fails with a message starting with prefix, and with
-** primary and extended code want_code unless want_code is 0. */
+** extended code want_code (and its primary code) unless want_code is 0. */
 static inline void expect_error(sqlite3 *db, const char *name, const char *sql,
                                 const arg *a, int n, const char *prefix,
                                 int want_code) {

@@ -8,7 +8,8 @@
 **
 ** Damaged shadow tables of a store (bloom_store or cuckoo_store), shared by
 ** the SQL tests of both kinds: each damage must make every read and write
-** of the store an error that starts with the module's name, never a crash
+** of the store an error that starts with the module's name and answers
+** SQLITE_CORRUPT_VTAB (as FTS5 and R*Tree answer damage), never a crash
 ** or a guess.
 **
 ** check_bad_arguments: CREATE arguments each refused with the module's name
@@ -87,13 +88,15 @@ static inline void check_chunk_damage(const char *module) {
     must_exec(db, damage[i][0]);
     snprintf(want, sizeof want, "%s: %s", module, damage[i][1]);
     snprintf(name, sizeof name, "%s export after: %s", module, damage[i][0]);
-    expect_error(db, name, "SELECT filter FROM s", NOARGS, want, 0);
+    expect_error(db, name, "SELECT filter FROM s", NOARGS, want,
+                 SQLITE_CORRUPT_VTAB);
     if (i < 3) { /* the added row is outside what a probe or insert reads */
       snprintf(name, sizeof name, "%s probe after: %s", module, damage[i][0]);
       expect_error(db, name, "SELECT count(*) FROM s WHERE value = 1", NOARGS,
-                   want, 0);
+                   want, SQLITE_CORRUPT_VTAB);
       snprintf(name, sizeof name, "%s insert after: %s", module, damage[i][0]);
-      expect_error(db, name, "INSERT INTO s(value) VALUES (1)", NOARGS, want, 0);
+      expect_error(db, name, "INSERT INTO s(value) VALUES (1)", NOARGS, want,
+                   SQLITE_CORRUPT_VTAB);
     }
   }
   sqlite3_close(db);
@@ -119,7 +122,8 @@ static inline void check_config_damage_of(const char *module, const char *args,
     must_exec(db, changes[i]);
     sqlite3_close(db);
     db = open_db_at(path);
-    expect_error(db, changes[i], "SELECT filter FROM s", NOARGS, want, 0);
+    expect_error(db, changes[i], "SELECT filter FROM s", NOARGS, want,
+                 SQLITE_CORRUPT_VTAB);
     sqlite3_close(db);
   }
   if (path) remove(path);
