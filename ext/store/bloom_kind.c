@@ -435,7 +435,7 @@ static int add_now(store *s, const store_layer *l, filter_hash h,
 
 static int add(store *s, const store_layer *l, filter_hash h, int *full) {
   bloom_state *b = state_of(s);
-  int fills = s->config.schedule->grow != NULL;
+  int fills = s->config.schedule->fills;
   *full = 0;
   /* Past the cache's budget a chunk the cache does not hold is not read
   ** now: the add waits with the others. */
@@ -474,6 +474,10 @@ static int merge(store *s, const filter_view *f) {
   return rc;
 }
 
+static double model_fpr(const store_layer *l, double items) {
+  return bloom_model_fpr(items / (double)l->units, l->header.hashes);
+}
+
 const store_kind store_bloom_kind = {
     .kind = FILTER_KIND_BLOOM,
     .keys = {"bits", "hashes", "chunk_blocks", NULL},
@@ -489,6 +493,7 @@ const store_kind store_bloom_kind = {
     /* the shape */
     .size = size_filter, .configure = configure, .unit_bits = unit_bits,
     .chunk_items = chunk_counter,
+    .model_fpr = model_fpr,
     /* the items */
     .add = add, .contains = contains, .contains_any = contains_any,
     .remove = NULL, .load = merge,

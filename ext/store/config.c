@@ -119,23 +119,47 @@ int config_take_layer(const store_kind *kind, config_group *g,
   return k == NO_KEY ? SQLITE_CORRUPT_VTAB : take(g, k, type, row);
 }
 
-/* Files one row: SQLITE_CORRUPT_VTAB for a key no group has. */
+int config_take_fixed(const store_kind *kind, config_rows *r,
+                      const char *key, sqlite3_stmt *row) {
+  int type, k = layer_key(kind, key, &type);
+  return k != NO_KEY && k >= LAYER_KEY_KIND ? take(&r->fixed, k, type, row)
+                                             : SQLITE_NOTFOUND;
+}
+
+int config_take_scalable(const store_kind *kind, config_rows *r,
+                         const char *key, sqlite3_stmt *row) {
+  int i, k = key_index(schedule_keys, SCHEDULE_KEYS, key);
+  if (k != NO_KEY) return take(&r->schedule, k, schedule_keys[k].type, row);
+  if (strncmp(key, LAYER_PREFIX, strlen(LAYER_PREFIX)) != 0)
+    return SQLITE_NOTFOUND;
+  const char *name = layer_of_key(key, &i);
+  return name ? config_take_layer(kind, &r->layers[i], name, row)
+              : SQLITE_CORRUPT_VTAB;
+}
+
+/* Files one row: the common keys here, the others by the schedule that
+** knows them (marked as its owner); SQLITE_CORRUPT_VTAB for a key none
+** knows. */
 static int take_row(const store_kind *kind, config_rows *r, const char *key,
                     sqlite3_stmt *row) {
-  int k = key_index(common_keys, COMMON_KEYS, key), type, i;
+  int k = key_index(common_keys, COMMON_KEYS, key);
   if (k != NO_KEY) return take(&r->common, k, common_keys[k].type, row);
-  k = key_index(schedule_keys, SCHEDULE_KEYS, key);
-  if (k != NO_KEY) return take(&r->schedule, k, schedule_keys[k].type, row);
-  const char *name = layer_of_key(key, &i);
-  if (name) {
-    r->layer_rows++;
-    return config_take_layer(kind, &r->layers[i], name, row);
+  for (int i = 0; store_schedules[i]; i++) {
+    int rc = store_schedules[i]->take_row(kind, r, key, row);
+    if (rc == SQLITE_NOTFOUND) continue;
+    r->owners |= 1u << i;
+    return rc;
   }
-  int rc = window_take_row(kind, r, key, row);
-  if (rc != SQLITE_NOTFOUND) return rc;
-  k = layer_key(kind, key, &type);
-  return k != NO_KEY && k >= LAYER_KEY_KIND ? take(&r->fixed, k, type, row)
-                                             : SQLITE_CORRUPT_VTAB;
+  return SQLITE_CORRUPT_VTAB;
+}
+
+/* The schedule whose rows these are: the one that took rows (a fixed
+** store's one filter has rows of its kind); none, or more than one, is
+** damage. */
+static const store_schedule *schedule_of_rows(const config_rows *r) {
+  for (int i = 0; store_schedules[i]; i++)
+    if (r->owners == 1u << i) return store_schedules[i];
+  return NULL;
 }
 
 static int read_rows(store *s, config_rows *r) {
@@ -206,18 +230,16 @@ static int parse(store *s, config_rows *r, store_config *next) {
   int rc = read_rows(s, r);
   if (rc == SQLITE_OK) rc = parse_common(s->kind, &r->common, next);
   if (rc != SQLITE_OK) return rc;
-  next->schedule = r->window.seen     ? &store_window_schedule
-                   : r->schedule.seen ? &store_scalable_schedule
-                                      : &store_fixed_schedule;
+  next->schedule = schedule_of_rows(r);
+  if (next->schedule == NULL) return SQLITE_CORRUPT_VTAB;
   rc = next->schedule->parse(s->kind, r, next);
   /* A layer, once made, never changes: one that reads back otherwise was
-  ** damaged under us (the chunks cached for it would not fit).  A windowed
-  ** store's layers go with their generations; its cache is emptied when
-  ** one goes (window_tick). */
+  ** damaged under us (the chunks cached for it would not fit).  Where
+  ** layers move, the schedule empties the cache when they do. */
   int known = s->config.layer_count < next->layer_count
                   ? s->config.layer_count
                   : next->layer_count;
-  if (next->window.window) known = 0;
+  if (next->schedule->layers_move) known = 0;
   for (int i = 0; rc == SQLITE_OK && i < known; i++)
     if (!same_layer(&s->config.layers[i], &next->layers[i]))
       rc = SQLITE_CORRUPT_VTAB;
@@ -236,7 +258,7 @@ int config_read(store *s) {
   if (rc == SQLITE_OK) {
     s->config = *next;
     s->config_stale = 0;
-    if (s->config.window.window) window_focus(s);
+    if (s->config.schedule->focus) s->config.schedule->focus(s);
   } else if (rc != SQLITE_NOMEM) {
     s->config_stale = 1;
     if (rc == SQLITE_CORRUPT_VTAB) rc = config_damaged(s);
@@ -248,13 +270,8 @@ int config_read(store *s) {
 
 int config_refresh(store *s) {
   if (s->config_stale) return config_read(s);
-  if (!s->config.schedule->grow) return SQLITE_OK;
-  /* A windowed store has no one row that says what changed. */
-  if (s->config.window.window) return config_read(s);
-  sqlite3_int64 layers;
-  int rc = shadow_get_config(&s->tables, "layers", &layers);
-  if (rc != SQLITE_OK) return rc;
-  return layers == s->config.layer_count ? SQLITE_OK : config_read(s);
+  return s->config.schedule->refresh ? s->config.schedule->refresh(s)
+                                     : SQLITE_OK;
 }
 
 /* --- writing ----------------------------------------------------------- */
@@ -329,16 +346,7 @@ int config_write_common(store *s, const store_options *o) {
 
 char *config_summary(const store *s) {
   const store_config *c = &s->config;
-  char *schedule =
-      c->window.window ? window_summary(s)
-      : c->schedule->grow
-          ? sqlite3_mprintf("scalable: %d layer%s (growth %u, tightening %g), "
-                            "the first for %llu items",
-                            c->layer_count, c->layer_count == 1 ? "" : "s",
-                            c->growth, c->tightening,
-                            (unsigned long long)c->layers[0].header.capacity)
-          : sqlite3_mprintf("fixed, for %llu items",
-                            (unsigned long long)c->header.capacity);
+  char *schedule = c->schedule->summary(s);
   if (schedule == NULL) return NULL;
   char *line = sqlite3_mprintf(
       "%s %s, %s, fpr %g%s%s; its items cannot be listed: ask WHERE value = "

@@ -169,7 +169,7 @@ static int add(store *s, const store_layer *l, filter_hash h, int *full) {
   *full = 0;
   if (st == CUCKOO_OK) return SQLITE_OK;
   if (st == CUCKOO_UNREACHABLE) return t.rc;
-  if (st == CUCKOO_FULL && s->config.schedule->grow) {
+  if (st == CUCKOO_FULL && s->config.schedule->fills) {
     *full = 1;
     return SQLITE_OK;
   }
@@ -228,6 +228,11 @@ static int load(store *s, const filter_view *f) {
   return rc;
 }
 
+static double model_fpr(const store_layer *l, double items) {
+  return cuckoo_model_fpr(items / (4.0 * (double)l->units),
+                          l->header.fingerprint_bits, l->header.buckets);
+}
+
 const store_kind store_cuckoo_kind = {
     .kind = FILTER_KIND_CUCKOO,
     .keys = {"buckets", "fingerprint_bits", "chunk_buckets", "layout", NULL},
@@ -241,6 +246,7 @@ const store_kind store_cuckoo_kind = {
     /* the shape */
     .size = size_filter, .configure = configure, .unit_bits = unit_bits,
     .chunk_items = chunk_items,
+    .model_fpr = model_fpr,
     /* the items */
     .add = add, .contains = contains, .remove = remove_one, .load = load,
 };

@@ -107,14 +107,16 @@ static int copy_row(store *s, export_placement *e, unsigned char *blob,
 }
 
 /* The scan's current row (chunk id) into the blob, unless the cache holds
-** it changed (copied after) or it lies in an expired generation (deleted by
-** the next write).  *expect: the id the next row of a fixed store must
+** it changed (copied after) or the schedule passes over it (a windowed
+** store's expired generation, deleted by the next write).  *expect: the id the next row of a fixed store must
 ** have. */
 static int copy_scanned(store *s, export_placement *e, unsigned char *blob,
                         sqlite3_stmt *scan, int64_t *expect) {
   int64_t id = sqlite3_column_int64(scan, 0);
   const store_layer *l = chunk_layer_of(s, id);
-  if (l == NULL && window_expired_id(s, id)) return SQLITE_OK;
+  const store_schedule *schedule = s->config.schedule;
+  if (l == NULL && schedule->ignores_chunk && schedule->ignores_chunk(s, id))
+    return SQLITE_OK;
   if (l == NULL)
     return store_corrupt(s, "chunk %lld of %s is outside its layers: the "
                        "store is damaged", (long long)id, s->tables.name);
@@ -165,7 +167,10 @@ static int copy_changed(store *s, export_placement *e, unsigned char *blob) {
 int store_export(store *s, sqlite3_context *ctx) {
   int rc = chunks_settle(s);
   if (rc != SQLITE_OK) return rc;
-  if (s->config.layer_count == 0) return window_export_empty(s, ctx);
+  if (s->config.layer_count == 0)
+    return s->config.schedule->export_empty
+               ? s->config.schedule->export_empty(s, ctx)
+               : store_error(s, "%s has no layer to export", s->tables.name);
   export_placement *e = sqlite3_malloc(sizeof *e);
   if (e == NULL) return SQLITE_NOMEM;
   rc = place_all(s, e);

@@ -47,17 +47,16 @@ int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe) {
   return rc == SQLITE_OK ? contains_any(s, *h, maybe) : rc;
 }
 
-int items_add(store *s, sqlite3_value *value, sqlite3_value *at, int if_new,
-              int *skipped) {
+int items_add(store *s, sqlite3_value *value, sqlite3_value **own,
+              int if_new, int *skipped) {
   filter_hash h;
   int is_null, full = 0, maybe = 0, layer = s->config.layer_count - 1;
   int rc = items_hash(s, value, 1, &h, &is_null);
   *skipped = is_null; /* NULL is never added */
   if (rc != SQLITE_OK || is_null) return rc;
-  if (s->config.window.window) {
-    /* The value's generation, made if need be (expired ones deleted). */
+  if (s->config.schedule->place) {
     int outside;
-    rc = window_place(s, at, &layer, &outside);
+    rc = s->config.schedule->place(s, own, &layer, &outside);
     *skipped = outside ? ITEMS_OUTSIDE : 0;
     if (rc != SQLITE_OK || outside) return rc;
   }
@@ -87,7 +86,7 @@ int items_load(store *s, sqlite3_value *blob) {
     return store_error(s, "a %s store takes values, not a filter: "
                        "insert the values, or create a fixed store (capacity "
                        "without growth) to %s a filter",
-                       s->config.window.window ? "windowed" : "scalable",
+                       s->config.schedule->name,
                        s->kind->load_verb);
   if (sqlite3_value_type(blob) != SQLITE_BLOB)
     return store_error(s, "the filter to %s must be a BLOB",

@@ -209,18 +209,6 @@ static int settle_window(unsigned given, store_options *o, char *err,
   if (!(given & 1u << OPT_GENERATIONS))
     o->generations = STORE_DEFAULT_GENERATIONS;
   o->scalable = 0;
-  /* A generation's last burst layer it has room for gets
-  ** fpr / (G + 1) * r / 2^16. */
-  double scale = STORE_WINDOW_TIGHTENING /
-                 ((o->generations + 1) * ldexp(1.0, STORE_WINDOW_BURST_LAYERS));
-  if (!(o->fpr * scale >= FILTER_MIN_FPR)) {
-    snprintf(err, err_size, "with %d generations a windowed store needs fpr "
-             ">= %.2g (the layers a burst adds get rates down to fpr / "
-             "(generations + 1) / 655360, and no rate is below %g): use a "
-             "larger fpr or fewer generations", o->generations,
-             FILTER_MIN_FPR / scale, FILTER_MIN_FPR);
-    return SQLITE_ERROR;
-  }
   return SQLITE_OK;
 }
 

@@ -51,20 +51,6 @@
 ** tests/bench/RESULTS.md), and a value is forgotten an eighth of a window
 ** after its window. */
 #define STORE_DEFAULT_GENERATIONS 8
-/* A windowed store's layers within a generation (window.c): the first
-** has the rate fpr / (G + 1) * (1 - r), r this, the ones a burst adds
-** fpr / (G + 1) * r / 2^j; the second holds a quarter of the first, each
-** after it twice the one before.  The first layer holds nearly every item
-** at a steady rate, so it gets most of the share; the tenth it leaves is
-** also the margin that keeps a store whose every live generation is full
-** measurably under fpr (with less, the measured rate came within the
-** noise of fpr: tests/bench/RESULTS.md). */
-#define STORE_WINDOW_TIGHTENING 0.1
-#define STORE_WINDOW_GROWTH 2
-/* The burst layers a generation must have room for: CREATE refuses an
-** fpr whose 16th burst layer would need a rate below FILTER_MIN_FPR, so
-** that a generation can grow to about 2^15 times its first layer. */
-#define STORE_WINDOW_BURST_LAYERS 16
 /* G + 1 live generations of at least one layer each, in one layered
 ** export of at most 64 layers, with room to grow during a burst. */
 #define STORE_MAX_GENERATIONS 32

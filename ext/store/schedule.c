@@ -65,19 +65,30 @@ static int fixed_create(store *s, const store_options *o) {
 
 static int fixed_parse(const store_kind *k, const config_rows *r,
                        store_config *c) {
-  if (r->layer_rows != 0 || r->gen_rows != 0 || r->schedule.damaged ||
-      !schedule_group_complete(k, &r->fixed, 0))
-    return SQLITE_CORRUPT_VTAB;
+  if (!schedule_group_complete(k, &r->fixed, 0)) return SQLITE_CORRUPT_VTAB;
   c->layer_count = 1;
   return config_layer(k, c, 0, c->header.capacity, c->header.target_fpr,
                       r->fixed.v + LAYER_KEY_KIND);
 }
 
+static int fixed_chooses(const store_options *o) {
+  (void)o;
+  return 1; /* what no other schedule chooses */
+}
+
+static char *fixed_summary(const store *s) {
+  return sqlite3_mprintf("fixed, for %llu items",
+                         (unsigned long long)s->config.header.capacity);
+}
+
 const store_schedule store_fixed_schedule = {
+    .name = "fixed",
     .layered = 0,
+    .chooses = fixed_chooses,
     .create = fixed_create,
+    .take_row = config_take_fixed,
     .parse = fixed_parse,
-    .grow = NULL,
+    .summary = fixed_summary,
 };
 
 /* --- scalable ---------------------------------------------------------- */
@@ -106,7 +117,6 @@ static int scalable_parse(const store_kind *k, const config_rows *r,
   const sqlite3_int64 *w = r->schedule.v;
   double tightening = r->schedule.r[SCHEDULE_KEY_TIGHTENING];
   if (r->schedule.damaged || r->schedule.seen != (1u << SCHEDULE_KEYS) - 1 ||
-      r->fixed.seen != 0 || r->fixed.damaged || r->gen_rows != 0 ||
       w[SCHEDULE_KEY_GROWTH] < 1 || w[SCHEDULE_KEY_GROWTH] > STORE_MAX_GROWTH ||
       !(tightening > 0 && tightening < 1) || w[SCHEDULE_KEY_LAYERS] < 1 ||
       w[SCHEDULE_KEY_LAYERS] > STORE_MAX_LAYERS)
@@ -146,9 +156,46 @@ static int scalable_grow(store *s, int *layer) {
   return rc;
 }
 
+static int scalable_chooses(const store_options *o) { return o->scalable; }
+
+/* Another connection may have added a layer: its layers row says so. */
+static int scalable_refresh(store *s) {
+  sqlite3_int64 layers;
+  int rc = shadow_get_config(&s->tables, "layers", &layers);
+  if (rc != SQLITE_OK) return rc;
+  return layers == s->config.layer_count ? SQLITE_OK : config_read(s);
+}
+
+static char *scalable_summary(const store *s) {
+  const store_config *c = &s->config;
+  return sqlite3_mprintf("scalable: %d layer%s (growth %u, tightening %g), "
+                         "the first for %llu items",
+                         c->layer_count, c->layer_count == 1 ? "" : "s",
+                         c->growth, c->tightening,
+                         (unsigned long long)c->layers[0].header.capacity);
+}
+
 const store_schedule store_scalable_schedule = {
+    .name = "scalable",
     .layered = 1,
+    .fills = 1,
+    .chooses = scalable_chooses,
     .create = scalable_create,
+    .take_row = config_take_scalable,
     .parse = scalable_parse,
+    .refresh = scalable_refresh,
     .grow = scalable_grow,
+    .summary = scalable_summary,
 };
+
+/* --- the table --------------------------------------------------------- */
+
+const store_schedule *const store_schedules[] = {
+    &store_window_schedule, &store_scalable_schedule, &store_fixed_schedule,
+    NULL};
+
+const store_schedule *schedule_for(const store_options *o) {
+  for (int i = 0; store_schedules[i]; i++)
+    if (store_schedules[i]->chooses(o)) return store_schedules[i];
+  return NULL;
+}

@@ -73,8 +73,30 @@ typedef struct store_layer {
 /* As many layers as a layered blob holds (ext/FORMAT.md, kind 3). */
 #define STORE_MAX_LAYERS FILTER_MAX_LAYERS
 
-/* A windowed store's figures (window.c): window 0 is a store that does
-** not forget. */
+/* The configuration rows of one group of keys, as read (config.c): value
+** k is in v[k] (INTEGER) or r[k] (REAL), by the key's storage class; bit k
+** of seen says it was there.  A group is judged only if its schedule reads
+** it (rows of a layer past the count are not). */
+#define KIND_MAX_KEYS 5
+#define CONFIG_GROUP_KEYS (2 + KIND_MAX_KEYS)
+typedef struct config_group {
+  sqlite3_int64 v[CONFIG_GROUP_KEYS];
+  double r[CONFIG_GROUP_KEYS];
+  unsigned seen;
+  int damaged; /* a value of the wrong storage class */
+} config_group;
+
+/* --- window.c: a store that forgets -------------------------------------
+** Generations of window / G seconds; a value inserted at t goes into
+** generation floor(t / span), and at the store's time T the generations
+** floor(T / span) - G .. floor(T / span) are live.  Slot k = generation
+** mod (G + 1) owns the chunk ids [k * 2^40, (k + 1) * 2^40) and the
+** configuration keys gen.<k>.*, so a generation is dropped with two range
+** deletes (ext/FORMAT.md, "Windowed stores").  Everything else of it is
+** reached through its schedule row, store_window_schedule; these are the
+** figures it keeps in store_config and the rows it reads into
+** config_rows. */
+
 typedef struct store_window {
   int64_t window;      /* seconds */
   int64_t span;        /* one generation's seconds: ceil(window / G) */
@@ -87,6 +109,28 @@ typedef struct store_window {
   int64_t floor;       /* the oldest live generation the layers show */
 } store_window;
 
+/* window, generations, clock, time, adaptive; gen.<k>.number and
+** gen.<k>.layers for each slot k; and gen.<k>.layer.<j>.<key>, group i of
+** gen_layers for the pair (gen_slot[i], gen_index[i]). */
+typedef struct window_rows {
+  config_group window;
+  config_group slots[STORE_MAX_LAYERS];
+  uint64_t slot_rows; /* bit k: slot k has rows */
+  config_group gen_layers[STORE_MAX_LAYERS];
+  unsigned char gen_slot[STORE_MAX_LAYERS], gen_index[STORE_MAX_LAYERS];
+  int gen_layer_count;
+} window_rows;
+
+/* --- the schedules' own parts (schedule.c's table) ----------------------
+** What a schedule keeps of its own in store_config, and reads of its own
+** into config_rows: only a windowed store has any beyond the layers. */
+typedef union schedule_figures {
+  store_window window;
+} schedule_figures;
+typedef union schedule_rows {
+  window_rows window;
+} schedule_rows;
+
 /* What the configuration rows say: read and checked as a whole (config.c)
 ** before a store uses any of it. */
 typedef struct store_config {
@@ -98,9 +142,9 @@ typedef struct store_config {
   value_affinity affinity; /* applied to a value before it is hashed */
   uint32_t growth;   /* scalable: each layer's capacity over the last's */
   double tightening; /* scalable: each layer's rate over the last's */
-  store_window window;
-  /* A windowed store's layers are its live generations', oldest first
-  ** (window.c drops those whose time has passed). */
+  schedule_figures own; /* the schedule's own (a windowed store's) */
+  /* The layers in their order (a windowed store's: its live
+  ** generations', oldest first). */
   int layer_count;
   store_layer layers[STORE_MAX_LAYERS];
 } store_config;
@@ -112,7 +156,7 @@ struct store {
   void *kind_state; /* the kind's own, made by kind->open */
   shadow_tables tables;
   store_config config;
-  int64_t clock; /* windowed: the clock as the statement read it */
+  int64_t clock; /* the schedule's clock as the statement read it */
   int config_stale; /* a rollback may have undone a layer: read again */
   /* Chunks read or changed (chunks.c).  Changed ones belong to this
   ** connection's write transaction; unchanged ones are kept across
@@ -162,8 +206,8 @@ static inline const store_layer *store_newest(const store *s) {
 ** between calls makes it in open and frees it in close; rollback drops
 ** whatever of it a rollback undoes. */
 
-/* The configuration values a kind reads, by its own keys' order. */
-#define KIND_MAX_KEYS 5
+/* The configuration values a kind reads, by its own keys' order:
+** KIND_MAX_KEYS (above) at most. */
 
 /* The most units a chunk row holds (its configuration's chunk_blocks or
 ** chunk_buckets): more is damage.  A page holds far fewer. */
@@ -220,23 +264,13 @@ struct store_kind {
   ** number `local`; bytes NULL: a row not written yet, all zeros). */
   uint64_t (*chunk_items)(const store_layer *l, int64_t local,
                           const unsigned char *bytes);
+  /* The layer's modelled false-positive rate with `items` items. */
+  double (*model_fpr)(const store_layer *l, double items);
 };
 
 extern const store_kind store_bloom_kind, store_cuckoo_kind;
 
 /* --- store_schedule: how layers follow one another (schedule.c) -------- */
-
-/* The configuration rows as read (config.c), for a schedule's parse.  A
-** group's value k is in v[k] (INTEGER) or r[k] (REAL), by the key's
-** storage class; bit k of seen says it was there.  A group is judged only
-** if the schedule reads it (rows of a layer past the count are not). */
-#define CONFIG_GROUP_KEYS (2 + KIND_MAX_KEYS)
-typedef struct config_group {
-  sqlite3_int64 v[CONFIG_GROUP_KEYS];
-  double r[CONFIG_GROUP_KEYS];
-  unsigned seen;
-  int damaged; /* a value of the wrong storage class, or an unknown key */
-} config_group;
 
 /* A layer's keys: capacity and fpr, then the kind's (a fixed store's
 ** filter has only the kind's, unprefixed). */
@@ -245,39 +279,97 @@ enum { LAYER_KEY_CAPACITY, LAYER_KEY_FPR, LAYER_KEY_KIND };
 enum { SCHEDULE_KEY_GROWTH, SCHEDULE_KEY_TIGHTENING, SCHEDULE_KEY_LAYERS,
        SCHEDULE_KEYS };
 
+/* The configuration rows as read (config.c): the common keys, then each
+** schedule's, filed by the schedule whose take_row knows the key.  A store
+** whose rows more than one schedule took is damaged. */
 typedef struct config_rows {
   config_group common;   /* kind, version, capacity, seed, fpr */
-  config_group schedule; /* growth, tightening, layers */
+  unsigned owners;       /* bit i: store_schedules[i] took a row */
   config_group fixed;    /* a fixed store's filter: the kind's keys */
-  config_group layers[STORE_MAX_LAYERS]; /* layer.<i>.<key> */
-  int layer_rows;        /* rows of any layer */
-  int gen_rows;          /* rows of any windowed slot (gen.<k>.*) */
-  /* A windowed store's (window.c): window, generations, clock, time,
-  ** adaptive; gen.<k>.number and gen.<k>.layers for each slot k; and
-  ** gen.<k>.layer.<j>.<key>, group i of gen_layers for the pair
-  ** (gen_slot[i], gen_index[i]). */
-  config_group window;
-  config_group slots[STORE_MAX_LAYERS];
-  uint64_t slot_rows; /* bit k: slot k has rows */
-  config_group gen_layers[STORE_MAX_LAYERS];
-  unsigned char gen_slot[STORE_MAX_LAYERS], gen_index[STORE_MAX_LAYERS];
-  int gen_layer_count;
+  config_group schedule; /* a scalable store's growth, tightening, layers */
+  config_group layers[STORE_MAX_LAYERS]; /* its layer.<i>.<key> */
+  schedule_rows own;     /* a windowed store's */
 } config_rows;
 
+/* A row of a schedule's own (a windowed store's live generations): the
+** value of its own column i, an INTEGER v[i], or a REAL r[i] if bit i of
+** reals is set. */
+#define SCHEDULE_MAX_COLUMNS 8
+typedef struct schedule_row {
+  sqlite3_int64 v[SCHEDULE_MAX_COLUMNS];
+  double r[SCHEDULE_MAX_COLUMNS];
+  unsigned reals;
+} schedule_row;
+
+/* A schedule: its properties, then hooks; a NULL hook does nothing (or
+** the default its comment names).  The shared files reach a schedule only
+** through this table (store_schedules) and its row in the store's
+** configuration. */
 struct store_schedule {
-  /* 1: layers that fill to their capacity, then the next is added (grow);
-  ** chunk rows are written when first changed (a missing row reads as
+  const char *name; /* in messages: "fixed", "scalable", "windowed" */
+  /* 1: chunk rows are written when first changed (a missing row reads as
   ** zeros), and the export is a layered filter (kind 3).  0: one filter,
   ** every chunk row made with it, the export that filter. */
   int layered;
-  /* Writes the configuration of a new store (fixed: its chunk rows too). */
+  /* 1: a layer takes items until it is full, then grow adds the next (the
+  ** kinds size such a layer to fill, and report it full). */
+  int fills;
+  /* 1: a layer's place among the layers may change (not only new layers
+  ** appended): what is cached by place goes when the configuration is read
+  ** again. */
+  int layers_move;
+  /* Its own columns after summary, value and filter, as in CREATE TABLE
+  ** (%w: the table's name, once), or NULL; bit i of row_columns: asking
+  ** for own column i lists the schedule's rows (row_count, row_at). */
+  const char *columns;
+  sqlite3_uint64 row_columns;
+
+  /* CREATE: 1 if the arguments make a store of this schedule (the first
+  ** row of the table that says so is chosen); SQLITE_OK or SQLITE_ERROR
+  ** with the reason in err, before anything is written; then the new
+  ** store's configuration (a fixed store's chunk rows too). */
+  int (*chooses)(const store_options *o);
+  int (*check)(const store_options *o, char *err, size_t err_size);
   int (*create)(store *s, const store_options *o);
-  /* Fills c's schedule fields and layers from the rows (the common ones
-  ** are read): SQLITE_OK or SQLITE_CORRUPT_VTAB. */
+
+  /* Reading the configuration: take_row files a row it knows into r
+  ** (SQLITE_NOTFOUND: not its key; SQLITE_CORRUPT_VTAB: its key,
+  ** misspelt); parse fills c's schedule fields and layers from the rows
+  ** (the common ones are read): SQLITE_OK or SQLITE_CORRUPT_VTAB; focus
+  ** runs once the new configuration is in place. */
+  int (*take_row)(const store_kind *k, config_rows *r, const char *key,
+                  sqlite3_stmt *row);
   int (*parse)(const store_kind *k, const config_rows *r, store_config *c);
+  void (*focus)(store *s);
+  /* Reads the configuration again if another connection may have changed
+  ** it (NULL: nothing changes it after CREATE). */
+  int (*refresh)(store *s);
+
   /* Adds a layer after *layer, which is full, and sets *layer to it (NULL:
   ** a full filter stays). */
   int (*grow)(store *s, int *layer);
+  /* At the start of a statement and of each row it writes. */
+  int (*tick)(store *s);
+  /* An INSERT's own columns (own: the values of the columns it declares):
+  ** *done 1 if the row was a command, run; an error for values it refuses. */
+  int (*write_own)(store *s, sqlite3_value **own, int *done);
+  /* Where an add goes: *layer (default: the newest), or *outside: nothing
+  ** is added (a windowed store's `at` older than its window). */
+  int (*place)(store *s, sqlite3_value **own, int *layer, int *outside);
+  /* Before a DELETE. */
+  int (*before_delete)(store *s);
+
+  /* 1 if the export passes over chunk id, outside every layer (a windowed
+  ** store's expired generation: deleted by the next write). */
+  int (*ignores_chunk)(const store *s, int64_t id);
+  /* The export of a store with no layer (a windowed store with no live
+  ** generation). */
+  int (*export_empty)(store *s, sqlite3_context *ctx);
+  /* Its rows, for a query that asks for a row column. */
+  int (*row_count)(const store *s);
+  int (*row_at)(store *s, int i, schedule_row *out);
+  /* The summary's words for the schedule (sqlite3_mprintf), NULL on OOM. */
+  char *(*summary)(const store *s);
 };
 
 /* SQLITE_OK if s may add a layer after one of `capacity` items, growing it
@@ -294,6 +386,13 @@ int schedule_group_complete(const store_kind *k, const config_group *g,
 
 extern const store_schedule store_fixed_schedule, store_scalable_schedule,
     store_window_schedule;
+
+/* Every schedule, in the order CREATE asks them (the first whose chooses
+** says so is made), NULL-terminated. */
+extern const store_schedule *const store_schedules[];
+
+/* The schedule a new store of options o has, or NULL (none chooses it). */
+const store_schedule *schedule_for(const store_options *o);
 
 /* --- config.c ---------------------------------------------------------- */
 
@@ -319,6 +418,14 @@ int config_write_filter(store *s, int fills, int layer, uint64_t capacity,
 ** "gen.<k>.layer.<j>."): capacity and fpr always written. */
 int config_write_layer(store *s, const char *prefix, uint64_t capacity,
                        double fpr);
+
+/* The rows of the fixed and the scalable schedules (their take_row): a
+** fixed store's unprefixed kind keys; a scalable store's growth,
+** tightening, layers and layer.<i>.<key>. */
+int config_take_fixed(const store_kind *kind, config_rows *r,
+                      const char *key, sqlite3_stmt *row);
+int config_take_scalable(const store_kind *kind, config_rows *r,
+                         const char *key, sqlite3_stmt *row);
 
 /* Files a layer's row (capacity, fpr, or a key of the kind) into g:
 ** marks g damaged for a key a layer has not or a value of the wrong
@@ -429,14 +536,15 @@ int items_hash(const store *s, sqlite3_value *value, int stored,
 ** NULL. */
 int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe);
 
-/* INSERT INTO t(value): into the newest layer (NULL is not added), or a
-** windowed store's at `at` (NULL: its time).  With `if_new` (INSERT OR
-** IGNORE, where the kind skips_present), a value the store may hold
-** already, or NULL, is not added: *skipped 1.  *skipped ITEMS_OUTSIDE:
-** `at` is older than the live generations, nothing added. */
+/* INSERT INTO t(value): into the layer the schedule places it in (the
+** newest by default; own: the row's own columns, NULL if the schedule has
+** none); NULL is not added.  With `if_new` (INSERT OR IGNORE, where the
+** kind skips_present), a value the store may hold already, or NULL, is not
+** added: *skipped 1.  *skipped ITEMS_OUTSIDE: the schedule placed it
+** outside every layer, nothing added. */
 #define ITEMS_OUTSIDE 2
-int items_add(store *s, sqlite3_value *value, sqlite3_value *at, int if_new,
-              int *skipped);
+int items_add(store *s, sqlite3_value *value, sqlite3_value **own,
+              int if_new, int *skipped);
 
 /* INSERT INTO t(filter): the kind merges or loads a fixed store's filter. */
 int items_load(store *s, sqlite3_value *blob);
@@ -444,61 +552,6 @@ int items_load(store *s, sqlite3_value *blob);
 /* DELETE: one copy of the value hashed to h, from the one layer that may
 ** hold it (none when several may). */
 int items_remove(store *s, filter_hash h);
-
-/* --- window.c: a store that forgets -------------------------------------
-** Generations of window / G seconds; a value inserted at t goes into
-** generation floor(t / span), and at the store's time T the generations
-** floor(T / span) - G .. floor(T / span) are live.  Slot k = generation
-** mod (G + 1) owns the chunk ids [k * 2^40, (k + 1) * 2^40) and the
-** configuration keys gen.<k>.*, so a generation is dropped with two range
-** deletes (ext/FORMAT.md, "Windowed stores"). */
-
-/* A configuration row of a windowed store filed into r: SQLITE_OK,
-** SQLITE_CORRUPT_VTAB (a gen. key misspelt), or SQLITE_NOTFOUND (not a
-** key of a windowed store). */
-int window_take_row(const store_kind *kind, config_rows *r, const char *key,
-                    sqlite3_stmt *row);
-
-/* After the configuration is read: drops the layers of generations no
-** longer live at the store's time from s->config.layers (their slots
-** marked expired: rows the next write deletes). */
-void window_focus(store *s);
-
-/* At the start of a statement and of each row it writes: reads the clock;
-** when a live generation's time has passed, writes back and empties the
-** cache and drops its layers. */
-int window_tick(store *s);
-
-/* Where an add goes: *layer, the newest layer of the value's generation
-** (made if need be), or *outside: `at` is past the live generations, the
-** value not added.  Refuses an `at` that is not an INTEGER >= 0, or (wall
-** clock) ahead of the store's generation.  Deletes expired generations. */
-int window_place(store *s, sqlite3_value *at, int *layer, int *outside);
-
-/* Deletes the rows of every expired generation (the next write's work, or
-** INSERT INTO t(t) VALUES ('expire')). */
-int window_expire(store *s);
-
-/* 1 if chunk id lies in the slot of an expired generation (rows the export
-** passes over until the next write deletes them). */
-int window_expired_id(const store *s, int64_t id);
-
-/* The export of a windowed store with no live generation: a layered blob
-** of one empty layer. */
-int window_export_empty(store *s, sqlite3_context *ctx);
-
-/* The live generations, for the store's generation rows: their count, and
-** generation i's figures. */
-typedef struct window_generation {
-  int64_t number, start, end, expires;
-  uint64_t items;
-  double fpr; /* estimated from the items */
-} window_generation;
-int window_generation_count(const store *s);
-int window_generation_at(store *s, int i, window_generation *g);
-
-/* The summary's words for the schedule (sqlite3_mprintf), NULL on OOM. */
-char *window_summary(const store *s);
 
 /* --- export.c ---------------------------------------------------------- */
 

@@ -46,19 +46,9 @@
 
 /* summary is the one visible column, so that SELECT * (a table browser's
 ** first query) gets a row that says what the store is, while value and
-** filter, HIDDEN, are named to be used. */
-enum { COL_SUMMARY, COL_VALUE, COL_FILTER,
-       /* a windowed store's: `at` of an insert; a live generation's
-       ** figures; the command column, named as the table (as in FTS5) */
-       COL_AT, COL_GENERATION, COL_START, COL_END, COL_EXPIRES, COL_ITEMS,
-       COL_FPR, COL_COMMAND };
-
-/* The generation columns: a query that asks for one gets a row for each
-** live generation. */
-#define GENERATION_COLUMNS                                                \
-  ((sqlite3_uint64)1 << COL_GENERATION | (sqlite3_uint64)1 << COL_START | \
-   (sqlite3_uint64)1 << COL_END | (sqlite3_uint64)1 << COL_EXPIRES |      \
-   (sqlite3_uint64)1 << COL_ITEMS | (sqlite3_uint64)1 << COL_FPR)
+** filter, HIDDEN, are named to be used.  The schedule's own columns, if
+** any, follow from COL_OWN (store_schedule.columns). */
+enum { COL_SUMMARY, COL_VALUE, COL_FILTER, COL_OWN };
 
 typedef struct store_cursor {
   sqlite3_vtab_cursor base;
@@ -72,13 +62,13 @@ typedef struct store_cursor {
   double eq_real;
   sqlite3_value *eq_copy;  /* TEXT or BLOB */
   filter_hash eq_hash;
-  /* PLAN_GENERATIONS: the figures of row `generation_row` */
-  window_generation generation;
-  int generation_row;
+  /* PLAN_ROWS: the schedule's row `row_read`, read once for its columns */
+  schedule_row row;
+  int row_read;
 } store_cursor;
 
 enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2, PLAN_NONE = 3,
-       PLAN_GENERATIONS = 4 };
+       PLAN_ROWS = 4 };
 
 /* What a method answers SQLite.  sqlite3_step's SQLITE_ROW and SQLITE_DONE
 ** are never a method's answer: SQLite 3.40 takes SQLITE_ROW from xColumn
@@ -112,8 +102,11 @@ static int store_new(sqlite3 *db, const sql_function *row,
   if (s == NULL) return SQLITE_NOMEM;
   memset(s, 0, sizeof *s);
   s->function = row;
-  s->kind = row->kind == FILTER_KIND_CUCKOO ? &store_cuckoo_kind
-                                            : &store_bloom_kind;
+  static const store_kind *const kinds[] = {&store_bloom_kind,
+                                            &store_cuckoo_kind};
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (kinds[i]->kind == row->kind) s->kind = kinds[i];
+  if (s->kind == NULL) return SQLITE_INTERNAL; /* a registry row's bug */
   s->config.schedule = &store_fixed_schedule;
   int rc = s->kind->open ? s->kind->open(s) : SQLITE_OK;
   if (rc == SQLITE_OK) rc = shadow_init(&s->tables, db, argv[1], argv[2]);
@@ -122,16 +115,16 @@ static int store_new(sqlite3 *db, const sql_function *row,
 
 /* value's declared type is BLOB, no affinity, as the store's own rules
 ** convert nothing: a type of "HIDDEN" alone would give it NUMERIC, and
-** SQLite would turn an IN list's '0' into 0 before the store saw it; `at`
-** likewise, so that '1700000000' is refused rather than converted. */
+** SQLite would turn an IN list's '0' into 0 before the store saw it.  The
+** schedule's own columns follow. */
 static int declare(sqlite3 *db, const store *s) {
-  if (!s->config.window.window)
-    return sqlite3_declare_vtab(db, "CREATE TABLE x(summary, value BLOB "
-                                "HIDDEN, filter BLOB HIDDEN)");
-  char *sql = sqlite3_mprintf(
-      "CREATE TABLE x(summary, value BLOB HIDDEN, filter BLOB HIDDEN, at BLOB "
-      "HIDDEN, generation HIDDEN, start HIDDEN, \"end\" HIDDEN, expires "
-      "HIDDEN, items HIDDEN, fpr HIDDEN, \"%w\" HIDDEN)", s->tables.name);
+  const char *own = s->config.schedule->columns;
+  char *columns = own ? sqlite3_mprintf(own, s->tables.name) : NULL;
+  if (own && columns == NULL) return SQLITE_NOMEM;
+  char *sql = sqlite3_mprintf("CREATE TABLE x(summary, value BLOB HIDDEN, "
+                              "filter BLOB HIDDEN%s%s)", own ? ", " : "",
+                              own ? columns : "");
+  sqlite3_free(columns);
   if (sql == NULL) return SQLITE_NOMEM;
   int rc = sqlite3_declare_vtab(db, sql);
   sqlite3_free(sql);
@@ -145,19 +138,23 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
   *out = NULL;
   store_options options;
   char why[200];
-  if (create && store_parse_options(argc - 3, argv + 3, &options, why,
-                                    sizeof why) != SQLITE_OK) {
-    *err = sqlite3_mprintf("%s: %s", row->name, why);
-    return SQLITE_ERROR;
+  const store_schedule *schedule = NULL;
+  if (create) {
+    int bad = store_parse_options(argc - 3, argv + 3, &options, why,
+                                  sizeof why) != SQLITE_OK;
+    schedule = bad ? NULL : schedule_for(&options);
+    if (!bad && schedule->check &&
+        schedule->check(&options, why, sizeof why) != SQLITE_OK)
+      bad = 1;
+    if (bad) {
+      *err = sqlite3_mprintf("%s: %s", row->name, why);
+      return SQLITE_ERROR;
+    }
   }
   store *s;
   int rc = store_new(db, row, argv, &s);
   if (rc == SQLITE_OK && create) {
     rc = shadow_create(&s->tables);
-    const store_schedule *schedule = options.window ? &store_window_schedule
-                                     : options.scalable
-                                         ? &store_scalable_schedule
-                                         : &store_fixed_schedule;
     if (rc == SQLITE_OK) rc = schedule->create(s, &options);
   } else if (rc == SQLITE_OK) {
     rc = config_read(s);
@@ -242,10 +239,11 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
     return SQLITE_OK;
   }
   if (unusable) return SQLITE_CONSTRAINT; /* a plan that supplies it exists */
-  if (s->config.window.window && (info->colUsed & GENERATION_COLUMNS)) {
-    info->idxNum = PLAN_GENERATIONS;
+  const store_schedule *schedule = s->config.schedule;
+  if (info->colUsed & schedule->row_columns << COL_OWN) {
+    info->idxNum = PLAN_ROWS;
     info->estimatedCost = 1e6;
-    info->estimatedRows = s->config.window.generations + 1;
+    info->estimatedRows = schedule->row_count(s) + 1;
     return SQLITE_OK;
   }
   if (info->colUsed & ((sqlite3_uint64)1 << COL_VALUE))
@@ -349,15 +347,16 @@ static int start_rows(store *s, store_cursor *c, int plan,
   c->plan = plan;
   if (plan == PLAN_NONE) return SQLITE_OK;
   int rc = chunks_revalidate(s);
-  if (rc == SQLITE_OK && s->config.window.window) rc = window_tick(s);
+  if (rc == SQLITE_OK && s->config.schedule->tick)
+    rc = s->config.schedule->tick(s);
   if (rc != SQLITE_OK) return rc;
   if (plan == PLAN_FILTER) {
     c->count = 1; /* the filter row; its column is read lazily */
     return SQLITE_OK;
   }
-  if (plan == PLAN_GENERATIONS) {
-    c->count = window_generation_count(s);
-    c->generation_row = -1;
+  if (plan == PLAN_ROWS) {
+    c->count = s->config.schedule->row_count(s);
+    c->row_read = -1;
     return SQLITE_OK;
   }
   return plan == PLAN_EQ ? probe_equal(s, c, argv[0])
@@ -382,23 +381,20 @@ static int store_eof(sqlite3_vtab_cursor *cur) {
   return c->next >= c->count;
 }
 
-/* A live generation's figure, its row's figures read once. */
-static int generation_column(store *s, store_cursor *c, sqlite3_context *ctx,
-                             int col) {
-  if (c->generation_row != c->next) {
-    int rc = window_generation_at(s, c->next, &c->generation);
+/* Own column i of the schedule's row, the row read once for all its
+** columns. */
+static int row_column(store *s, store_cursor *c, sqlite3_context *ctx,
+                      int i) {
+  if (!(s->config.schedule->row_columns >> i & 1)) return SQLITE_OK; /* NULL */
+  if (c->row_read != c->next) {
+    int rc = s->config.schedule->row_at(s, c->next, &c->row);
     if (rc != SQLITE_OK) return rc;
-    c->generation_row = c->next;
+    c->row_read = c->next;
   }
-  const window_generation *g = &c->generation;
-  if (col == COL_FPR)
-    sqlite3_result_double(ctx, g->fpr);
+  if (c->row.reals >> i & 1)
+    sqlite3_result_double(ctx, c->row.r[i]);
   else
-    sqlite3_result_int64(ctx, col == COL_GENERATION ? g->number
-                              : col == COL_START    ? g->start
-                              : col == COL_END      ? g->end
-                              : col == COL_EXPIRES  ? g->expires
-                                                    : (sqlite3_int64)g->items);
+    sqlite3_result_int64(ctx, c->row.v[i]);
   return SQLITE_OK;
 }
 
@@ -416,8 +412,8 @@ static int column_of(store *s, store_cursor *c, sqlite3_context *ctx,
     return SQLITE_OK;
   }
   if (col == COL_FILTER && c->plan == PLAN_FILTER) return store_export(s, ctx);
-  if (col >= COL_GENERATION && col <= COL_FPR && c->plan == PLAN_GENERATIONS)
-    return generation_column(s, c, ctx, col);
+  if (col >= COL_OWN && c->plan == PLAN_ROWS)
+    return row_column(s, c, ctx, col - COL_OWN);
   if (col == COL_SUMMARY) {
     char *text = config_summary(s);
     if (text == NULL) return SQLITE_NOMEM;
@@ -466,32 +462,20 @@ static int delete_row(store *s, sqlite3_value *rowid) {
   return items_remove(s, s->marked[r - 1]);
 }
 
-/* INSERT INTO t(t) VALUES ('expire'): a windowed store's command. */
-static int run_command(store *s, sqlite3_value *command) {
-  const unsigned char *text = sqlite3_value_text(command);
-  if (text == NULL && sqlite3_value_type(command) != SQLITE_NULL)
-    return SQLITE_NOMEM;
-  if (sqlite3_value_type(command) == SQLITE_TEXT &&
-      strcmp((const char *)text, "expire") == 0)
-    return window_expire(s);
-  return store_error(s, "unknown command %s: INSERT INTO %s(%s) VALUES "
-                     "('expire') deletes the generations past their time",
-                     text, s->tables.name, s->tables.name);
-}
-
-/* A windowed store's time, read for each row written. */
+/* The schedule's time, read for each row written. */
 static int tick(store *s) {
   int rc = s->config_stale ? chunks_revalidate(s) : SQLITE_OK;
-  if (rc == SQLITE_OK && s->config.window.window) rc = window_tick(s);
+  if (rc == SQLITE_OK && s->config.schedule->tick)
+    rc = s->config.schedule->tick(s);
   return rc;
 }
 
 static int update_row(store *s, int argc, sqlite3_value **argv,
                       sqlite3_int64 *rowid) {
-  int windowed = s->config.window.window != 0;
+  const store_schedule *schedule = s->config.schedule;
   int rc = tick(s);
   if (rc != SQLITE_OK) return rc;
-  if (argc == 1 && windowed) rc = window_expire(s);
+  if (argc == 1 && schedule->before_delete) rc = schedule->before_delete(s);
   if (argc == 1) return rc == SQLITE_OK ? delete_row(s, argv[0]) : rc;
   if (sqlite3_value_type(argv[0]) != SQLITE_NULL)
     return store_error(s, "%s", s->kind->no_update);
@@ -501,12 +485,12 @@ static int update_row(store *s, int argc, sqlite3_value **argv,
                        "INTO %s(value) adds a value, INSERT INTO %s(filter) "
                        "a filter", s->tables.name, s->tables.name);
   sqlite3_value *value = argv[2 + COL_VALUE], *filter = argv[2 + COL_FILTER];
-  sqlite3_value *at = windowed ? argv[2 + COL_AT] : NULL;
-  for (int col = COL_GENERATION; windowed && col <= COL_FPR; col++)
-    if (sqlite3_value_type(argv[2 + col]) != SQLITE_NULL)
-      return store_error(s, "a generation's figures cannot be written");
-  if (windowed && sqlite3_value_type(argv[2 + COL_COMMAND]) != SQLITE_NULL)
-    return run_command(s, argv[2 + COL_COMMAND]);
+  sqlite3_value **own = schedule->columns ? argv + 2 + COL_OWN : NULL;
+  if (own && schedule->write_own) {
+    int done;
+    rc = schedule->write_own(s, own, &done);
+    if (rc != SQLITE_OK || done) return rc;
+  }
   int has_value = sqlite3_value_type(value) != SQLITE_NULL;
   int has_filter = sqlite3_value_type(filter) != SQLITE_NULL;
   if (has_value && has_filter)
@@ -520,8 +504,9 @@ static int update_row(store *s, int argc, sqlite3_value **argv,
   int if_new = s->kind->skips_present &&
                sqlite3_vtab_on_conflict(s->tables.db) == SQLITE_IGNORE;
   int skipped;
-  rc = items_add(s, value, at, if_new, &skipped);
-  /* An `at` past the window is no change either, under OR IGNORE. */
+  rc = items_add(s, value, own, if_new, &skipped);
+  /* A value placed outside every layer is no change either, under OR
+  ** IGNORE. */
   if (rc == SQLITE_OK && skipped == ITEMS_OUTSIDE &&
       sqlite3_vtab_on_conflict(s->tables.db) == SQLITE_IGNORE)
     return SQLITE_CONSTRAINT;

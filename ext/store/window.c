@@ -49,6 +49,23 @@
 #define WINDOW_FIRST_CAPACITY 1000
 #define WINDOW_MIN_CAPACITY 100
 
+/* A generation's layers: the first has the rate fpr / (G + 1) * (1 - r),
+** r the burst share; the ones a burst adds fpr / (G + 1) * r * q^j, q the
+** burst ratio (so that a generation's rates sum below its share however
+** many it adds), the second holding a quarter of the first, each after it
+** WINDOW_GROWTH times the one before.  The first layer holds nearly
+** every item at a steady rate, so it gets most of the share; the tenth it
+** leaves is also the margin that keeps a store whose every live generation
+** is full measurably under fpr (with less, the measured rate came within
+** the noise of fpr: tests/bench/RESULTS.md). */
+#define WINDOW_BURST_SHARE 0.1
+#define WINDOW_BURST_RATIO 0.5
+#define WINDOW_GROWTH 2
+/* The burst layers a generation must have room for: CREATE refuses an
+** fpr whose 16th burst layer would need a rate below FILTER_MIN_FPR, so
+** that a generation can grow to about 2^15 times its first layer. */
+#define WINDOW_BURST_LAYERS 16
+
 /* The window keys of config_rows.window. */
 enum { WKEY_WINDOW, WKEY_GENERATIONS, WKEY_CLOCK, WKEY_TIME, WKEY_ADAPTIVE,
        WKEYS };
@@ -102,37 +119,36 @@ static void take_value(config_group *g, int k, int text_key,
 
 /* The group of layer j of slot k, made on first use (NULL: too many). */
 static config_group *gen_layer_group(config_rows *r, int k, int j) {
-  for (int i = 0; i < r->gen_layer_count; i++)
-    if (r->gen_slot[i] == k && r->gen_index[i] == j) return &r->gen_layers[i];
-  if (r->gen_layer_count == STORE_MAX_LAYERS) return NULL;
-  int i = r->gen_layer_count++;
-  r->gen_slot[i] = (unsigned char)k;
-  r->gen_index[i] = (unsigned char)j;
-  return &r->gen_layers[i];
+  for (int i = 0; i < r->own.window.gen_layer_count; i++)
+    if (r->own.window.gen_slot[i] == k && r->own.window.gen_index[i] == j) return &r->own.window.gen_layers[i];
+  if (r->own.window.gen_layer_count == STORE_MAX_LAYERS) return NULL;
+  int i = r->own.window.gen_layer_count++;
+  r->own.window.gen_slot[i] = (unsigned char)k;
+  r->own.window.gen_index[i] = (unsigned char)j;
+  return &r->own.window.gen_layers[i];
 }
 
-int window_take_row(const store_kind *kind, config_rows *r, const char *key,
+static int window_take_row(const store_kind *kind, config_rows *r, const char *key,
                     sqlite3_stmt *row) {
   for (int k = 0; k < WKEYS; k++)
     if (strcmp(key, window_keys[k]) == 0) {
-      take_value(&r->window, k, k == WKEY_CLOCK, row);
+      take_value(&r->own.window.window, k, k == WKEY_CLOCK, row);
       return SQLITE_OK;
     }
   if (strncmp(key, "gen.", 4) != 0) return SQLITE_NOTFOUND;
   int slot, j;
   const char *rest = index_of(key + 4, STORE_MAX_LAYERS, &slot);
   if (rest == NULL) return SQLITE_CORRUPT_VTAB;
-  r->gen_rows++;
-  r->slot_rows |= (uint64_t)1 << slot;
+  r->own.window.slot_rows |= (uint64_t)1 << slot;
   if (strcmp(rest, "number") == 0) {
     /* Always judged: it says whether the slot's other rows are read. */
     if (sqlite3_column_type(row, 1) != SQLITE_INTEGER)
       return SQLITE_CORRUPT_VTAB;
-    take_value(&r->slots[slot], SKEY_NUMBER, 0, row);
+    take_value(&r->own.window.slots[slot], SKEY_NUMBER, 0, row);
     return SQLITE_OK;
   }
   if (strcmp(rest, "layers") == 0) {
-    take_value(&r->slots[slot], SKEY_LAYERS, 0, row);
+    take_value(&r->own.window.slots[slot], SKEY_LAYERS, 0, row);
     return SQLITE_OK;
   }
   if (strncmp(rest, "layer.", 6) != 0) return SQLITE_CORRUPT_VTAB;
@@ -144,14 +160,14 @@ int window_take_row(const store_kind *kind, config_rows *r, const char *key,
 
 /* The window's own rows into c: SQLITE_OK or SQLITE_CORRUPT_VTAB. */
 static int parse_window(const config_rows *r, store_config *c) {
-  const sqlite3_int64 *v = r->window.v;
-  if (r->window.damaged || r->window.seen != (1u << WKEYS) - 1 ||
-      r->schedule.seen || r->fixed.seen || r->layer_rows ||
+  const sqlite3_int64 *v = r->own.window.window.v;
+  const config_group *g = &r->own.window.window;
+  if (g->damaged || g->seen != (1u << WKEYS) - 1 ||
       v[WKEY_WINDOW] < 1 || v[WKEY_WINDOW] > STORE_MAX_WINDOW ||
       v[WKEY_GENERATIONS] < 1 || v[WKEY_GENERATIONS] > STORE_MAX_GENERATIONS ||
       v[WKEY_TIME] < 0 || v[WKEY_ADAPTIVE] < 0 || v[WKEY_ADAPTIVE] > 1)
     return SQLITE_CORRUPT_VTAB;
-  store_window *w = &c->window;
+  store_window *w = &c->own.window;
   w->window = v[WKEY_WINDOW];
   w->generations = (int)v[WKEY_GENERATIONS];
   w->span = (w->window + w->generations - 1) / w->generations;
@@ -161,8 +177,8 @@ static int parse_window(const config_rows *r, store_config *c) {
   w->adaptive = (int)v[WKEY_ADAPTIVE];
   w->time = v[WKEY_TIME];
   /* The export's header: the ratios of most layers a burst adds. */
-  c->growth = STORE_WINDOW_GROWTH;
-  c->tightening = 0.5;
+  c->growth = WINDOW_GROWTH;
+  c->tightening = WINDOW_BURST_RATIO;
   return SQLITE_OK;
 }
 
@@ -178,12 +194,12 @@ static int slot_expired(const store_window *w, int64_t n) {
 ** about to be deleted: both are ignored whatever their values.  A live
 ** generation's rows are judged. */
 static int parse_slots(const config_rows *r, store_config *c) {
-  store_window *w = &c->window;
+  store_window *w = &c->own.window;
   int64_t newest = generation_of(w, w->time);
   for (int k = 0; k < STORE_MAX_LAYERS; k++) {
-    const config_group *g = &r->slots[k];
+    const config_group *g = &r->own.window.slots[k];
     w->slot_number[k] = -1;
-    if (k > w->generations && (r->slot_rows >> k & 1))
+    if (k > w->generations && (r->own.window.slot_rows >> k & 1))
       return SQLITE_CORRUPT_VTAB;
     if (!(g->seen & 1u << SKEY_NUMBER)) continue;
     int64_t n = g->v[SKEY_NUMBER], layers = g->v[SKEY_LAYERS];
@@ -202,8 +218,8 @@ static int parse_slots(const config_rows *r, store_config *c) {
 static int parse_layer(const store_kind *kind, const config_rows *r,
                        store_config *c, int k, int j) {
   const config_group *g = NULL;
-  for (int i = 0; i < r->gen_layer_count && g == NULL; i++)
-    if (r->gen_slot[i] == k && r->gen_index[i] == j) g = &r->gen_layers[i];
+  for (int i = 0; i < r->own.window.gen_layer_count && g == NULL; i++)
+    if (r->own.window.gen_slot[i] == k && r->own.window.gen_index[i] == j) g = &r->own.window.gen_layers[i];
   int i = c->layer_count;
   if (g == NULL || !schedule_group_complete(kind, g, 1) ||
       i == STORE_MAX_LAYERS || g->v[LAYER_KEY_CAPACITY] < 1)
@@ -214,7 +230,7 @@ static int parse_layer(const store_kind *kind, const config_rows *r,
   store_layer *l = &c->layers[i];
   l->first_chunk = j == 0 ? k * SLOT_CHUNKS
                           : c->layers[i - 1].first_chunk + c->layers[i - 1].chunks;
-  l->generation = c->window.slot_number[k];
+  l->generation = c->own.window.slot_number[k];
   l->slot = k;
   if (l->chunks > SLOT_CHUNKS - (l->first_chunk - k * SLOT_CHUNKS))
     return SQLITE_CORRUPT_VTAB;
@@ -227,7 +243,7 @@ static int window_parse(const store_kind *kind, const config_rows *r,
   int rc = parse_window(r, c);
   if (rc == SQLITE_OK) rc = parse_slots(r, c);
   if (rc != SQLITE_OK) return rc;
-  const store_window *w = &c->window;
+  const store_window *w = &c->own.window;
   c->layer_count = 0;
   /* Oldest generation first: slots in the order of their numbers. */
   int64_t after = -1;
@@ -239,7 +255,7 @@ static int window_parse(const store_kind *kind, const config_rows *r,
         next = k;
     if (next < 0) return SQLITE_OK;
     int layers = slot_expired(w, w->slot_number[next])
-                     ? 0 : (int)r->slots[next].v[SKEY_LAYERS];
+                     ? 0 : (int)r->own.window.slots[next].v[SKEY_LAYERS];
     for (int j = 0; rc == SQLITE_OK && j < layers; j++)
       rc = parse_layer(kind, r, c, next, j);
     if (rc != SQLITE_OK) return rc;
@@ -275,13 +291,13 @@ static int wall_clock(store *s, int64_t *now) {
 
 /* The store's time: the clock, never before the time row. */
 static int64_t store_time(const store *s) {
-  const store_window *w = &s->config.window;
+  const store_window *w = &s->config.own.window;
   return !w->events && s->clock > w->time ? s->clock : w->time;
 }
 
-void window_focus(store *s) {
+static void window_focus(store *s) {
   store_config *c = &s->config;
-  store_window *w = &c->window;
+  store_window *w = &c->own.window;
   w->floor = generation_of(w, store_time(s)) - w->generations;
   int dropped = 0;
   while (dropped < c->layer_count && c->layers[dropped].generation < w->floor)
@@ -294,15 +310,15 @@ void window_focus(store *s) {
           (size_t)c->layer_count * sizeof c->layers[0]);
 }
 
-int window_tick(store *s) {
-  if (s->config.window.events) return SQLITE_OK;
+static int window_tick(store *s) {
+  if (s->config.own.window.events) return SQLITE_OK;
   int64_t now;
   int rc = wall_clock(s, &now);
   if (rc != SQLITE_OK) return rc;
   /* A clock set back: this connection keeps the latest it read (the time
   ** row keeps the latest any write saw). */
   if (now > s->clock) s->clock = now;
-  const store_window *w = &s->config.window;
+  const store_window *w = &s->config.own.window;
   if (generation_of(w, store_time(s)) - w->generations <= w->floor)
     return SQLITE_OK;
   /* A live generation's time passed: what the cache holds of it goes (the
@@ -314,8 +330,8 @@ int window_tick(store *s) {
 
 /* --- writes ------------------------------------------------------------ */
 
-int window_expire(store *s) {
-  store_window *w = &s->config.window;
+static int window_expire(store *s) {
+  store_window *w = &s->config.own.window;
   for (int k = 0; k <= w->generations; k++) {
     if (!(w->expired & (uint64_t)1 << k)) continue;
     int rc = shadow_delete_slot(&s->tables, k, k * SLOT_CHUNKS,
@@ -327,8 +343,8 @@ int window_expire(store *s) {
   return SQLITE_OK;
 }
 
-int window_expired_id(const store *s, int64_t id) {
-  const store_window *w = &s->config.window;
+static int window_expired_id(const store *s, int64_t id) {
+  const store_window *w = &s->config.own.window;
   int64_t k = id / SLOT_CHUNKS;
   return w->window && id >= 0 && k <= w->generations &&
          (w->expired & (uint64_t)1 << k) != 0;
@@ -337,7 +353,7 @@ int window_expired_id(const store *s, int64_t id) {
 /* Moves the store's time to t (events clock, or the wall clock's first
 ** write in a new generation): the time row, then the layers focused. */
 static int advance(store *s, int64_t t) {
-  store_window *w = &s->config.window;
+  store_window *w = &s->config.own.window;
   int64_t start = generation_of(w, t) * w->span;
   if (start <= w->time) return SQLITE_OK;
   int rc = chunks_flush(s, 1);
@@ -387,8 +403,8 @@ static double median_of(uint64_t items[], int count) {
 ** first generation starts at WINDOW_FIRST_CAPACITY and grows in layers. */
 static int first_capacity(store *s, int64_t n, uint64_t *capacity) {
   const store_config *c = &s->config;
-  if (!c->window.adaptive) {
-    double share = ceil((double)c->header.capacity / c->window.generations);
+  if (!c->own.window.adaptive) {
+    double share = ceil((double)c->header.capacity / c->own.window.generations);
     *capacity = share < (double)INT64_MAX ? (uint64_t)share
                                           : (uint64_t)INT64_MAX;
     return SQLITE_OK;
@@ -410,14 +426,14 @@ static int first_capacity(store *s, int64_t n, uint64_t *capacity) {
 }
 
 /* Layer j's rate in a generation: of its share fpr / (G + 1), the first
-** layer takes 1 - r (r = STORE_WINDOW_TIGHTENING: the first layer holds
+** layer takes 1 - r (r = WINDOW_BURST_SHARE: the first layer holds
 ** every item at a steady rate, and its bits are most of the store's), and
 ** the layers a burst adds take r / 2, r / 4, ..., so that a generation's
 ** rates sum below its share however many it adds. */
 static double generation_fpr(const store_config *c, int j) {
-  double share = c->header.target_fpr / (c->window.generations + 1);
-  return j == 0 ? share * (1 - STORE_WINDOW_TIGHTENING)
-                : share * STORE_WINDOW_TIGHTENING * pow(0.5, j);
+  double share = c->header.target_fpr / (c->own.window.generations + 1);
+  return j == 0 ? share * (1 - WINDOW_BURST_SHARE)
+                : share * WINDOW_BURST_SHARE * pow(WINDOW_BURST_RATIO, j);
 }
 
 /* Writes layer j of slot k's generation and its count. */
@@ -437,7 +453,7 @@ static int write_layer(store *s, int k, int j, uint64_t capacity) {
 /* Generation n made, if it has no layer yet, in its slot (whose expired
 ** generation window_expire deleted). */
 static int make_generation(store *s, int64_t n) {
-  const store_window *w = &s->config.window;
+  const store_window *w = &s->config.own.window;
   int k = (int)(n % (w->generations + 1));
   if (w->slot_number[k] == n) return SQLITE_OK;
   uint64_t capacity;
@@ -473,8 +489,8 @@ static int at_value(store *s, sqlite3_value *at, int64_t *t) {
   return SQLITE_OK;
 }
 
-int window_place(store *s, sqlite3_value *at, int *layer, int *outside) {
-  const store_window *w = &s->config.window;
+static int window_place(store *s, sqlite3_value *at, int *layer, int *outside) {
+  const store_window *w = &s->config.own.window;
   int64_t now = store_time(s), t = now;
   int rc = SQLITE_OK;
   *outside = 0;
@@ -530,10 +546,10 @@ static int window_grow(store *s, int *layer) {
   int64_t n = l->generation;
   int k = l->slot, j = 0;
   for (int i = 0; i < *layer; i++) j += s->config.layers[i].generation == n;
-  int rc = schedule_room_for(s, l->header.capacity, STORE_WINDOW_GROWTH);
+  int rc = schedule_room_for(s, l->header.capacity, WINDOW_GROWTH);
   if (rc != SQLITE_OK) return rc;
   uint64_t capacity = j == 0 ? (l->header.capacity + 3) / 4
-                             : l->header.capacity * STORE_WINDOW_GROWTH;
+                             : l->header.capacity * WINDOW_GROWTH;
   /* Later generations' layers move up a place (make_generation). */
   rc = chunks_flush(s, 1);
   if (rc == SQLITE_OK) rc = write_layer(s, k, j + 1, capacity);
@@ -542,16 +558,9 @@ static int window_grow(store *s, int *layer) {
   return rc;
 }
 
-const store_schedule store_window_schedule = {
-    .layered = 1,
-    .create = window_create,
-    .parse = window_parse,
-    .grow = window_grow,
-};
-
 /* --- what an operator sees --------------------------------------------- */
 
-int window_generation_count(const store *s) {
+static int window_generation_count(const store *s) {
   int n = 0;
   for (int i = 0; i < s->config.layer_count; i++)
     n += i == 0 ||
@@ -559,15 +568,18 @@ int window_generation_count(const store *s) {
   return n;
 }
 
-/* A layer's estimated rate with `items` items. */
-static double layer_fpr(const store *s, const store_layer *l, double items) {
-  if (s->kind->kind == FILTER_KIND_BLOOM)
-    return bloom_model_fpr(items / (double)l->units, l->header.hashes);
-  return cuckoo_model_fpr(items / (4.0 * (double)l->units),
-                          l->header.fingerprint_bits, l->header.buckets);
-}
+/* The own columns (window_columns), in order. */
+enum { OWN_AT, OWN_GENERATION, OWN_START, OWN_END, OWN_EXPIRES, OWN_ITEMS,
+       OWN_FPR, OWN_COMMAND };
 
-int window_generation_at(store *s, int i, window_generation *g) {
+/* A live generation's figures: the row of generation i (oldest first). */
+typedef struct window_generation {
+  int64_t number, start, end, expires;
+  uint64_t items;
+  double fpr; /* estimated from the items */
+} window_generation;
+
+static int window_generation_at(store *s, int i, window_generation *g) {
   const store_config *c = &s->config;
   int first = 0;
   for (int seen = 0; first < c->layer_count; first++)
@@ -578,9 +590,9 @@ int window_generation_at(store *s, int i, window_generation *g) {
   memset(g, 0, sizeof *g);
   if (first >= c->layer_count) return SQLITE_OK;
   g->number = c->layers[first].generation;
-  g->start = g->number * c->window.span;
-  g->end = g->start + c->window.span;
-  g->expires = (g->number + c->window.generations + 1) * c->window.span;
+  g->start = g->number * c->own.window.span;
+  g->end = g->start + c->own.window.span;
+  g->expires = (g->number + c->own.window.generations + 1) * c->own.window.span;
   /* 1 - prod(1 - e_j), evaluated as a layered filter's estimated_fpr is
   ** (FORMAT.md, kind 3): as a product it would lose every digit of a rate
   ** below 2^-53. */
@@ -597,15 +609,15 @@ int window_generation_at(store *s, int i, window_generation *g) {
       chunk_done(&ref);
     }
     g->items += items;
-    log_pass += log1p(-layer_fpr(s, l, (double)items));
+    log_pass += log1p(-s->kind->model_fpr(l, (double)items));
   }
   g->fpr = 0.0 - expm1(log_pass);
   return SQLITE_OK;
 }
 
-char *window_summary(const store *s) {
+static char *window_summary(const store *s) {
   const store_config *c = &s->config;
-  const store_window *w = &c->window;
+  const store_window *w = &c->own.window;
   int live = window_generation_count(s);
   char capacity[64] = "";
   if (!w->adaptive)
@@ -620,7 +632,7 @@ char *window_summary(const store *s) {
 
 /* --- the export of no generation --------------------------------------- */
 
-int window_export_empty(store *s, sqlite3_context *ctx) {
+static int window_export_empty(store *s, sqlite3_context *ctx) {
   int page_size = 4096;
   uint64_t capacity = WINDOW_MIN_CAPACITY;
   sqlite3_int64 v[KIND_MAX_KEYS] = {0};
@@ -633,7 +645,7 @@ int window_export_empty(store *s, sqlite3_context *ctx) {
   if (rc == SQLITE_OK)
     rc = config_layer(s->kind, c, 0, capacity, generation_fpr(&s->config, 0),
                       v);
-  layered_params p = {STORE_WINDOW_GROWTH, 0.5,
+  layered_params p = {WINDOW_GROWTH, WINDOW_BURST_RATIO,
                       s->config.header.target_fpr};
   layered_placement where;
   char why[160];
@@ -653,3 +665,103 @@ int window_export_empty(store *s, sqlite3_context *ctx) {
   sqlite3_free(c);
   return rc;
 }
+
+/* --- the schedule ------------------------------------------------------ */
+
+/* value's and at's declared type is BLOB, no affinity, as the store's own
+** rules convert nothing ('1700000000' is refused as an at rather than
+** converted); the command column is named as the table, as in FTS5. */
+#define WINDOW_COLUMNS                                                     \
+  "at BLOB HIDDEN, generation HIDDEN, start HIDDEN, \"end\" HIDDEN, "       \
+  "expires HIDDEN, items HIDDEN, fpr HIDDEN, \"%w\" HIDDEN"
+
+static int window_chooses(const store_options *o) { return o->window != 0; }
+
+/* A generation's last burst layer it has room for gets
+** fpr / (G + 1) * r / 2^16: no rate may be below FILTER_MIN_FPR. */
+static int window_check(const store_options *o, char *err, size_t err_size) {
+  double scale = WINDOW_BURST_SHARE /
+                 ((o->generations + 1) * ldexp(1.0, WINDOW_BURST_LAYERS));
+  if (o->fpr * scale >= FILTER_MIN_FPR) return SQLITE_OK;
+  snprintf(err, err_size, "with %u generations a windowed store needs fpr "
+           ">= %.2g (the layers a burst adds get rates down to fpr / "
+           "(generations + 1) / %.0f, and no rate is below %g): use a "
+           "larger fpr or fewer generations", o->generations,
+           FILTER_MIN_FPR / scale, 1 / (WINDOW_BURST_SHARE /
+                                        ldexp(1.0, WINDOW_BURST_LAYERS)),
+           FILTER_MIN_FPR);
+  return SQLITE_ERROR;
+}
+
+/* A windowed store has no one row that says what changed. */
+static int window_refresh(store *s) { return config_read(s); }
+
+/* INSERT INTO t(t) VALUES ('expire'): the store's one command. */
+static int run_command(store *s, sqlite3_value *command) {
+  const unsigned char *text = sqlite3_value_text(command);
+  if (text == NULL && sqlite3_value_type(command) != SQLITE_NULL)
+    return SQLITE_NOMEM;
+  if (sqlite3_value_type(command) == SQLITE_TEXT &&
+      strcmp((const char *)text, "expire") == 0)
+    return window_expire(s);
+  return store_error(s, "unknown command %s: INSERT INTO %s(%s) VALUES "
+                     "('expire') deletes the generations past their time",
+                     text, s->tables.name, s->tables.name);
+}
+
+static int window_write_own(store *s, sqlite3_value **own, int *done) {
+  *done = 0;
+  for (int col = OWN_GENERATION; col <= OWN_FPR; col++)
+    if (sqlite3_value_type(own[col]) != SQLITE_NULL)
+      return store_error(s, "a generation's figures cannot be written");
+  if (sqlite3_value_type(own[OWN_COMMAND]) == SQLITE_NULL) return SQLITE_OK;
+  *done = 1;
+  return run_command(s, own[OWN_COMMAND]);
+}
+
+static int window_place_own(store *s, sqlite3_value **own, int *layer,
+                            int *outside) {
+  return window_place(s, own ? own[OWN_AT] : NULL, layer, outside);
+}
+
+static int window_row_at(store *s, int i, schedule_row *out) {
+  window_generation g;
+  int rc = window_generation_at(s, i, &g);
+  if (rc != SQLITE_OK) return rc;
+  memset(out, 0, sizeof *out);
+  out->v[OWN_GENERATION] = g.number;
+  out->v[OWN_START] = g.start;
+  out->v[OWN_END] = g.end;
+  out->v[OWN_EXPIRES] = g.expires;
+  out->v[OWN_ITEMS] = (sqlite3_int64)g.items;
+  out->r[OWN_FPR] = g.fpr;
+  out->reals = 1u << OWN_FPR;
+  return SQLITE_OK;
+}
+
+const store_schedule store_window_schedule = {
+    .name = "windowed",
+    .layered = 1,
+    .fills = 1,
+    .layers_move = 1,
+    .columns = WINDOW_COLUMNS,
+    .row_columns = 1u << OWN_GENERATION | 1u << OWN_START | 1u << OWN_END |
+                   1u << OWN_EXPIRES | 1u << OWN_ITEMS | 1u << OWN_FPR,
+    .chooses = window_chooses,
+    .check = window_check,
+    .create = window_create,
+    .take_row = window_take_row,
+    .parse = window_parse,
+    .focus = window_focus,
+    .refresh = window_refresh,
+    .grow = window_grow,
+    .tick = window_tick,
+    .write_own = window_write_own,
+    .place = window_place_own,
+    .before_delete = window_expire,
+    .ignores_chunk = window_expired_id,
+    .export_empty = window_export_empty,
+    .row_count = window_generation_count,
+    .row_at = window_row_at,
+    .summary = window_summary,
+};
