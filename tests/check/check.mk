@@ -23,11 +23,18 @@
 #   check-threads   4 threads on one WAL database under ThreadSanitizer,
 #                   loading the extension concurrently (tests/check/threads.c)
 #   check-valgrind  the plain SQL tests (build/plain/sql-*.t) under memcheck
+#                   (the model-based store test shortened to 2,000 steps)
+#   check-model     the model-based test of every store shape
+#                   (tests/sql/store_model.c) at BLOOM_MODEL_STEPS=100000:
+#                   100,000 random steps over the ten shapes, in sequences
+#                   of at most 1,500 steps, each seed printed (make test
+#                   runs one short sequence a shape; about 5 minutes);
+#                   MODEL_STEPS=... sets the length
 #
 # make check runs every step even when one fails, then lists the failures.
-# It takes about 14 minutes on 2 cores, almost all of it valgrind (which
-# runs tests 30-130 times slower; sql-algebra alone takes ~13 minutes):
-# `make check VALGRIND_TESTS="build/plain/sql-oom.t ..."` narrows it.
+# Its time on 2 cores is in tests/README.md: most of it the full ASan+UBSan
+# pass, valgrind (which runs tests 30-130 times slower) and check-model.
+# `make check VALGRIND_TESTS="build/plain/sql-oom.t ..."` narrows valgrind.
 # Extra Debian packages: valgrind cppcheck clang (`make check-deps` installs
 # them when run as root, like `make deps`).
 
@@ -36,7 +43,7 @@ CHECK_DIR  = $(BUILD)/check
 TSAN_DIR   = $(BUILD)/tsan
 TSAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
 CHECK_STEPS = test-asan check-warnings check-cppcheck check-globals \
-              check-iofault check-threads check-valgrind
+              check-iofault check-threads check-valgrind check-model
 
 # The glibc headers have many #ifdef configurations; cppcheck tries 12 of
 # them, one of which no compiler has (it then fails with a syntaxError in
@@ -117,7 +124,15 @@ check-threads: $(TSAN_DIR)/bloom.so $(TSAN_DIR)/threads.t
 	    $(PROVE) -v $(TSAN_DIR)/threads.t
 
 # The fault and abort sweeps visit one point in 5 under valgrind (every
-# point in `make test`); everything else runs as in `make test`.
+# point in `make test`), and the model-based store test runs 2,000 steps
+# (200 a shape); everything else runs as in `make test`.
 check-valgrind: bloom.so $(VALGRIND_TESTS)
-	BLOOM_SO=$(CURDIR)/bloom.so BLOOM_SWEEP_STEP=5 \
+	BLOOM_SO=$(CURDIR)/bloom.so BLOOM_SWEEP_STEP=5 BLOOM_MODEL_STEPS=2000 \
 	    sh tests/check/valgrind.sh $(CHECK_DIR)/valgrind $(VALGRIND_TESTS)
+
+# The model-based store test, long: every shape through many seeds.
+MODEL_STEPS = 100000
+
+check-model: bloom.so $(BUILD)/plain/sql-store_model.t
+	BLOOM_SO=$(CURDIR)/bloom.so BLOOM_MODEL_STEPS=$(MODEL_STEPS) \
+	    $(PROVE) -v $(BUILD)/plain/sql-store_model.t
