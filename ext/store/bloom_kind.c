@@ -252,18 +252,13 @@ static int counted_items(store *s, const store_layer *l, double *items) {
   bloom_state *b = state_of(s);
   int layer = (int)(l - s->config.layers);
   if (b->counted_layer.layer != layer ||
-      b->counted_layer.clears != s->cache.clears) {
-    double sum = 0;
-    for (int64_t local = 0; local < l->chunks; local++) {
-      chunk_ref c;
-      int rc = chunk_read(s, l, local, &c);
-      if (rc != SQLITE_OK) return rc;
-      sum += (double)chunk_counter(l, local, c.bytes);
-      chunk_done(&c);
-    }
+      b->counted_layer.clears != chunks_cache_clears(s)) {
+    uint64_t sum;
+    int rc = chunks_layer_items(s, l, &sum);
+    if (rc != SQLITE_OK) return rc;
     b->counted_layer.layer = layer;
-    b->counted_layer.clears = s->cache.clears;
-    b->counted_layer.items = sum;
+    b->counted_layer.clears = chunks_cache_clears(s);
+    b->counted_layer.items = (double)sum;
   }
   *items = b->counted_layer.items;
   return SQLITE_OK;
@@ -289,7 +284,7 @@ static int layer_full(store *s, const store_layer *l, int64_t local,
   double capacity = (double)l->header.capacity;
   int layer = (int)(l - s->config.layers);
   int counted = b->counted_layer.layer == layer &&
-                b->counted_layer.clears == s->cache.clears;
+                b->counted_layer.clears == chunks_cache_clears(s);
   *full = 0;
   if (!counted && l->chunks > FILL_SAMPLE) {
     double share = capacity * (double)chunk_units(l, local) / (double)l->units;

@@ -21,6 +21,7 @@
 */
 #include <string.h>
 
+#include "core/bytes.h"
 #include "store/store.h"
 
 /* --- geometry ---------------------------------------------------------- */
@@ -67,14 +68,21 @@ int chunk_damaged(store *s, const store_layer *l, int64_t local, int len) {
 
 /* --- reads ------------------------------------------------------------- */
 
+/* The one check of a chunk's bytes: `len` bytes, a BLOB (a row) or not
+** (a cached copy, whose size the configuration must still give). */
+static int checked(store *s, const store_layer *l, int64_t local, int len,
+                   int is_blob) {
+  return len == chunk_bytes(s, l, local) && is_blob
+             ? SQLITE_OK
+             : chunk_damaged(s, l, local, len);
+}
+
 /* The cache's copy of the chunk, checked against its size (a copy of
 ** another size means the configuration changed under us). */
 static int cached_copy(store *s, const store_layer *l, int64_t local,
                        cached_chunk **out) {
   *out = cache_find(&s->cache, l->first_chunk + local);
-  if (*out && (*out)->size != (size_t)chunk_bytes(s, l, local))
-    return chunk_damaged(s, l, local, (int)(*out)->size);
-  return SQLITE_OK;
+  return *out ? checked(s, l, local, (int)(*out)->size, 1) : SQLITE_OK;
 }
 
 /* Steps to the chunk's row: *row positioned on it with its bytes in *data
@@ -88,11 +96,11 @@ static int read_row(store *s, const store_layer *l, int64_t local,
   if (rc != SQLITE_OK) return rc;
   if (*row == NULL)
     return s->config.schedule->layered ? SQLITE_OK : chunk_missing(s, id);
-  int len = sqlite3_column_bytes(*row, 0);
-  if (len != chunk_bytes(s, l, local) ||
-      sqlite3_column_type(*row, 0) != SQLITE_BLOB) {
+  rc = checked(s, l, local, sqlite3_column_bytes(*row, 0),
+               sqlite3_column_type(*row, 0) == SQLITE_BLOB);
+  if (rc != SQLITE_OK) {
     shadow_done(*row);
-    return chunk_damaged(s, l, local, len);
+    return rc;
   }
   *data = sqlite3_column_blob(*row, 0);
   if (*data == NULL) {
@@ -176,6 +184,76 @@ int chunks_load_all(store *s, const store_layer *l) {
   return SQLITE_OK;
 }
 
+int chunks_layer_items(store *s, const store_layer *l, uint64_t *items) {
+  *items = 0;
+  for (int64_t local = 0; local < l->chunks; local++) {
+    chunk_ref c;
+    int rc = chunk_read(s, l, local, &c);
+    if (rc != SQLITE_OK) return rc;
+    *items = saturating_add(*items, s->kind->chunk_items(l, local, c.bytes));
+    chunk_done(&c);
+  }
+  return SQLITE_OK;
+}
+
+uint64_t chunks_cache_clears(const store *s) { return s->cache.clears; }
+
+/* --- every chunk, for the export --------------------------------------- */
+
+/* The scan's current row, id: visited unless the cache holds it changed
+** (visited after the scan) or the schedule passes over it.  *expect: the
+** id the next row of a fixed store must have. */
+static int visit_row(store *s, sqlite3_stmt *scan, chunk_visit visit,
+                     void *ctx, int64_t *expect) {
+  int64_t id = sqlite3_column_int64(scan, 0);
+  const store_layer *l = chunk_layer_of(s, id);
+  const store_schedule *schedule = s->config.schedule;
+  if (l == NULL && schedule->ignores_chunk && schedule->ignores_chunk(s, id))
+    return SQLITE_OK;
+  if (l == NULL)
+    return store_corrupt(s, "chunk %lld of %s is outside its layers: the "
+                         "store is damaged", (long long)id, s->tables.name);
+  if (!schedule->layered && id != *expect) return chunk_missing(s, *expect);
+  *expect = id + 1;
+  const cached_chunk *c = s->cache.dirty ? cache_find(&s->cache, id) : NULL;
+  if (c && c->dirty) return SQLITE_OK;
+  int64_t local = id - l->first_chunk;
+  int rc = checked(s, l, local, sqlite3_column_bytes(scan, 1),
+                   sqlite3_column_type(scan, 1) == SQLITE_BLOB);
+  const unsigned char *data = sqlite3_column_blob(scan, 1);
+  if (rc == SQLITE_OK && data == NULL) rc = SQLITE_NOMEM;
+  return rc == SQLITE_OK ? visit(ctx, l, local, data) : rc;
+}
+
+/* The rows in id order, then the changed chunks the cache holds.  The
+** loop's body is a function so that no path through it leaves
+** sqlite3_step's SQLITE_ROW in rc: a method that answered SQLite with it
+** would make a statement that never ends. */
+int chunks_each(store *s, chunk_visit visit, void *ctx) {
+  sqlite3_stmt *scan = NULL;
+  int rc = shadow_scan_chunks(&s->tables, &scan);
+  int64_t expect = 0;
+  while (rc == SQLITE_OK && (rc = sqlite3_step(scan)) == SQLITE_ROW)
+    rc = visit_row(s, scan, visit, ctx, &expect);
+  if (scan) shadow_done(scan);
+  if (rc == SQLITE_DONE) {
+    const store_layer *last = store_newest(s);
+    rc = !s->config.schedule->layered &&
+                 expect != last->first_chunk + last->chunks
+             ? chunk_missing(s, expect)
+             : SQLITE_OK;
+  }
+  for (size_t i = 0; rc == SQLITE_OK && i < s->cache.dirty; i++) {
+    const cached_chunk *c = cache_find(&s->cache, s->cache.dirty_ids[i]);
+    const store_layer *l = c ? chunk_layer_of(s, c->id) : NULL;
+    if (l == NULL) continue;
+    int64_t local = c->id - l->first_chunk;
+    rc = checked(s, l, local, (int)c->size, 1);
+    if (rc == SQLITE_OK) rc = visit(ctx, l, local, c->bytes);
+  }
+  return rc;
+}
+
 int chunks_cache_full(const store *s, size_t more) {
   return s->cache.bytes + more > STORE_CACHE_BUDGET_BYTES;
 }
@@ -209,11 +287,8 @@ int chunks_flush(store *s, int drop) {
       rc = chunk_missing(s, id);
       break;
     }
-    if (c->size != (size_t)chunk_bytes(s, l, id - l->first_chunk)) {
-      rc = chunk_damaged(s, l, id - l->first_chunk, (int)c->size);
-      break;
-    }
-    rc = chunk_write(s, l, id - l->first_chunk, c->bytes);
+    rc = checked(s, l, id - l->first_chunk, (int)c->size, 1);
+    if (rc == SQLITE_OK) rc = chunk_write(s, l, id - l->first_chunk, c->bytes);
     if (rc != SQLITE_OK) break;
   }
   /* A write that ran out of memory can make SQLite roll the transaction
@@ -266,6 +341,8 @@ void chunks_committed(store *s) {
   else
     s->data_version_known = 0;
 }
+
+void chunks_free(store *s) { cache_clear(&s->cache); }
 
 void chunks_rolled_back(store *s) {
   cache_clear(&s->cache);

@@ -205,13 +205,9 @@ static int load(store *s, const filter_view *f) {
                        b->cuckoo_layout, b->seed,
                        (unsigned long long)a->buckets, a->fingerprint_bits,
                        a->cuckoo_layout, a->seed);
-  int rc = chunks_load_all(s, l);
   uint64_t items = 0;
-  for (int64_t id = 0; rc == SQLITE_OK && id < l->chunks; id++) {
-    unsigned char *c;
-    rc = chunk_load(s, l, id, 0, &c);
-    if (rc == SQLITE_OK) items += chunk_items(l, id, c);
-  }
+  int rc = chunks_load_all(s, l);
+  if (rc == SQLITE_OK) rc = chunks_layer_items(s, l, &items);
   if (rc != SQLITE_OK) return rc;
   if (items > 0)
     return store_error(s, "the store holds %llu item%s: a filter loads only "

@@ -6,8 +6,9 @@
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
 **
-** SELECT filter FROM store (store.h, "export.c"): the chunk rows, and the
-** chunks the cache holds changed, assembled into one blob of FORMAT.md.
+** SELECT filter FROM store (store.h, "export.c"): every chunk, as
+** chunks_each hands them over (the rows, and the chunks this connection
+** changed), assembled into one blob of FORMAT.md.
 ** A fixed store's one filter is the blob, what the kind's *_build gives
 ** over the same values; a layered store's layers follow a layered header
 ** (kind 3; core/layered.h places them).  Every row is read and checked, so
@@ -74,93 +75,31 @@ static int write_headers(store *s, export_placement *e, unsigned char *blob) {
   return rc;
 }
 
+/* The blob being filled, for chunks_each. */
+typedef struct export_fill {
+  store *s;
+  export_placement *e;
+  unsigned char *blob;
+} export_fill;
+
 /* Copies one chunk's units into its layer's body and counts its items.
 ** Bits past the last unit, in the last byte of a body whose units do not
 ** end on a byte (a one-bucket cuckoo layer), stay zero as *_build leaves
 ** them. */
-static void copy_chunk(const store *s, export_placement *e, unsigned char *blob,
-                       const store_layer *l, int64_t local,
-                       const unsigned char *data) {
+static int copy_chunk(void *ctx, const store_layer *l, int64_t local,
+                      const unsigned char *data) {
+  const export_fill *f = ctx;
+  const store *s = f->s;
   int i = (int)(l - s->config.layers);
   uint64_t units = chunk_units(l, local);
   size_t size = (size_t)chunk_unit_bytes(s, l, units);
-  unsigned char *at = blob + e->layer_at[i] + FILTER_HEADER_BYTES +
+  unsigned char *at = f->blob + f->e->layer_at[i] + FILTER_HEADER_BYTES +
                       chunk_unit_bytes(s, l, (uint64_t)local * l->chunk_units);
   memcpy(at, data, size);
   unsigned spare = (unsigned)(size * 8 - units * s->kind->unit_bits(l));
   if (spare) at[size - 1] &= (unsigned char)(0xFFu >> spare);
-  e->headers[i].count = saturating_add(e->headers[i].count,
-                                       s->kind->chunk_items(l, local, data));
-}
-
-/* The scan's current row as chunk `local` of l, checked, copied. */
-static int copy_row(store *s, export_placement *e, unsigned char *blob,
-                    sqlite3_stmt *scan, const store_layer *l, int64_t local) {
-  const unsigned char *data = sqlite3_column_blob(scan, 1);
-  int len = sqlite3_column_bytes(scan, 1);
-  if (len != chunk_bytes(s, l, local) ||
-      sqlite3_column_type(scan, 1) != SQLITE_BLOB)
-    return chunk_damaged(s, l, local, len);
-  if (data == NULL) return SQLITE_NOMEM;
-  copy_chunk(s, e, blob, l, local, data);
-  return SQLITE_OK;
-}
-
-/* The scan's current row (chunk id) into the blob, unless the cache holds
-** it changed (copied after) or the schedule passes over it (a windowed
-** store's expired generation, deleted by the next write).  *expect: the id the next row of a fixed store must
-** have. */
-static int copy_scanned(store *s, export_placement *e, unsigned char *blob,
-                        sqlite3_stmt *scan, int64_t *expect) {
-  int64_t id = sqlite3_column_int64(scan, 0);
-  const store_layer *l = chunk_layer_of(s, id);
-  const store_schedule *schedule = s->config.schedule;
-  if (l == NULL && schedule->ignores_chunk && schedule->ignores_chunk(s, id))
-    return SQLITE_OK;
-  if (l == NULL)
-    return store_corrupt(s, "chunk %lld of %s is outside its layers: the "
-                       "store is damaged", (long long)id, s->tables.name);
-  if (!s->config.schedule->layered && id != *expect)
-    return chunk_missing(s, *expect);
-  *expect = id + 1;
-  const cached_chunk *c = s->cache.dirty ? cache_find(&s->cache, id) : NULL;
-  if (c && c->dirty) return SQLITE_OK;
-  return copy_row(s, e, blob, scan, l, id - l->first_chunk);
-}
-
-/* Reads the chunk rows into the blob.  A fixed store has every row; a
-** layered store's rows not yet written are zeros.  The loop's body is a
-** function so that no path through it leaves sqlite3_step's SQLITE_ROW in
-** rc: a method that answered SQLite with it would make a statement that
-** never ends. */
-static int copy_rows(store *s, export_placement *e, unsigned char *blob) {
-  sqlite3_stmt *scan = NULL;
-  int rc = shadow_scan_chunks(&s->tables, &scan);
-  int64_t expect = 0;
-  while (rc == SQLITE_OK && (rc = sqlite3_step(scan)) == SQLITE_ROW)
-    rc = copy_scanned(s, e, blob, scan, &expect);
-  if (rc == SQLITE_DONE) {
-    const store_layer *last = store_newest(s);
-    rc = !s->config.schedule->layered &&
-                 expect != last->first_chunk + last->chunks
-             ? chunk_missing(s, expect)
-             : SQLITE_OK;
-  }
-  if (scan) shadow_done(scan);
-  return rc;
-}
-
-/* The chunks the cache holds changed. */
-static int copy_changed(store *s, export_placement *e, unsigned char *blob) {
-  for (size_t i = 0; i < s->cache.dirty; i++) {
-    const cached_chunk *c = cache_find(&s->cache, s->cache.dirty_ids[i]);
-    const store_layer *l = c ? chunk_layer_of(s, c->id) : NULL;
-    if (l == NULL) continue;
-    int64_t local = c->id - l->first_chunk;
-    if (c->size != (size_t)chunk_bytes(s, l, local))
-      return chunk_damaged(s, l, local, (int)c->size);
-    copy_chunk(s, e, blob, l, local, c->bytes);
-  }
+  f->e->headers[i].count = saturating_add(
+      f->e->headers[i].count, s->kind->chunk_items(l, local, data));
   return SQLITE_OK;
 }
 
@@ -190,8 +129,8 @@ int store_export(store *s, sqlite3_context *ctx) {
     ** rows and its directory's padding are zeros. */
     if (blob && s->config.schedule->layered) memset(blob, 0, (size_t)bytes);
   }
-  if (rc == SQLITE_OK) rc = copy_rows(s, e, blob);
-  if (rc == SQLITE_OK) rc = copy_changed(s, e, blob);
+  export_fill fill = {s, e, blob};
+  if (rc == SQLITE_OK) rc = chunks_each(s, copy_chunk, &fill);
   if (rc == SQLITE_OK) rc = write_headers(s, e, blob);
   sqlite3_free(e);
   if (rc != SQLITE_OK) {

@@ -489,6 +489,24 @@ int chunk_write(store *s, const store_layer *l, int64_t local,
 ** them cannot fail half way). */
 int chunks_load_all(store *s, const store_layer *l);
 
+/* *items: the items counted in every chunk of layer l (the kind's
+** chunk_items), read through the cache. */
+int chunks_layer_items(store *s, const store_layer *l, uint64_t *items);
+
+/* How many times the cache was emptied: what a kind counted from cached
+** chunks holds while this stays the same. */
+uint64_t chunks_cache_clears(const store *s);
+
+/* Visits every chunk of the store once, as the database and this
+** connection's changes hold it: visit(ctx, l, local, bytes), bytes valid
+** during the call; a layered store's chunk with no row is not visited (it
+** is all zeros).  Refuses, as damage, a row outside every layer (but one
+** the schedule passes over), a fixed store's missing row and a chunk of
+** the wrong size; stops at the first code visit returns but SQLITE_OK. */
+typedef int (*chunk_visit)(void *ctx, const store_layer *l, int64_t local,
+                           const unsigned char *bytes);
+int chunks_each(store *s, chunk_visit visit, void *ctx);
+
 /* 1 if the cache holds its budget of chunk bytes with `more`: reads stop
 ** adding to it, and a Bloom store defers adds. */
 int chunks_cache_full(const store *s, size_t more);
@@ -512,6 +530,9 @@ int chunks_revalidate(store *s);
 
 /* After COMMIT: the data version our own commit made. */
 void chunks_committed(store *s);
+
+/* Frees what the cache holds (the store is going). */
+void chunks_free(store *s);
 
 /* After ROLLBACK or ROLLBACK TO: drops every cached chunk and the kind's
 ** deferred work; a layered store reads its configuration again. */

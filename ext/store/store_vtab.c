@@ -85,7 +85,7 @@ static int answer(store *s, int rc) {
 
 static void store_free(store *s) {
   if (s == NULL) return;
-  cache_clear(&s->cache);
+  chunks_free(s);
   if (s->kind->close) s->kind->close(s);
   shadow_free(&s->tables);
   sqlite3_free(s->marked);

@@ -371,13 +371,10 @@ static int items_before(store *s, int64_t n, uint64_t items[], int *count) {
     if (l->generation >= n) break; /* oldest generation first */
     if (i == 0 || l->generation != s->config.layers[i - 1].generation)
       items[(*count)++] = 0;
-    for (int64_t local = 0; local < l->chunks; local++) {
-      chunk_ref c;
-      int rc = chunk_read(s, l, local, &c);
-      if (rc != SQLITE_OK) return rc;
-      items[*count - 1] += s->kind->chunk_items(l, local, c.bytes);
-      chunk_done(&c);
-    }
+    uint64_t held;
+    int rc = chunks_layer_items(s, l, &held);
+    if (rc != SQLITE_OK) return rc;
+    items[*count - 1] += held;
   }
   return SQLITE_OK;
 }
@@ -600,14 +597,9 @@ static int window_generation_at(store *s, int i, window_generation *g) {
   for (int j = first; j < c->layer_count && c->layers[j].generation == g->number;
        j++) {
     const store_layer *l = &c->layers[j];
-    uint64_t items = 0;
-    for (int64_t local = 0; local < l->chunks; local++) {
-      chunk_ref ref;
-      int rc = chunk_read(s, l, local, &ref);
-      if (rc != SQLITE_OK) return rc;
-      items += s->kind->chunk_items(l, local, ref.bytes);
-      chunk_done(&ref);
-    }
+    uint64_t items;
+    int rc = chunks_layer_items(s, l, &items);
+    if (rc != SQLITE_OK) return rc;
     g->items += items;
     log_pass += log1p(-s->kind->model_fpr(l, (double)items));
   }
