@@ -14,25 +14,41 @@
 ** others.
 **
 **   store_vtab.c    the virtual table's methods, and nothing else
+**   cursor.c        a query's rows: probed values, the filter, the
+**                   schedule's own rows
 **   config.c        the configuration rows read into a store_config
 **                   value, checked as a whole, then swapped in
 **   schedule.c      how layers follow one another (store_schedule): a
-**                   fixed store's one filter, a scalable store's growth
+**                   fixed store's one filter, a scalable store's growth,
+**                   and the table of schedules
 **   window.c        a store that forgets: generations of a time window,
-**                   the oldest dropped as one range of chunk ids
+**                   the oldest dropped as one range of chunk ids (a
+**                   schedule, reached only through its table row)
 **   chunks.c        chunk I/O through the cache: read, change, write back,
-**                   the cache's budget, revalidation by data version
+**                   the cache's budget, revalidation by data version, the
+**                   scan of every chunk
 **   items.c         a value's way through the layers: probe, add, remove
 **   export.c        SELECT filter: the chunks assembled into one blob
 **   bloom_kind.c    what kind 1 brings (store_kind), cuckoo_kind.c kind 2
 **   shadow.c        the shadow tables' SQL (shadow.h)
 **   chunk_cache.c   the chunks a connection holds in memory (chunk_cache.h)
-**   options.c       the CREATE arguments (options.h)
+**   options.c       every CREATE argument, one declared table (options.h),
+**                   as fts5_config.c parses every FTS5 option
+**   errors.c        every error: messages, and damage answered
+**                   SQLITE_CORRUPT_VTAB; below all the others
 **
 ** Two axes meet in a store: its kind (what a chunk holds, how a value is
 ** added, tested, removed) and its schedule (how many filters, when the
-** next one starts).  The shared code reaches both only through their
-** tables, so a new kind or schedule is its own file and one table row.
+** next one starts, what a schedule adds of its own: columns, a clock,
+** expiry).  The shared files reach both only through their tables, so a
+** new kind or schedule is its own file and one table row; a file calls
+** down this list's layers (the methods, then the rows, items, chunks,
+** shadow tables and errors), never up.
+**
+** Who owns what of struct store: store_vtab.c base, function, kind,
+** tables, in_write and marked (with cursor.c); config.c config and
+** config_stale; chunks.c cache, data_version and data_version_known; the
+** kind kind_state; the schedule clock.
 **
 ** Every function returns an SQLite code; answers come back through
 ** out-parameters.
@@ -573,6 +589,50 @@ int items_load(store *s, sqlite3_value *blob);
 /* DELETE: one copy of the value hashed to h, from the one layer that may
 ** hold it (none when several may). */
 int items_remove(store *s, filter_hash h);
+
+/* --- cursor.c: a query's rows ------------------------------------------ */
+
+/* summary is the one visible column, so that SELECT * (a table browser's
+** first query) gets a row that says what the store is, while value and
+** filter, HIDDEN, are named to be used.  The schedule's own columns, if
+** any, follow from COL_OWN (store_schedule.columns). */
+enum { COL_SUMMARY, COL_VALUE, COL_FILTER, COL_OWN };
+
+typedef struct store_cursor {
+  sqlite3_vtab_cursor base;
+  int plan;                /* PLAN_* of xFilter */
+  sqlite3_value **values;  /* IN: the rows, values that may be present */
+  filter_hash *hashes;     /* IN: their hashes, for xRowid */
+  int count, next;         /* rows, and the one the cursor is on */
+  /* =: the one value, kept without an allocation when it is a number */
+  int eq_type;
+  sqlite3_int64 eq_integer;
+  double eq_real;
+  sqlite3_value *eq_copy;  /* TEXT or BLOB */
+  filter_hash eq_hash;
+  /* PLAN_ROWS: the schedule's row `row_read`, read once for its columns */
+  schedule_row row;
+  int row_read;
+} store_cursor;
+
+enum { PLAN_FILTER = 0, PLAN_EQ = 1, PLAN_IN = 2, PLAN_NONE = 3,
+       PLAN_ROWS = 4 };
+
+
+/* Frees the cursor's rows (the cursor stays, empty). */
+void cursor_reset(store_cursor *c);
+
+/* The rows of plan (PLAN_*) for xFilter's argv: the plan's rows made, the
+** schedule's clock read. */
+int cursor_start(store *s, store_cursor *c, int plan, sqlite3_value **argv);
+
+/* Column col of the row the cursor is on. */
+int cursor_column(store *s, store_cursor *c, sqlite3_context *ctx, int col);
+
+/* A probe row's rowid numbers its hash among those marked (from 1), so
+** that a DELETE, which names its rows only by rowid, finds the value; the
+** filter row's is 0. */
+int cursor_rowid(store *s, store_cursor *c, sqlite3_int64 *rowid);
 
 /* --- export.c ---------------------------------------------------------- */
 
