@@ -7,7 +7,8 @@
 # damage arising from its use.
 #
 # Every name ext/ARCHITECTURE.md puts in backticks must exist, so that the
-# map of the code cannot point at things that were renamed or removed.
+# map of the code cannot point at things that were renamed or removed; and
+# every file under ext/ must be on it, so that a newcomer finds each one.
 # Outside fenced blocks, each `...` span (it may cross a line break) is
 # one of:
 #   - a file or folder name: it has a '/' or ends in a known extension
@@ -108,6 +109,40 @@ check(@names >= 50 && !@missing,
        "$doc: the " . scalar(@names) . " names it gives occur in ext/'s sources",
        @names < 50 ? ("only " . scalar(@names) . " found: is the parse broken?") : (),
        map { "`$_`: not in any .c, .h, .mk or .sh file under ext/" } @missing);
+
+# Every file under ext/ is on the map: named by its path, its name, or a
+# brace form of them (`cuckoo.{h,c}`); naming its folder is not enough.
+# Only git's tracked files count (those on
+# disk outside a checkout, as in an unpacked tarball).
+my @tracked = `git ls-files ext 2>/dev/null`;
+chomp @tracked;
+@tracked = grep { !m{/\.} } @files unless @tracked;
+my %named;
+for my $t (@paths) {
+  my @expanded = ($t);
+  @expanded = map { "$1$_$3" } split /,/, $2 if $t =~ /^(.*)\{([^}]*)\}(.*)$/;
+  $named{$_} = 1 for @expanded;
+}
+sub named {
+  my ($f) = @_;
+  (my $rel = $f) =~ s{^ext/}{};
+  return $named{$f} || $named{$rel} || $named{ basename($f) } ? 1 : 0;
+}
+my @unnamed = grep { $_ ne $doc && !named($_) } sort @tracked;
+check(@tracked >= 60 && !@unnamed,
+      "$doc names every one of the " . scalar(@tracked) . " files under ext/",
+      map { "$_: not named" } @unnamed);
+
+# The house style's line length (.clang-format): at most 100 columns in ext/.
+my @long;
+for my $f (grep { /\.[ch]$/ } @tracked) {
+  open(my $src, '<', $f) or next;
+  while (my $line = <$src>) {
+    chomp $line;
+    push @long, "$f:$.: " . length($line) . " columns" if length($line) > 100;
+  }
+}
+check(!@long, "no line of ext/'s C is longer than 100 columns", @long);
 
 # The check itself: names that do not exist are caught, whatever their form.
 my @made_up = ('bloom_no_such_function', 'core/no_such_file.h',

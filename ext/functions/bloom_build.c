@@ -61,7 +61,7 @@ static int start_filter(sqlite3_context *ctx, build_state *s, uint64_t n) {
 
 /* On the group's first row: the filter (n given) or a check of p alone
 ** (sized from the data). */
-static int build_first_row(sqlite3_context *ctx, group_state *g) {
+static int bloom_build_first_row(sqlite3_context *ctx, group_state *g) {
   build_state *s = (build_state *)g; /* its first member */
   if (s->group.sized_from_data) {
     bloom_sizing sizing;
@@ -74,7 +74,7 @@ void sql_bloom_build_step(sqlite3_context *ctx, int argc,
                           sqlite3_value **argv) {
   build_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
   filter_hash h;
-  if (sql_group_row(ctx, argc, argv, s ? &s->group : NULL, build_first_row,
+  if (sql_group_row(ctx, argc, argv, s ? &s->group : NULL, bloom_build_first_row,
                     &h) != 1)
     return; /* NULL values are skipped */
   if (s->group.sized_from_data) {

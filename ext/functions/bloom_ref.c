@@ -33,8 +33,8 @@
 ** and a materialized row stores NULL.
 **
 ** Columns: filter (the reference), source HIDDEN (the argument).  Any kind of
-** filter is accepted, layered ones included.  A NULL argument gives no row; a malformed filter is an
-** error.
+** filter is accepted, layered ones included.  A NULL argument gives no
+** row; a malformed filter is an error.
 */
 #include "core/layered.h"
 #include "functions/aligned.h"

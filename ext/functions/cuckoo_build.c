@@ -57,7 +57,7 @@ static int size_cuckoo(sqlite3_context *ctx, uint64_t n, double p,
 
 /* On the group's first row: size (checking n, p and the size now rather
 ** than after the group). */
-static int build_first_row(sqlite3_context *ctx, group_state *g) {
+static int cuckoo_build_first_row(sqlite3_context *ctx, group_state *g) {
   cbuild_state *s = (cbuild_state *)g; /* its first member */
   return size_cuckoo(ctx, g->sized_from_data ? 1 : g->n, g->p, &s->sizing);
 }
@@ -66,7 +66,7 @@ void sql_cuckoo_build_step(sqlite3_context *ctx, int argc,
                            sqlite3_value **argv) {
   cbuild_state *s = sqlite3_aggregate_context(ctx, sizeof *s);
   filter_hash h;
-  if (sql_group_row(ctx, argc, argv, s ? &s->group : NULL, build_first_row,
+  if (sql_group_row(ctx, argc, argv, s ? &s->group : NULL, cuckoo_build_first_row,
                     &h) != 1)
     return; /* NULL values are skipped */
   /* With n given, more distinct values than slots can never fit: stop

@@ -59,7 +59,8 @@ arg_status sql_filter_ref(sqlite3_context *ctx, sqlite3_value *arg, unsigned kin
   return st;
 }
 
-arg_status sql_filter_arg(sqlite3_context *ctx, sqlite3_value *arg, unsigned kind, filter_view *view) {
+arg_status sql_filter_arg(sqlite3_context *ctx, sqlite3_value *arg,
+                          unsigned kind, filter_view *view) {
   char why[160];
   arg_status st = read_filter(arg, kind, view, why, sizeof why);
   if (st == ARG_ERROR) sql_error(ctx, "%s", why);

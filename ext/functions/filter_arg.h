@@ -25,7 +25,8 @@
 ** (sql_filter_arg). */
 arg_status read_filter(sqlite3_value *arg, unsigned kind, filter_view *view,
                        char *err, size_t err_size);
-arg_status sql_filter_arg(sqlite3_context *ctx, sqlite3_value *arg, unsigned kind, filter_view *view);
+arg_status sql_filter_arg(sqlite3_context *ctx, sqlite3_value *arg,
+                          unsigned kind, filter_view *view);
 
 /* sql_filter_arg without a copy, for the per-row probes: *view points at
 ** the bloom_ref's own parsed filter, or at *storage, filled by parsing. */

@@ -22,9 +22,10 @@
 ** SQLite hands over; nothing is copied.  The filter is validated on every
 ** row and nothing is kept between rows, so no other blob at the same
 ** address can be mistaken for it.  A Bloom filter BLOB, the common case,
-** is checked by filter_bloom_quick without building a filter_view.  Given a bloom_ref column, even the
-** header check was done once for the whole statement; bloom_probe and
-** cuckoo_probe (probe.c) do the same from a query.
+** is checked by filter_bloom_quick without building a filter_view.  Given
+** a bloom_ref column, even the header check was done once for the whole
+** statement; bloom_probe and cuckoo_probe (probe.c) do the same from a
+** query.
 */
 #include "core/filter.h"
 #include "functions/filter_arg.h"

@@ -96,7 +96,7 @@ static uint32_t blocks_per_page(int page_size) {
   return fit < 1 ? 1 : (uint32_t)fit;
 }
 
-static int size_filter(store *s, int fills, uint64_t *capacity, double fpr,
+static int bloom_kind_size_filter(store *s, int fills, uint64_t *capacity, double fpr,
                        int page_size, sqlite3_int64 values[]) {
   /* No blob length limit: a store's size is bounded by the database.  A
   ** layer that fills is full at its capacity (layer_full), so it keeps
@@ -113,7 +113,7 @@ static int size_filter(store *s, int fills, uint64_t *capacity, double fpr,
   return SQLITE_OK;
 }
 
-static int configure(store_layer *l, const sqlite3_int64 v[]) {
+static int bloom_kind_configure(store_layer *l, const sqlite3_int64 v[]) {
   sqlite3_int64 bits = v[KEY_BITS], hashes = v[KEY_HASHES],
                 chunk_blocks = v[KEY_CHUNK_BLOCKS];
   if (bits <= 0 || bits % BLOOM_BLOCK_BITS != 0 || hashes < 1 ||
@@ -162,7 +162,7 @@ static block_place place_of(const store_layer *l, filter_hash h) {
   return p;
 }
 
-static int contains(store *s, const store_layer *l, filter_hash h,
+static int bloom_kind_contains(store *s, const store_layer *l, filter_hash h,
                     int *maybe) {
   block_place p = place_of(l, h);
   chunk_ref c;
@@ -195,7 +195,7 @@ static void probe_widths_of(store *s) {
 ** block is tested with eight ANDs (callgrind, 10 layers: about 1,000
 ** instructions a probe in bloom_contains alone when each layer made its
 ** own). */
-static int contains_any(store *s, filter_hash h, int *maybe) {
+static int bloom_kind_contains_any(store *s, filter_hash h, int *maybe) {
   bloom_state *b = state_of(s);
   probe_widths_of(s);
   bloom_mask mask[STORE_MAX_LAYERS];
@@ -387,9 +387,9 @@ static int defer(store *s, const store_layer *l, uint64_t block,
     b->deferred = d;
     b->deferred_room = room;
   }
-  deferred_add *add = &b->deferred[b->deferred_count++];
-  add->block = block;
-  add->hash = h;
+  deferred_add *bloom_kind_add = &b->deferred[b->deferred_count++];
+  bloom_kind_add->block = block;
+  bloom_kind_add->hash = h;
   return SQLITE_OK;
 }
 
@@ -428,7 +428,7 @@ static int add_now(store *s, const store_layer *l, filter_hash h,
   return SQLITE_OK;
 }
 
-static int add(store *s, const store_layer *l, filter_hash h, int *full) {
+static int bloom_kind_add(store *s, const store_layer *l, filter_hash h, int *full) {
   bloom_state *b = state_of(s);
   int fills = s->config.schedule->fills;
   *full = 0;
@@ -469,7 +469,7 @@ static int merge(store *s, const filter_view *f) {
   return rc;
 }
 
-static double model_fpr(const store_layer *l, double items) {
+static double bloom_kind_model_fpr(const store_layer *l, double items) {
   return bloom_model_fpr(items / (double)l->units, l->header.hashes);
 }
 
@@ -486,10 +486,10 @@ const store_kind store_bloom_kind = {
     .open = open_state, .close = close_state, .rollback = rollback,
     .settle = settle,
     /* the shape */
-    .size = size_filter, .configure = configure, .unit_bits = unit_bits,
-    .chunk_items = chunk_counter,
-    .model_fpr = model_fpr,
+    .size = bloom_kind_size_filter, .configure = bloom_kind_configure,
+    .unit_bits = unit_bits, .chunk_items = chunk_counter,
+    .model_fpr = bloom_kind_model_fpr,
     /* the items */
-    .add = add, .contains = contains, .contains_any = contains_any,
-    .remove = NULL, .load = merge,
+    .add = bloom_kind_add, .contains = bloom_kind_contains,
+    .contains_any = bloom_kind_contains_any, .remove = NULL, .load = merge,
 };

@@ -129,7 +129,7 @@ int config_take_fixed(const store_kind *kind, config_rows *r,
 int config_take_scalable(const store_kind *kind, config_rows *r,
                          const char *key, sqlite3_stmt *row) {
   int i, k = key_index(schedule_keys, SCHEDULE_KEYS, key);
-  if (k != NO_KEY) return take(&r->schedule, k, schedule_keys[k].type, row);
+  if (k != NO_KEY) return take(&r->scalable, k, schedule_keys[k].type, row);
   if (strncmp(key, LAYER_PREFIX, strlen(LAYER_PREFIX)) != 0)
     return SQLITE_NOTFOUND;
   const char *name = layer_of_key(key, &i);

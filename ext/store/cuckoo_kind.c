@@ -44,7 +44,7 @@ static uint32_t buckets_per_page(int page_size, unsigned f) {
   return fit < 2 ? 2 : (uint32_t)fit;
 }
 
-static int size_filter(store *s, int fills, uint64_t *capacity, double fpr,
+static int cuckoo_kind_size_filter(store *s, int fills, uint64_t *capacity, double fpr,
                        int page_size, sqlite3_int64 values[]) {
   /* A fixed store sizes as cuckoo_build, without a blob length limit.  A
   ** layer that fills takes items until an insert is refused (add), past
@@ -73,7 +73,7 @@ static int size_filter(store *s, int fills, uint64_t *capacity, double fpr,
   return SQLITE_OK;
 }
 
-static int configure(store_layer *l, const sqlite3_int64 v[]) {
+static int cuckoo_kind_configure(store_layer *l, const sqlite3_int64 v[]) {
   sqlite3_int64 buckets = v[KEY_BUCKETS], f = v[KEY_FINGERPRINT_BITS],
                 chunk = v[KEY_CHUNK_BUCKETS], layout = v[KEY_LAYOUT];
   /* layout 0: a power of two of buckets; layout 1: an even number */
@@ -151,7 +151,7 @@ static int bucket_holds(store *s, const store_layer *l, uint64_t b,
 }
 
 /* A probe reads its one or two buckets without keeping their chunks. */
-static int contains(store *s, const store_layer *l, filter_hash h,
+static int cuckoo_kind_contains(store *s, const store_layer *l, filter_hash h,
                     int *maybe) {
   cuckoo_shape shape = cuckoo_shape_of(&l->header);
   cuckoo_key k = cuckoo_key_of(h, shape);
@@ -162,7 +162,7 @@ static int contains(store *s, const store_layer *l, filter_hash h,
   return rc;
 }
 
-static int add(store *s, const store_layer *l, filter_hash h, int *full) {
+static int cuckoo_kind_add(store *s, const store_layer *l, filter_hash h, int *full) {
   layer_buckets t = {s, l, SQLITE_OK};
   cuckoo_buckets bk = buckets_of(&t);
   cuckoo_status st = cuckoo_buckets_insert(&bk, h);
@@ -224,7 +224,7 @@ static int load(store *s, const filter_view *f) {
   return rc;
 }
 
-static double model_fpr(const store_layer *l, double items) {
+static double cuckoo_kind_model_fpr(const store_layer *l, double items) {
   return cuckoo_model_fpr(items / (4.0 * (double)l->units),
                           l->header.fingerprint_bits, l->header.buckets);
 }
@@ -240,9 +240,10 @@ const store_kind store_cuckoo_kind = {
     .load_verb = "load",
     .skips_present = 0,
     /* the shape */
-    .size = size_filter, .configure = configure, .unit_bits = unit_bits,
-    .chunk_items = chunk_items,
-    .model_fpr = model_fpr,
+    .size = cuckoo_kind_size_filter, .configure = cuckoo_kind_configure,
+    .unit_bits = unit_bits, .chunk_items = chunk_items,
+    .model_fpr = cuckoo_kind_model_fpr,
     /* the items */
-    .add = add, .contains = contains, .remove = remove_one, .load = load,
+    .add = cuckoo_kind_add, .contains = cuckoo_kind_contains,
+    .remove = remove_one, .load = load,
 };

@@ -28,7 +28,7 @@ int items_hash(const store *s, sqlite3_value *value, int stored,
 
 /* *maybe: some layer may hold h.  The newest layer holds the most items:
 ** it is asked first. */
-static int contains_any(store *s, filter_hash h, int *maybe) {
+static int items_contains_any(store *s, filter_hash h, int *maybe) {
   if (s->kind->contains_any) return s->kind->contains_any(s, h, maybe);
   *maybe = 0;
   int rc = SQLITE_OK;
@@ -44,7 +44,7 @@ int items_probe(store *s, sqlite3_value *value, filter_hash *h, int *maybe) {
   if (rc != SQLITE_OK || is_null) return rc; /* NULL = x is never true */
   if (s->config.layer_count == 0) return SQLITE_OK; /* no live generation */
   rc = chunks_settle(s);
-  return rc == SQLITE_OK ? contains_any(s, *h, maybe) : rc;
+  return rc == SQLITE_OK ? items_contains_any(s, *h, maybe) : rc;
 }
 
 int items_add(store *s, sqlite3_value *value, sqlite3_value **own,
@@ -62,7 +62,7 @@ int items_add(store *s, sqlite3_value *value, sqlite3_value **own,
   }
   if (if_new) {
     rc = chunks_settle(s);
-    if (rc == SQLITE_OK) rc = contains_any(s, h, &maybe);
+    if (rc == SQLITE_OK) rc = items_contains_any(s, h, &maybe);
     *skipped = maybe;
     if (rc != SQLITE_OK || maybe) return rc;
   }

@@ -71,7 +71,7 @@ static int parse_rate(const char *text, double lo, double *p) {
 
 /* A window: seconds, or '<n> <unit>' with unit seconds, minutes, hours,
 ** days or weeks (or the singular), from 1 second to STORE_MAX_WINDOW. */
-static int parse_window(const char *text, int64_t *seconds) {
+static int parse_seconds(const char *text, int64_t *seconds) {
   static const struct { const char *unit; int64_t seconds; } units[] = {
       {"second", 1}, {"minute", 60}, {"hour", 3600}, {"day", 86400},
       {"week", 604800}};
@@ -135,7 +135,7 @@ static int take_option(const option *opt, const char *value,
   }
   if (opt->kind == OPT_WINDOW) {
     int64_t w;
-    if (parse_window(value, &w) == SQLITE_OK) {
+    if (parse_seconds(value, &w) == SQLITE_OK) {
       memcpy(field, &w, sizeof w);
       return SQLITE_OK;
     }
@@ -191,7 +191,7 @@ static int split(const char *arg, char *name, size_t name_size, char *value,
 }
 
 /* The rules of a windowed store's arguments. */
-static int settle_window(unsigned given, store_options *o, char *err,
+static int window_rules(unsigned given, store_options *o, char *err,
                          size_t err_size) {
   unsigned needs_window = 1u << OPT_GENERATIONS | 1u << OPT_CLOCK_ARG;
   if (!(given & 1u << OPT_WINDOW_ARG)) {
@@ -213,7 +213,7 @@ static int settle_window(unsigned given, store_options *o, char *err,
 }
 
 /* The defaults of what was not given, and the rules between arguments. */
-static int settle_options(unsigned given, store_options *o, char *err,
+static int apply_defaults(unsigned given, store_options *o, char *err,
                           size_t err_size) {
   o->capacity_given = (given & 1u << OPT_CAPACITY) != 0;
   /* Without capacity, or with growth or tightening, the store grows. */
@@ -226,7 +226,7 @@ static int settle_options(unsigned given, store_options *o, char *err,
   if (!(given & 1u << OPT_TIGHTENING))
     o->tightening = STORE_DEFAULT_TIGHTENING;
   if (!(given & 1u << OPT_AFFINITY)) o->affinity = AFFINITY_BLOB;
-  if (settle_window(given, o, err, err_size) != SQLITE_OK)
+  if (window_rules(given, o, err, err_size) != SQLITE_OK)
     return SQLITE_ERROR;
   /* A scalable store's first layer gets fpr * (1 - tightening). */
   if (o->scalable && !(o->fpr * (1 - o->tightening) >= FILTER_MIN_FPR)) {
@@ -268,5 +268,5 @@ int store_parse_options(int argc, const char *const *argv, store_options *o,
     if (take_option(&options[k], value, o, err, err_size) != SQLITE_OK)
       return SQLITE_ERROR;
   }
-  return settle_options(given, o, err, err_size);
+  return apply_defaults(given, o, err, err_size);
 }

@@ -114,9 +114,9 @@ static int scalable_create(store *s, const store_options *o) {
 
 static int scalable_parse(const store_kind *k, const config_rows *r,
                           store_config *c) {
-  const sqlite3_int64 *w = r->schedule.v;
-  double tightening = r->schedule.r[SCHEDULE_KEY_TIGHTENING];
-  if (r->schedule.damaged || r->schedule.seen != (1u << SCHEDULE_KEYS) - 1 ||
+  const sqlite3_int64 *w = r->scalable.v;
+  double tightening = r->scalable.r[SCHEDULE_KEY_TIGHTENING];
+  if (r->scalable.damaged || r->scalable.seen != (1u << SCHEDULE_KEYS) - 1 ||
       w[SCHEDULE_KEY_GROWTH] < 1 || w[SCHEDULE_KEY_GROWTH] > STORE_MAX_GROWTH ||
       !(tightening > 0 && tightening < 1) || w[SCHEDULE_KEY_LAYERS] < 1 ||
       w[SCHEDULE_KEY_LAYERS] > STORE_MAX_LAYERS)

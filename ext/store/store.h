@@ -114,8 +114,8 @@ typedef struct config_group {
 ** config_rows. */
 
 typedef struct store_window {
-  int64_t window;      /* seconds */
-  int64_t span;        /* one generation's seconds: ceil(window / G) */
+  int64_t seconds;     /* the window */
+  int64_t span;        /* one generation's seconds: ceil(seconds / G) */
   int generations;     /* G: G + 1 generations are live at once */
   int events;          /* clock 'events' (else 'wall') */
   int adaptive;        /* no capacity given: sized from the one before */
@@ -129,7 +129,7 @@ typedef struct store_window {
 ** gen.<k>.layers for each slot k; and gen.<k>.layer.<j>.<key>, group i of
 ** gen_layers for the pair (gen_slot[i], gen_index[i]). */
 typedef struct window_rows {
-  config_group window;
+  config_group figures; /* window, generations, clock, time, adaptive */
   config_group slots[STORE_MAX_LAYERS];
   uint64_t slot_rows; /* bit k: slot k has rows */
   config_group gen_layers[STORE_MAX_LAYERS];
@@ -302,7 +302,7 @@ typedef struct config_rows {
   config_group common;   /* kind, version, capacity, seed, fpr */
   unsigned owners;       /* bit i: store_schedules[i] took a row */
   config_group fixed;    /* a fixed store's filter: the kind's keys */
-  config_group schedule; /* a scalable store's growth, tightening, layers */
+  config_group scalable; /* a scalable store's growth, tightening, layers */
   config_group layers[STORE_MAX_LAYERS]; /* its layer.<i>.<key> */
   schedule_rows own;     /* a windowed store's */
 } config_rows;

@@ -44,8 +44,9 @@
 /* Without capacity (first_capacity): a store's first generation starts
 ** with a first layer of this many items and grows in layers, small so
 ** that a store fed slowly is not held large while its first generation
-** lives (its burst layers cost more bits only in a store fed fast); a later generation's first layer holds at least
-** WINDOW_MIN_CAPACITY (the empty export's one layer holds as many). */
+** lives (its burst layers cost more bits only in a store fed fast); a
+** later generation's first layer holds at least WINDOW_MIN_CAPACITY (the
+** empty export's one layer holds as many). */
 #define WINDOW_FIRST_CAPACITY 1000
 #define WINDOW_MIN_CAPACITY 100
 
@@ -118,21 +119,21 @@ static void take_value(config_group *g, int k, int text_key,
 }
 
 /* The group of layer j of slot k, made on first use (NULL: too many). */
-static config_group *gen_layer_group(config_rows *r, int k, int j) {
-  for (int i = 0; i < r->own.window.gen_layer_count; i++)
-    if (r->own.window.gen_slot[i] == k && r->own.window.gen_index[i] == j) return &r->own.window.gen_layers[i];
-  if (r->own.window.gen_layer_count == STORE_MAX_LAYERS) return NULL;
-  int i = r->own.window.gen_layer_count++;
-  r->own.window.gen_slot[i] = (unsigned char)k;
-  r->own.window.gen_index[i] = (unsigned char)j;
-  return &r->own.window.gen_layers[i];
+static config_group *gen_layer_group(window_rows *w, int k, int j) {
+  for (int i = 0; i < w->gen_layer_count; i++)
+    if (w->gen_slot[i] == k && w->gen_index[i] == j) return &w->gen_layers[i];
+  if (w->gen_layer_count == STORE_MAX_LAYERS) return NULL;
+  int i = w->gen_layer_count++;
+  w->gen_slot[i] = (unsigned char)k;
+  w->gen_index[i] = (unsigned char)j;
+  return &w->gen_layers[i];
 }
 
 static int window_take_row(const store_kind *kind, config_rows *r, const char *key,
                     sqlite3_stmt *row) {
   for (int k = 0; k < WKEYS; k++)
     if (strcmp(key, window_keys[k]) == 0) {
-      take_value(&r->own.window.window, k, k == WKEY_CLOCK, row);
+      take_value(&r->own.window.figures, k, k == WKEY_CLOCK, row);
       return SQLITE_OK;
     }
   if (strncmp(key, "gen.", 4) != 0) return SQLITE_NOTFOUND;
@@ -153,24 +154,24 @@ static int window_take_row(const store_kind *kind, config_rows *r, const char *k
   }
   if (strncmp(rest, "layer.", 6) != 0) return SQLITE_CORRUPT_VTAB;
   const char *name = index_of(rest + 6, STORE_MAX_LAYERS, &j);
-  config_group *g = name ? gen_layer_group(r, slot, j) : NULL;
+  config_group *g = name ? gen_layer_group(&r->own.window, slot, j) : NULL;
   if (g == NULL) return SQLITE_CORRUPT_VTAB;
   return config_take_layer(kind, g, name, row);
 }
 
 /* The window's own rows into c: SQLITE_OK or SQLITE_CORRUPT_VTAB. */
-static int parse_window(const config_rows *r, store_config *c) {
-  const sqlite3_int64 *v = r->own.window.window.v;
-  const config_group *g = &r->own.window.window;
+static int window_parse_figures(const config_rows *r, store_config *c) {
+  const sqlite3_int64 *v = r->own.window.figures.v;
+  const config_group *g = &r->own.window.figures;
   if (g->damaged || g->seen != (1u << WKEYS) - 1 ||
       v[WKEY_WINDOW] < 1 || v[WKEY_WINDOW] > STORE_MAX_WINDOW ||
       v[WKEY_GENERATIONS] < 1 || v[WKEY_GENERATIONS] > STORE_MAX_GENERATIONS ||
       v[WKEY_TIME] < 0 || v[WKEY_ADAPTIVE] < 0 || v[WKEY_ADAPTIVE] > 1)
     return SQLITE_CORRUPT_VTAB;
   store_window *w = &c->own.window;
-  w->window = v[WKEY_WINDOW];
+  w->seconds = v[WKEY_WINDOW];
   w->generations = (int)v[WKEY_GENERATIONS];
-  w->span = (w->window + w->generations - 1) / w->generations;
+  w->span = (w->seconds + w->generations - 1) / w->generations;
   /* The writer keeps a generation's start there, nothing else. */
   if (v[WKEY_TIME] % w->span != 0) return SQLITE_CORRUPT_VTAB;
   w->events = (int)v[WKEY_CLOCK];
@@ -219,7 +220,8 @@ static int parse_layer(const store_kind *kind, const config_rows *r,
                        store_config *c, int k, int j) {
   const config_group *g = NULL;
   for (int i = 0; i < r->own.window.gen_layer_count && g == NULL; i++)
-    if (r->own.window.gen_slot[i] == k && r->own.window.gen_index[i] == j) g = &r->own.window.gen_layers[i];
+    if (r->own.window.gen_slot[i] == k && r->own.window.gen_index[i] == j)
+      g = &r->own.window.gen_layers[i];
   int i = c->layer_count;
   if (g == NULL || !schedule_group_complete(kind, g, 1) ||
       i == STORE_MAX_LAYERS || g->v[LAYER_KEY_CAPACITY] < 1)
@@ -240,7 +242,7 @@ static int parse_layer(const store_kind *kind, const config_rows *r,
 
 static int window_parse(const store_kind *kind, const config_rows *r,
                         store_config *c) {
-  int rc = parse_window(r, c);
+  int rc = window_parse_figures(r, c);
   if (rc == SQLITE_OK) rc = parse_slots(r, c);
   if (rc != SQLITE_OK) return rc;
   const store_window *w = &c->own.window;
@@ -346,7 +348,7 @@ static int window_expire(store *s) {
 static int window_expired_id(const store *s, int64_t id) {
   const store_window *w = &s->config.own.window;
   int64_t k = id / SLOT_CHUNKS;
-  return w->window && id >= 0 && k <= w->generations &&
+  return w->seconds && id >= 0 && k <= w->generations &&
          (w->expired & (uint64_t)1 << k) != 0;
 }
 
@@ -617,7 +619,7 @@ static char *window_summary(const store *s) {
              (unsigned long long)c->header.capacity);
   return sqlite3_mprintf("window %lld seconds, %d generations of %lld "
                          "seconds (%d live), clock %s%s",
-                         (long long)w->window, w->generations,
+                         (long long)w->seconds, w->generations,
                          (long long)w->span, live,
                          w->events ? "events" : "wall", capacity);
 }
