@@ -173,6 +173,7 @@ my %recipes = (
   } },
   'make test' => { by => '.ci/run', has => "\nmake test\n" },
   'make test-hosts' => { by => '.ci/run', has => "\nmake test-hosts\n" },
+  'make check' => { by => '.ci/run', has => "\nmake check\n" },
   'make dist' => { by => 'tests/dist/dist.mk', has => 'test-dist: dist' },
   'make install' => { by => 'tests/install.t', has => 'make -s install PREFIX=/usr/local DESTDIR=' },
   'make dqlite' => { by => 'tests/cluster/cluster.mk', has => 'test-cluster: dqlite' },
