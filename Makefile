@@ -1,11 +1,11 @@
+# bloom — probabilistic membership filters for SQLite.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# bloom — probabilistic membership filters for SQLite.
 #
 #   make          build ./bloom.so
 #   make demo     build, then run sql/demo.sql in the sqlite3 shell

@@ -1,14 +1,14 @@
 /*
+** The extension's version and its entry point, for a program that links
+** the extension in (libbloom.a from the package, or the sources compiled
+** with -DSQLITE_CORE) instead of loading bloom.so:
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The extension's version and its entry point, for a program that links
-** the extension in (libbloom.a from the package, or the sources compiled
-** with -DSQLITE_CORE) instead of loading bloom.so:
 **
 **   #include <sqlite3.h>
 **   #include <sqlite3_bloom.h>

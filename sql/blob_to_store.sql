@@ -1,16 +1,16 @@
--- bloom is dedicated to the public domain by its authors: anyone may use,
--- copy, modify and distribute it, for any purpose, without asking.  Where
--- the law does not allow that dedication, the authors give everyone the
--- same permission.  bloom is provided as is, without warranty of any
--- kind, express or implied; its authors are not liable for any claim or
--- damage arising from its use.
---
 -- Moving a BLOB filter kept by a trigger into a bloom_store.  A filter
 -- column updated with bloom_add costs a copy of the whole filter per insert;
 -- a store changes one page.  The move: read the filter's capacity and rate
 -- with bloom_info, create a store of that shape, merge the blob into it
 -- (INSERT ... (filter) is a union), and switch the trigger, all in one
 -- transaction.  Run: sqlite3 :memory: < sql/blob_to_store.sql
+--
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
 .load ./bloom
 .mode list
 

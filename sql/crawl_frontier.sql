@@ -1,10 +1,3 @@
--- bloom is dedicated to the public domain by its authors: anyone may use,
--- copy, modify and distribute it, for any purpose, without asking.  Where
--- the law does not allow that dedication, the authors give everyone the
--- same permission.  bloom is provided as is, without warranty of any
--- kind, express or implied; its authors are not liable for any claim or
--- damage arising from its use.
---
 -- A crawler's frontier where the filter is the only record of what was
 -- seen: no table of URLs at all, a few bits per URL.  INSERT OR IGNORE adds
 -- a URL only if the store has certainly not seen it, and counts a change
@@ -12,6 +5,13 @@
 -- (a false positive skips a new URL about once in a thousand: fine for a
 -- crawler, never a URL crawled twice).
 -- Run: sqlite3 :memory: < sql/crawl_frontier.sql
+--
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
 .load ./bloom
 .headers on
 .mode box

@@ -1,13 +1,13 @@
+-- cuckoo_sync: a cuckoo filter kept exact by triggers, so that it always
+-- holds the set of values present in a column, as cuckoo_build would.
+-- Run from the project root:  sqlite3 :memory: < sql/cuckoo_sync.sql
+--
 -- bloom is dedicated to the public domain by its authors: anyone may use,
 -- copy, modify and distribute it, for any purpose, without asking.  Where
 -- the law does not allow that dedication, the authors give everyone the
 -- same permission.  bloom is provided as is, without warranty of any
 -- kind, express or implied; its authors are not liable for any claim or
 -- damage arising from its use.
---
--- cuckoo_sync: a cuckoo filter kept exact by triggers, so that it always
--- holds the set of values present in a column, as cuckoo_build would.
--- Run from the project root:  sqlite3 :memory: < sql/cuckoo_sync.sql
 --
 -- Rules that keep it exact:
 --   * add a value when its first row arrives, delete it when its last row

@@ -1,14 +1,14 @@
+-- Per-day filters, rolled up per month.  Each day's filter is built with
+-- GROUP BY; the month is the union of its days (bloom_merge), and a probe
+-- against the month answers for all of its days at once.
+-- Run: sqlite3 :memory: < sql/daily_rollup.sql
+--
 -- bloom is dedicated to the public domain by its authors: anyone may use,
 -- copy, modify and distribute it, for any purpose, without asking.  Where
 -- the law does not allow that dedication, the authors give everyone the
 -- same permission.  bloom is provided as is, without warranty of any
 -- kind, express or implied; its authors are not liable for any claim or
 -- damage arising from its use.
---
--- Per-day filters, rolled up per month.  Each day's filter is built with
--- GROUP BY; the month is the union of its days (bloom_merge), and a probe
--- against the month answers for all of its days at once.
--- Run: sqlite3 :memory: < sql/daily_rollup.sql
 .load ./bloom
 .headers on
 .mode box

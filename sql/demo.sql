@@ -1,13 +1,13 @@
+-- bloom demo: a filter kept in place by a trigger (bloom_store), then a
+-- filter built over a table and kept as a BLOB value, probed both ways.
+-- Run from the project root:  sqlite3 :memory: < sql/demo.sql   (or: make demo)
+--
 -- bloom is dedicated to the public domain by its authors: anyone may use,
 -- copy, modify and distribute it, for any purpose, without asking.  Where
 -- the law does not allow that dedication, the authors give everyone the
 -- same permission.  bloom is provided as is, without warranty of any
 -- kind, express or implied; its authors are not liable for any claim or
 -- damage arising from its use.
---
--- bloom demo: a filter kept in place by a trigger (bloom_store), then a
--- filter built over a table and kept as a BLOB value, probed both ways.
--- Run from the project root:  sqlite3 :memory: < sql/demo.sql   (or: make demo)
 .load ./bloom
 .headers on
 .mode box

@@ -1,13 +1,13 @@
+-- Idempotency: "have we processed this request before?"  Which tool answers
+-- depends on what follows the check (make bench-usecases measures each;
+-- README, "When it pays"):
+--
 -- bloom is dedicated to the public domain by its authors: anyone may use,
 -- copy, modify and distribute it, for any purpose, without asking.  Where
 -- the law does not allow that dedication, the authors give everyone the
 -- same permission.  bloom is provided as is, without warranty of any
 -- kind, express or implied; its authors are not liable for any claim or
 -- damage arising from its use.
---
--- Idempotency: "have we processed this request before?"  Which tool answers
--- depends on what follows the check (make bench-usecases measures each;
--- README, "When it pays"):
 --
 -- 1. The check is followed by recording the id in the table, as in the
 --    classic idempotency table: use the PRIMARY KEY alone.  INSERT OR

@@ -1,10 +1,3 @@
--- bloom is dedicated to the public domain by its authors: anyone may use,
--- copy, modify and distribute it, for any purpose, without asking.  Where
--- the law does not allow that dedication, the authors give everyone the
--- same permission.  bloom is provided as is, without warranty of any
--- kind, express or implied; its authors are not liable for any claim or
--- damage arising from its use.
---
 -- Request ids kept a day, as payment APIs keep idempotency keys: a request
 -- whose id was seen in the last 24 hours is a repeat, and after that the
 -- id may come back as a new request.  The table of requests is pruned
@@ -12,6 +5,13 @@
 -- by itself, and answers "certainly new" for a new id without reading the
 -- table or its index.  Only a "maybe" (a repeat, or 1 in 1,000 new ids)
 -- looks at the table, which has the last word.
+--
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
 --
 -- A service lets the store read the clock (clock = 'wall', the default)
 -- and leaves `at` out; this script stamps each request itself (clock =

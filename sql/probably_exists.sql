@@ -1,16 +1,16 @@
--- bloom is dedicated to the public domain by its authors: anyone may use,
--- copy, modify and distribute it, for any purpose, without asking.  Where
--- the law does not allow that dedication, the authors give everyone the
--- same permission.  bloom is provided as is, without warranty of any
--- kind, express or implied; its authors are not liable for any claim or
--- damage arising from its use.
---
 -- "Probably exists?" before an expensive lookup: an anti-join of a table
 -- against another one, held in an attached database, on an expression that
 -- no index serves (so each probe is a full scan).  The filter answers
 -- "certainly not there" for most rows, and only a "maybe" pays for the scan.
 -- Run: sqlite3 :memory: < sql/probably_exists.sql   (make bench measures the
 -- same query at 10M x 1M rows.)
+--
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
 .load ./bloom
 .headers on
 .mode box

@@ -1,16 +1,16 @@
--- bloom is dedicated to the public domain by its authors: anyone may use,
--- copy, modify and distribute it, for any purpose, without asking.  Where
--- the law does not allow that dedication, the authors give everyone the
--- same permission.  bloom is provided as is, without warranty of any
--- kind, express or implied; its authors are not liable for any claim or
--- damage arising from its use.
---
 -- Rebuild and swap: a filter that received far more items than it was
 -- sized for answers "maybe" too often.  bloom_info tells from its fill
 -- (estimated_fpr well above target_fpr); the fix is to rebuild it from the
 -- table, sized from the data, and swap it in within one transaction so
 -- readers never see a half-done state.
 -- Run: sqlite3 :memory: < sql/rebuild_swap.sql
+--
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
 .load ./bloom
 .headers on
 .mode box

@@ -1,10 +1,3 @@
--- bloom is dedicated to the public domain by its authors: anyone may use,
--- copy, modify and distribute it, for any purpose, without asking.  Where
--- the law does not allow that dedication, the authors give everyone the
--- same permission.  bloom is provided as is, without warranty of any
--- kind, express or implied; its authors are not liable for any claim or
--- damage arising from its use.
---
 -- A crawler that visits a URL again once a week has passed, where the
 -- filter is the only record of what was crawled: a store with a window
 -- forgets each URL a week after its crawl (at most an eighth of a week
@@ -16,6 +9,13 @@
 -- replays a month in a moment; a live crawler keeps the wall clock and
 -- leaves `at` out.
 -- Run: sqlite3 :memory: < sql/recrawl_weekly.sql
+--
+-- bloom is dedicated to the public domain by its authors: anyone may use,
+-- copy, modify and distribute it, for any purpose, without asking.  Where
+-- the law does not allow that dedication, the authors give everyone the
+-- same permission.  bloom is provided as is, without warranty of any
+-- kind, express or implied; its authors are not liable for any claim or
+-- damage arising from its use.
 .load ./bloom
 .headers on
 .mode box

@@ -1,14 +1,14 @@
+-- A filter kept current by a trigger: every row inserted into orders is
+-- added to the stored filter in the same transaction, so a rolled-back
+-- insert leaves no trace in the filter either.
+-- Run: sqlite3 :memory: < sql/trigger_maintained.sql
+--
 -- bloom is dedicated to the public domain by its authors: anyone may use,
 -- copy, modify and distribute it, for any purpose, without asking.  Where
 -- the law does not allow that dedication, the authors give everyone the
 -- same permission.  bloom is provided as is, without warranty of any
 -- kind, express or implied; its authors are not liable for any claim or
 -- damage arising from its use.
---
--- A filter kept current by a trigger: every row inserted into orders is
--- added to the stored filter in the same transaction, so a rolled-back
--- insert leaves no trace in the filter either.
--- Run: sqlite3 :memory: < sql/trigger_maintained.sql
 .load ./bloom
 .headers on
 .mode box

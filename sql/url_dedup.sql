@@ -1,15 +1,15 @@
+-- De-duplicating crawled URLs: the frontier only takes URLs it has not seen.
+-- A bloom_store kept by a trigger holds every recorded URL; a batch of links
+-- is inserted with the store answering "certainly new" for most of them, and
+-- only a "maybe" is confirmed against the table.
+-- Run: sqlite3 :memory: < sql/url_dedup.sql
+--
 -- bloom is dedicated to the public domain by its authors: anyone may use,
 -- copy, modify and distribute it, for any purpose, without asking.  Where
 -- the law does not allow that dedication, the authors give everyone the
 -- same permission.  bloom is provided as is, without warranty of any
 -- kind, express or implied; its authors are not liable for any claim or
 -- damage arising from its use.
---
--- De-duplicating crawled URLs: the frontier only takes URLs it has not seen.
--- A bloom_store kept by a trigger holds every recorded URL; a batch of links
--- is inserted with the store answering "certainly new" for most of them, and
--- only a "maybe" is confirmed against the table.
--- Run: sqlite3 :memory: < sql/url_dedup.sql
 .load ./bloom
 .headers on
 .mode box

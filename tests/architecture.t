@@ -1,11 +1,4 @@
 #!/usr/bin/perl
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-#
 # Every name ext/ARCHITECTURE.md puts in backticks must exist, so that the
 # map of the code cannot point at things that were renamed or removed; and
 # every file under ext/ must be on it, so that a newcomer finds each one.
@@ -25,6 +18,13 @@
 #     keywords (upper case without '_' or digit: `DELETE`, `IN`), and
 #     names from outside the project (`libmurmurhash.a`, Debian's).
 # ARCH_DOC names another document to check (default ext/ARCHITECTURE.md).
+#
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 use strict;
 use warnings;
 use FindBin;

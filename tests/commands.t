@@ -1,11 +1,4 @@
 #!/usr/bin/perl
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-#
 # Every shell command README.md and ext/REFERENCE.md give is run by a test,
 # as their sqlite> examples are by tests/readme.t, so no recipe can stop
 # building unnoticed.  A shell command is each command of an indented code
@@ -13,6 +6,13 @@
 # line opening a fenced block, and an inline code span whose first word,
 # after any VAR=value words, is a program of @programs (`make` alone, the
 # others with an argument).
+#
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 #
 # Each must have an entry in %recipes: `run`, run here from a scratch
 # directory (the static link first, then the others) with its result

@@ -1,16 +1,16 @@
 #!/bin/sh
+# A database holding a bloom_store, a cuckoo_store, a scalable bloom_store and a windowed one,
+# written out with the sqlite3 shell's .dump and read back into a new database: the stores
+# answer as before (the export byte for byte), integrity_check is ok, and
+# the restored stores take new inserts.  BLOOM_SO names the extension;
+# BLOOM_PRELOAD is preloaded (the ASan runtime for a sanitizer build).
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# A database holding a bloom_store, a cuckoo_store, a scalable bloom_store and a windowed one,
-# written out with the sqlite3 shell's .dump and read back into a new database: the stores
-# answer as before (the export byte for byte), integrity_check is ok, and
-# the restored stores take new inserts.  BLOOM_SO names the extension;
-# BLOOM_PRELOAD is preloaded (the ASan runtime for a sanitizer build).
 cd "$(dirname "$0")/.." || exit 1
 so=${BLOOM_SO:-./bloom.so}
 so=${so%.so}

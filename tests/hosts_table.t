@@ -1,12 +1,4 @@
 #!/usr/bin/perl
-#
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-#
 # The README's host table tells each host how to load the extension; the
 # host tests (tests/hosts/, make test-hosts) load it that way and say so
 # ("loads by ..." in each scenario, next to the calls it makes).  Each
@@ -14,6 +6,13 @@
 # host, so that a recipe cannot drop a step the host needs (Python's
 # enable_load_extension once was); every row of the table has a host test
 # here, and every host test a row.  Prints TAP.
+#
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 use strict;
 use warnings;
 use FindBin;

@@ -1,15 +1,15 @@
 #!/bin/sh
+# make install / make uninstall: the layout under PREFIX and DESTDIR, and,
+# run as root, a real install to the default place after which the sqlite3
+# shell loads the extension by its bare name (`.load bloom`) from any
+# directory, as a user types it.  Without root those checks are skipped.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make install / make uninstall: the layout under PREFIX and DESTDIR, and,
-# run as root, a real install to the default place after which the sqlite3
-# shell loads the extension by its bare name (`.load bloom`) from any
-# directory, as a user types it.  Without root those checks are skipped.
 cd "$(dirname "$0")/.." || exit 1
 repo=$(pwd)
 dest=$(mktemp -d)

@@ -1,20 +1,21 @@
 #!/bin/sh
+# The license is stated everywhere: every source file under ext/, tests/
+# and sql/, and the Makefile (C and headers, .py, .sh, .sql, .t, .mk, and
+# the packages' and host tests' .js, .ts, .go, .pl, .rb, .tcl) opens with
+# a sentence or two of its job (after a shebang line if there is one; a
+# Python module's docstring), then the dedication, word for word as the
+# "License: public-domain" paragraph of ext/packaging/copyright gives it,
+# below an empty comment line; README.md ends with a License section.  The
+# files are git's tracked ones (those found on disk outside a git checkout,
+# as in an unpacked tarball); data (test vectors, fuzzing seeds, expected
+# output) and the .md documents are not source.  Prints TAP.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The license is stated everywhere: every source file under ext/, tests/
-# and sql/, and the Makefile (C and headers, .py, .sh, .sql, .t, .mk, and
-# the packages' and host tests' .js, .ts, .go, .pl, .rb, .tcl), opens its
-# first comment with the dedication, word for word as the "License:
-# public-domain" paragraph of ext/packaging/copyright gives it, after a
-# shebang line if there is one; README.md ends with a License section.  The
-# files are git's tracked ones (those found on disk outside a git checkout,
-# as in an unpacked tarball); data (test vectors, fuzzing seeds, expected
-# output) and the .md documents are not source.  Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -73,8 +74,20 @@ while read -r f; do
     head -n 1 "$f" | grep -q '^#!' && first=2
   ok=0
   [ "$style" != c ] || [ "$(head -n 1 "$f")" = "/*" ] || ok=1
-  sed -n "$first,$((first + lines - 1))p" "$f" | cmp -s - "$tmp/$style" || ok=1
-  check $ok "$f opens with the dedication"
+  # The first line says the job: not the dedication, not an empty comment.
+  opening=$(sed -n "${first}p" "$f")
+  [ "$opening" = "$(head -n 1 "$tmp/$style")" ] && ok=1
+  case "$opening" in ""|"**"|"#"|"--"|"//") ok=1 ;; esac
+  # The dedication follows it, below an empty comment line (or, in Python,
+  # the module's docstring and a blank line), within the first 80 lines.
+  at=$(head -n 80 "$f" | grep -n -F -x -e "$(head -n 1 "$tmp/$style")" | head -n 1 | cut -d: -f1)
+  if [ -z "$at" ] || [ "$at" -le "$first" ]; then
+    ok=1
+  else
+    sed -n "$at,$((at + lines - 1))p" "$f" | cmp -s - "$tmp/$style" || ok=1
+    case "$(sed -n "$((at - 1))p" "$f")" in "**"|"#"|"--"|"//"|"") ;; *) ok=1 ;; esac
+  fi
+  check $ok "$f says its job first, then the dedication"
 done <"$tmp/sources"
 
 # --- the README --------------------------------------------------------------

@@ -1,11 +1,4 @@
 #!/usr/bin/perl
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-#
 # Runs the examples of the documentation and checks their output, so the
 # reference cannot drift from the code.  The documents are README.md, then
 # every *.md under ext/ and tests/ in sorted order; README.md and
@@ -17,6 +10,13 @@
 # as "Error: <message>".  Each document's relative links must also lead to
 # a file that exists and, with a #fragment, to one of its headings (as
 # GitHub makes anchors of them), since the documents link into each other.
+#
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 use strict;
 use warnings;
 use FindBin;

@@ -1,11 +1,4 @@
 #!/bin/sh
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-#
 # Runs every script in sql/ through the real sqlite3 shell, so the examples
 # cannot rot.  A script states what must hold with lines that print
 #   check|<what>|<1 or 0>
@@ -13,6 +6,13 @@
 # -bail (any SQL error fails it).  BLOOM_SO names the extension to load
 # (default ./bloom.so); BLOOM_PRELOAD is preloaded (the ASan runtime when
 # the extension is a sanitizer build).
+#
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 cd "$(dirname "$0")/.." || exit 1
 so=${BLOOM_SO:-./bloom.so}
 so=${so%.so}

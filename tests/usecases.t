@@ -1,17 +1,17 @@
 #!/bin/sh
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-#
 # A smoke run of the use-case benchmark's driver (make bench-usecases) at
 # 1,000 ids: it builds its databases in a scratch folder, runs every
 # comparison once and checks every answer itself; it stops with an error
 # when a store calls a processed id new, a table skips a new one, or the
 # filtered and plain forms of a query disagree.  No timing is asserted.
 # BLOOM_SO and BLOOM_PRELOAD as in tests/scripts.t.
+#
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 cd "$(dirname "$0")/.." || exit 1
 bin=build/bench/usecases
 so=${BLOOM_SO:-./bloom.so}

@@ -1,11 +1,4 @@
 #!/usr/bin/perl
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-#
 # One version number: BLOOM_VERSION in ext/sqlite3_bloom.h, which the
 # Makefile reads for the packages (make test-dist checks the packages).
 # Fails when any of these disagree with it: the Makefile's `make version`,
@@ -17,6 +10,13 @@
 # other software named just before it, as in "SQLite 3.40.1"); and no file
 # of ext/packaging/ may write the version (the packages are labelled from
 # make version when built, and tests/dist/ checks each).  Prints TAP.
+#
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 use strict;
 use warnings;
 use FindBin;

@@ -1,13 +1,13 @@
 /*
+** Bloom filter core: sizing by the blocked filter's own false-positive
+** model, the one-cache-line bit layout, and statistics.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Bloom filter core: sizing by the blocked filter's own false-positive
-** model, the one-cache-line bit layout, and statistics.
 **
 ** Why blocked: a probe of a classic Bloom filter touches k random cache
 ** lines; out of cache that is k DRAM misses.  Here every item lives in one

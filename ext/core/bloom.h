@@ -1,13 +1,13 @@
 /*
+** The Bloom filter itself: sizing, bit layout, probe, statistics.
+** Plain C: no SQLite header.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The Bloom filter itself: sizing, bit layout, probe, statistics.
-** Plain C: no SQLite header.
 **
 ** Layout (FORMAT.md): m bits in blocks of 512 bits (one cache line).  For an
 ** item with hash (h1, h2), the block is floor(h1 * blocks / 2^64), and bit

@@ -1,15 +1,15 @@
 /*
+** Byte order and wide arithmetic every part of the core needs: the format's
+** little-endian fields, whatever the host's order, and the high half of a
+** 64 x 64-bit product, which maps a uniform 64-bit hash onto [0, n) without
+** a division (Lemire's multiply-shift).  Plain C: no SQLite header.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Byte order and wide arithmetic every part of the core needs: the format's
-** little-endian fields, whatever the host's order, and the high half of a
-** 64 x 64-bit product, which maps a uniform 64-bit hash onto [0, n) without
-** a division (Lemire's multiply-shift).  Plain C: no SQLite header.
 */
 #ifndef CORE_BYTES_H
 #define CORE_BYTES_H

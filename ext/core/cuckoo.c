@@ -1,13 +1,13 @@
 /*
+** Cuckoo filter core: sizing, fingerprint packing, and insertion by random
+** walk with an undo log.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Cuckoo filter core: sizing, fingerprint packing, and insertion by random
-** walk with an undo log.
 **
 ** Why bit-packed slots: a fingerprint of f bits costs f bits, so at 95%
 ** load a filter spends f / 0.95 bits per item; rounding slots up to whole

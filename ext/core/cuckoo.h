@@ -1,14 +1,14 @@
 /*
+** The cuckoo filter itself (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT
+** 2014): sizing, the bit-packed bucket array, insert with relocation,
+** lookup, delete.  Plain C: no SQLite header.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The cuckoo filter itself (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT
-** 2014): sizing, the bit-packed bucket array, insert with relocation,
-** lookup, delete.  Plain C: no SQLite header.
 **
 ** Layouts (FORMAT.md, "Kind 2"): `buckets` buckets of 4 slots; slot j of
 ** the array (bucket j / 4) holds an f-bit fingerprint at body bits

@@ -1,14 +1,14 @@
 /*
+** A filter of either kind behind one call: the probe that bloom_ref's
+** readers and the *_probe and *_test functions share.  Plain C: no SQLite
+** header.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A filter of either kind behind one call: the probe that bloom_ref's
-** readers and the *_probe and *_test functions share.  Plain C: no SQLite
-** header.
 */
 #ifndef CORE_FILTER_H
 #define CORE_FILTER_H

@@ -1,12 +1,12 @@
 /*
+** Header parse and write for the filter blob format (FORMAT.md).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Header parse and write for the filter blob format (FORMAT.md).
 **
 ** filter_parse() is the single gate every blob goes through.  It reads only
 ** the 64 header bytes and compares sizes, so it costs the same on a 1 KB and

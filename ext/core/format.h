@@ -1,13 +1,13 @@
 /*
+** The on-disk (in-BLOB) format shared by every filter kind: a 64-byte
+** little-endian header followed by the kind's body.  See FORMAT.md.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The on-disk (in-BLOB) format shared by every filter kind: a 64-byte
-** little-endian header followed by the kind's body.  See FORMAT.md.
 **
 ** This file and format.c are plain C: no SQLite header.  Every
 ** function that reads a filter blob calls filter_parse() first, and no code

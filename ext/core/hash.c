@@ -1,13 +1,13 @@
 /*
+** Value hashing: canonical encoding of SQL values fed to MurmurHash3
+** x64_128 from Debian's libmurmurhash (linked statically).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Value hashing: canonical encoding of SQL values fed to MurmurHash3
-** x64_128 from Debian's libmurmurhash (linked statically).
 */
 #include "core/hash.h"
 #include "core/bytes.h"

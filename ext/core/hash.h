@@ -1,12 +1,12 @@
 /*
+** How a value becomes a 128-bit hash (FORMAT.md, "Hashing values").
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** How a value becomes a 128-bit hash (FORMAT.md, "Hashing values").
 **
 ** SQL's `=` decides what counts as the same item: an INTEGER and a REAL
 ** with the same numeric value hash alike (42 = 42.0, -0.0 = 0), TEXT is

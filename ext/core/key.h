@@ -1,16 +1,16 @@
 /*
+** Composite keys: several SQL values encoded as one BLOB, so that
+** bloom_build(bloom_key(tenant, request), n, p) can index a multi-column
+** key.  Every part is tagged with its storage class and length, so
+** ('ab', 'c') and ('a', 'bc') differ; numbers are canonical, so 42 and 42.0
+** agree (FORMAT.md, "Composite keys").  Plain C: no SQLite header.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Composite keys: several SQL values encoded as one BLOB, so that
-** bloom_build(bloom_key(tenant, request), n, p) can index a multi-column
-** key.  Every part is tagged with its storage class and length, so
-** ('ab', 'c') and ('a', 'bc') differ; numbers are canonical, so 42 and 42.0
-** agree (FORMAT.md, "Composite keys").  Plain C: no SQLite header.
 */
 #ifndef CORE_KEY_H
 #define CORE_KEY_H

@@ -1,13 +1,13 @@
 /*
+** Layered filters: the writer and the layer-by-layer reads (layered.h).
+** Validation lives with the other kinds' in format.c.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Layered filters: the writer and the layer-by-layer reads (layered.h).
-** Validation lives with the other kinds' in format.c.
 */
 #include "core/layered.h"
 

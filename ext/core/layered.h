@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** Layered (scalable) filters, kind 3 of FORMAT.md: filters of one kind
 ** (Bloom or cuckoo) laid end to end, oldest first, behind a header and a
 ** directory of their lengths.  A store that grows adds a larger layer
 ** rather than rebuilding (Almeida et al., "Scalable Bloom Filters", 2007);
 ** a value is in the whole if some layer may hold it.  Plain C: no SQLite
 ** header.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 ** Reading: filter_parse (format.h) validates the whole with
 ** FILTER_WANT_LAYERED; then filter_layer_count / filter_layer_next give each

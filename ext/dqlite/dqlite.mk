@@ -1,14 +1,14 @@
+# make dqlite: build/bloom-dqlite-node, a dqlite node with the extension
+# compiled in (objects built with -DSQLITE_CORE, as the static tests use).
+# Nothing else depends on it: without libdqlite-dev, every other target
+# builds and `make test` runs as before.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make dqlite: build/bloom-dqlite-node, a dqlite node with the extension
-# compiled in (objects built with -DSQLITE_CORE, as the static tests use).
-# Nothing else depends on it: without libdqlite-dev, every other target
-# builds and `make test` runs as before.
 DQLITE_NODE     = $(BUILD)/bloom-dqlite-node
 DQLITE_SRC      = $(wildcard ext/dqlite/*.c)
 DQLITE_PACKAGES = gcc make libsqlite3-dev libmurmurhash-dev libdqlite-dev

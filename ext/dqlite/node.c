@@ -1,12 +1,12 @@
 /*
+** bloom-dqlite-node: a dqlite node with the bloom extension compiled in.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom-dqlite-node: a dqlite node with the bloom extension compiled in.
 **
 **   bloom-dqlite-node --id 1 --address 10.0.0.1:9001 --dir /var/lib/bloom1
 **   bloom-dqlite-node --id 2 --address 10.0.0.2:9001 --dir /var/lib/bloom2 \

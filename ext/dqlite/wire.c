@@ -1,14 +1,14 @@
 /*
+** A blocking client for the handful of dqlite requests wire.h lists.  Each
+** connection carries one request at a time: write the message, read the
+** answer, and turn a FAILURE answer into the leader's own message.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A blocking client for the handful of dqlite requests wire.h lists.  Each
-** connection carries one request at a time: write the message, read the
-** answer, and turn a FAILURE answer into the leader's own message.
 */
 #define _POSIX_C_SOURCE 200809L
 #include "dqlite/wire.h"

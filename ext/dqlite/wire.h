@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** The few requests of dqlite's client protocol (version 1) that a node
 ** needs to join a cluster: who leads, who belongs, add a node, give it a
 ** role.  libdqlite serves the protocol but offers no client for it, and
 ** the bookworm `dqlite` shell cannot add a node, so these are written here
 ** from the protocol's description: every message is a one-word header
 ** (body size in words, type, revision) and a body of little-endian words.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #ifndef BLOOM_DQLITE_WIRE_H
 #define BLOOM_DQLITE_WIRE_H

@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** Memory for a filter blob of `bytes` whose body, after the 64-byte header,
 ** starts on a 64-byte boundary, so that each 512-bit block is one cache
 ** line.  sqlite3_malloc64 alone gives 8- or 16-byte alignment, which spreads
@@ -16,6 +9,13 @@
 ** bloom_probe's and bloom_ref's copies.  NULL when out of memory; free only
 ** with sql_aligned_free (NULL is allowed), which also serves as the
 ** destructor given to sqlite3_result_blob64.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #ifndef FUNCTIONS_ALIGNED_H
 #define FUNCTIONS_ALIGNED_H

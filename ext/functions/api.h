@@ -1,15 +1,15 @@
 /*
+** The SQLite API as every file of the SQL layer reaches it: through the
+** sqlite3_api_routines SQLite hands a loadable extension, or directly when the
+** extension is compiled into the program (-DSQLITE_CORE).  bloom_ext.c
+** defines the pointer; every other file includes this header.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The SQLite API as every file of the SQL layer reaches it: through the
-** sqlite3_api_routines SQLite hands a loadable extension, or directly when the
-** extension is compiled into the program (-DSQLITE_CORE).  bloom_ext.c
-** defines the pointer; every other file includes this header.
 */
 #ifndef FUNCTIONS_API_H
 #define FUNCTIONS_API_H

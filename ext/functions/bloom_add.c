@@ -1,14 +1,14 @@
 /*
+** bloom_add(filter, value, ...): a new filter with each non-NULL value
+** added.  NULL filter gives NULL.  The input is never modified; the result
+** has exactly the input's size, so that
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_add(filter, value, ...): a new filter with each non-NULL value
-** added.  NULL filter gives NULL.  The input is never modified; the result
-** has exactly the input's size, so that
 **
 **   UPDATE filters SET f = bloom_add(f, NEW.id) WHERE name = 'orders';
 **

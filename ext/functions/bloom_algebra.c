@@ -1,13 +1,13 @@
 /*
+** Filter algebra over filters of the same shape (version, kind, hash, seed,
+** bits, hashes):
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Filter algebra over filters of the same shape (version, kind, hash, seed,
-** bits, hashes):
 **
 **   bloom_union(a, b)      bits ORed: holds everything either holds
 **   bloom_intersect(a, b)  bits ANDed: holds everything both hold

@@ -1,13 +1,13 @@
 /*
+** bloom_build(value, n, p): aggregate that adds every non-NULL value of the
+** group to a Bloom filter sized for n items at false-positive rate p.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_build(value, n, p): aggregate that adds every non-NULL value of the
-** group to a Bloom filter sized for n items at false-positive rate p.
 **
 **   SELECT bloom_build(url, 1000000, 0.01) FROM visited;
 **   SELECT bloom_build(url) FROM visited;           -- sized from the data

@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** bloom_count(filter): the estimated number of distinct items in a Bloom
 ** filter, -(m/k) ln(1 - bits_set/m) rounded to an INTEGER: the figure
 ** bloom_info reports as estimated_items.  NULL for a NULL filter and for a
 ** filter whose every bit is set (no estimate exists).  Counts the set bits,
 ** so it reads the whole filter.  A layered filter gives the sum of its
 ** layers' estimates (NULL if any layer is full).
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 **   SELECT bloom_count(f) FROM filters WHERE name = 'visited';
 */

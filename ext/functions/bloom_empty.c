@@ -1,13 +1,13 @@
 /*
+** bloom_empty(n, p): a new empty filter for n items at rate p (p defaults
+** to 0.01), the same bytes bloom_build gives over a group of only NULLs.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_empty(n, p): a new empty filter for n items at rate p (p defaults
-** to 0.01), the same bytes bloom_build gives over a group of only NULLs.
 **
 **   INSERT INTO filters VALUES ('orders', bloom_empty(1000000, 0.01));
 */

@@ -1,13 +1,13 @@
 /*
+** bloom_key(v1, v2, ...): one BLOB that encodes several values without
+** ambiguity, for multi-column keys:
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_key(v1, v2, ...): one BLOB that encodes several values without
-** ambiguity, for multi-column keys:
 **
 **   SELECT bloom_build(bloom_key(tenant_id, request_id), 1000000, 0.01)
 **     FROM processed;

@@ -1,13 +1,13 @@
 /*
+** bloom_plan(n [, p]): table-valued function, the sizing calculator.  One
+** row: what bloom_build(value, n, p) would make (p defaults to 0.01).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_plan(n [, p]): table-valued function, the sizing calculator.  One
-** row: what bloom_build(value, n, p) would make (p defaults to 0.01).
 **
 **   SELECT * FROM bloom_plan(1000000, 0.01);
 **

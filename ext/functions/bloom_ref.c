@@ -1,13 +1,13 @@
 /*
+** bloom_ref(filter): table-valued function that takes a filter once per
+** statement and hands it on by reference, for probing many rows:
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_ref(filter): table-valued function that takes a filter once per
-** statement and hands it on by reference, for probing many rows:
 **
 **   SELECT count(*)
 **     FROM bloom_ref((SELECT f FROM filters WHERE name = 'visited')) AS r

@@ -1,16 +1,16 @@
 /*
+** The keys of a group's values (core/hash.h, filter_value_key), for
+** building from the distinct ones: values that hash alike but differ in
+** type or length stay apart.  When the buffer fills, repeats are dropped
+** first, so memory follows the number of distinct values rather than of
+** rows.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The keys of a group's values (core/hash.h, filter_value_key), for
-** building from the distinct ones: values that hash alike but differ in
-** type or length stay apart.  When the buffer fills, repeats are dropped
-** first, so memory follows the number of distinct values rather than of
-** rows.
 */
 #ifndef FUNCTIONS_COLLECTOR_H
 #define FUNCTIONS_COLLECTOR_H

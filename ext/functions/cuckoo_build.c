@@ -1,14 +1,14 @@
 /*
+** cuckoo_build(value, n [, p]): aggregate that builds a cuckoo filter for n
+** items at false-positive rate p (default 0.01) holding each distinct
+** non-NULL value of the group once.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** cuckoo_build(value, n [, p]): aggregate that builds a cuckoo filter for n
-** items at false-positive rate p (default 0.01) holding each distinct
-** non-NULL value of the group once.
 **
 **   SELECT cuckoo_build(email, 100000, 0.001) FROM users;
 **   SELECT cuckoo_build(email, NULL) FROM users;    -- sized from the data

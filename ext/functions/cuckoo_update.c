@@ -1,15 +1,15 @@
 /*
+** cuckoo_add(filter, value): a new filter holding one more copy of value.
+** A NULL filter gives NULL; a NULL value gives the filter unchanged (NULL is
+** never added, as for Bloom).  The input is never modified, and the result
+** has exactly its size, so a trigger's
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** cuckoo_add(filter, value): a new filter holding one more copy of value.
-** A NULL filter gives NULL; a NULL value gives the filter unchanged (NULL is
-** never added, as for Bloom).  The input is never modified, and the result
-** has exactly its size, so a trigger's
 **
 **   UPDATE filters SET f = cuckoo_add(f, NEW.email) WHERE name = 'users';
 **

@@ -1,13 +1,13 @@
 /*
+** Errors named after the SQL function that raises them, and the names of
+** SQLite's storage classes for their messages.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Errors named after the SQL function that raises them, and the names of
-** SQLite's storage classes for their messages.
 */
 #ifndef FUNCTIONS_ERRORS_H
 #define FUNCTIONS_ERRORS_H

@@ -1,13 +1,13 @@
 /*
+** Reading a filter argument: a BLOB validated in O(1) by filter_parse, or
+** the already validated filter a bloom_ref column refers to.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Reading a filter argument: a BLOB validated in O(1) by filter_parse, or
-** the already validated filter a bloom_ref column refers to.
 */
 #ifndef FUNCTIONS_FILTER_ARG_H
 #define FUNCTIONS_FILTER_ARG_H

@@ -1,13 +1,13 @@
 /*
+** The parameters of a building aggregate, (value [, n [, p]]): read and
+** checked on a group's first row, compared on every later one.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The parameters of a building aggregate, (value [, n [, p]]): read and
-** checked on a group's first row, compared on every later one.
 */
 #ifndef FUNCTIONS_GROUP_H
 #define FUNCTIONS_GROUP_H

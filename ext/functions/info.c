@@ -1,14 +1,14 @@
 /*
+** bloom_info(filter) and cuckoo_info(filter): table-valued functions, one
+** row describing a filter of the function's kind (no row for NULL).  Both
+** work correlated in joins:
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_info(filter) and cuckoo_info(filter): table-valued functions, one
-** row describing a filter of the function's kind (no row for NULL).  Both
-** work correlated in joins:
 **
 **   SELECT name, i.* FROM filters, bloom_info(filters.f) AS i;
 **   SELECT name, i.* FROM filters, cuckoo_info(filters.f) AS i;

@@ -1,16 +1,16 @@
 /*
+** bloom_test(filter, value) and cuckoo_test(filter, value): 1 if value may
+** be in the filter, 0 if it certainly is not, NULL if either argument is
+** NULL.  One body, given the kind by a one-line entry point per SQL name
+** (a constant, rather than the registry row, which would cost a call a
+** row).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_test(filter, value) and cuckoo_test(filter, value): 1 if value may
-** be in the filter, 0 if it certainly is not, NULL if either argument is
-** NULL.  One body, given the kind by a one-line entry point per SQL name
-** (a constant, rather than the registry row, which would cost a call a
-** row).
 **
 **   SELECT bloom_test(f, 'https://example.com/a') FROM filters
 **    WHERE name = 'visited';

@@ -1,13 +1,13 @@
 /*
+** Connect, best-index, next, eof and rowid for the one-row table-valued
+** functions (see onerow_vtab.h).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Connect, best-index, next, eof and rowid for the one-row table-valued
-** functions (see onerow_vtab.h).
 */
 #include "functions/onerow_vtab.h"
 

@@ -1,14 +1,14 @@
 /*
+** The shared frame of this extension's table-valued functions (bloom_info,
+** bloom_ref, bloom_plan, cuckoo_info): eponymous virtual tables that take their
+** arguments through HIDDEN columns and produce at most one row.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The shared frame of this extension's table-valued functions (bloom_info,
-** bloom_ref, bloom_plan, cuckoo_info): eponymous virtual tables that take their
-** arguments through HIDDEN columns and produce at most one row.
 **
 ** A module fills in an onerow_spec and supplies xOpen/xClose/xFilter/
 ** xColumn; connect, best-index, next, eof and rowid come from here.  The

@@ -1,13 +1,13 @@
 /*
+** The sizing arguments every building function takes: n, the capacity, and
+** p, the target false-positive rate.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The sizing arguments every building function takes: n, the capacity, and
-** p, the target false-positive rate.
 */
 #ifndef FUNCTIONS_PARAMS_H
 #define FUNCTIONS_PARAMS_H

@@ -1,13 +1,13 @@
 /*
+** bloom_probe(query, value) and cuckoo_probe(query, value): the filter a
+** query names, read once per statement.  The fastest way to probe many rows:
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_probe(query, value) and cuckoo_probe(query, value): the filter a
-** query names, read once per statement.  The fastest way to probe many rows:
 **
 **   SELECT count(*) FROM urls
 **    WHERE bloom_probe('SELECT f FROM filters WHERE name = ''visited''',

@@ -1,15 +1,15 @@
 /*
+** The SQL surface of the extension as one array, the registry: a row per
+** SQL name, from which bloom_ext.c registers every function and every error
+** message takes its "<name>: " prefix.  A function finds its own row through
+** sqlite3_user_data (sql_function_of), so no SQL name is written twice.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The SQL surface of the extension as one array, the registry: a row per
-** SQL name, from which bloom_ext.c registers every function and every error
-** message takes its "<name>: " prefix.  A function finds its own row through
-** sqlite3_user_data (sql_function_of), so no SQL name is written twice.
 **
 ** Below the row type, one section per file of functions/ declares the
 ** callbacks that file gives the registry.

@@ -1,13 +1,13 @@
 /*
+** Sizing a new filter within the connection's blob length limit, and the
+** errors when it cannot be done.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Sizing a new filter within the connection's blob length limit, and the
-** errors when it cannot be done.
 */
 #ifndef FUNCTIONS_SIZING_H
 #define FUNCTIONS_SIZING_H

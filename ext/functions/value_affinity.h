@@ -1,15 +1,15 @@
 /*
+** A column's affinity (SQLite's "Datatypes", section 3) applied to a value
+** before it is hashed, so that a store fed from a column answers a probe
+** as that column would: with INTEGER affinity a probe bound as the TEXT
+** '12345' finds the integer 12345, as WHERE id = '12345' finds the row.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A column's affinity (SQLite's "Datatypes", section 3) applied to a value
-** before it is hashed, so that a store fed from a column answers a probe
-** as that column would: with INTEGER affinity a probe bound as the TEXT
-** '12345' finds the integer 12345, as WHERE id = '12345' finds the row.
 */
 #ifndef FUNCTIONS_VALUE_AFFINITY_H
 #define FUNCTIONS_VALUE_AFFINITY_H

@@ -1,13 +1,13 @@
 /*
+** A SQL value's hash, by the rules of core/hash.h: what counts as the same
+** value is decided here and nowhere else in the SQL layer.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A SQL value's hash, by the rules of core/hash.h: what counts as the same
-** value is decided here and nowhere else in the SQL layer.
 */
 #ifndef FUNCTIONS_VALUE_HASH_H
 #define FUNCTIONS_VALUE_HASH_H

@@ -1,13 +1,13 @@
 #!/bin/sh
+# The Debian binary package of make dist, built offline with dpkg-deb
+# alone (no debhelper):
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The Debian binary package of make dist, built offline with dpkg-deb
-# alone (no debhelper):
 #
 #   deb.sh STAGE OUT.deb VERSION ARCH MULTIARCH BLOOM_SO LIBBLOOM_A
 #

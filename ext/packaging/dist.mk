@@ -1,11 +1,11 @@
+# make dist: the packages, in build/dist/, each carrying the license:
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make dist: the packages, in build/dist/, each carrying the license:
 #
 #   bloom-$(VERSION).tar.gz           git's tracked files of ext/ sql/ tests/,
 #                                     the Makefile and README.md, under

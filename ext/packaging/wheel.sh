@@ -1,13 +1,13 @@
 #!/bin/sh
+# The Python wheel of make dist, built offline with Debian's
+# python3-setuptools and python3-wheel (no pip, no network):
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The Python wheel of make dist, built offline with Debian's
-# python3-setuptools and python3-wheel (no pip, no network):
 #
 #   wheel.sh STAGE OUT.whl VERSION BLOOM_SO [PYTHON]
 #

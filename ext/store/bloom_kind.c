@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** bloom_store's kind (store.h, store_kind): the filter's 512-bit blocks cut
 ** into chunks of as many blocks as fit one database page, each chunk row
 ** followed by an 8-byte counter of the values added into its blocks, so an
@@ -13,6 +6,13 @@
 ** export is byte for byte what bloom_build(value, capacity, fpr) gives over
 ** the same values in any order, its `inserted` counter (the counters' sum)
 ** included.  INSERT INTO t(filter) merges a filter of the same shape.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #include <math.h>
 #include <stdlib.h>

@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** The chunks of a store that a connection has read or changed, kept in
 ** memory by chunk number.  A changed ("dirty") chunk is written
 ** back to the shadow table when the store flushes (at xSync, at a
@@ -13,6 +6,13 @@
 ** the same transaction sees it here.  After ROLLBACK or ROLLBACK TO, the
 ** cache is simply emptied: every change it held was made after the last
 ** flush, and the pager rolls back what was flushed.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #ifndef STORE_CHUNK_CACHE_H
 #define STORE_CHUNK_CACHE_H

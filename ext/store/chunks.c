@@ -1,13 +1,13 @@
 /*
+** Chunk I/O (store.h, "chunks.c"): every read and write of a store's chunk
+** rows goes through here, and through the cache (chunk_cache.h).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Chunk I/O (store.h, "chunks.c"): every read and write of a store's chunk
-** rows goes through here, and through the cache (chunk_cache.h).
 **
 ** How a store keeps transactions exact, as FTS5 keeps its pending terms: a
 ** write reads the chunk it changes into the cache and marks it changed;

@@ -1,15 +1,15 @@
 /*
+** A store's configuration rows (store.h, "config.c"; ext/FORMAT.md,
+** "Stores").  Reading builds a new store_config from the rows, checks it
+** as a whole and only then swaps it in, so that a damaged configuration
+** never half-replaces a good one.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A store's configuration rows (store.h, "config.c"; ext/FORMAT.md,
-** "Stores").  Reading builds a new store_config from the rows, checks it
-** as a whole and only then swaps it in, so that a damaged configuration
-** never half-replaces a good one.
 **
 ** Every key has one storage class, and a row of another class is damage,
 ** as is a TEXT value other than the names it may take,

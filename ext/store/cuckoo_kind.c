@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** cuckoo_store's kind (store.h, store_kind): the filter's buckets cut into
 ** chunks of C buckets, C even so that a chunk is whole bytes (C * 4 * f
 ** bits), the largest that fits one database page; no counter: the items are the
@@ -17,6 +10,13 @@
 ** would have and answers cuckoo_test exactly as the store does.
 ** INSERT INTO t(filter) loads a filter of the same shape into an empty
 ** store.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 ** Layout: a store made by this version records `layout = 1` (any even
 ** number of buckets, cuckoo.h); a store made before has no such row and

@@ -1,15 +1,15 @@
 /*
+** A query's rows (store.h, "cursor.c"): a row for each probed value that
+** may be present (value = x, value IN (...)), the one row of the filter,
+** or the schedule's own rows; what each column gives; the rowid that lets
+** a DELETE name a probed value.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A query's rows (store.h, "cursor.c"): a row for each probed value that
-** may be present (value = x, value IN (...)), the one row of the filter,
-** or the schedule's own rows; what each column gives; the rowid that lets
-** a DELETE name a probed value.
 */
 #include <string.h>
 

@@ -1,16 +1,16 @@
 /*
+** The store's errors (store.h, "errors.c"): the message every failing
+** method leaves in the virtual table, "<module>: ...", and the one way
+** damage in the shadow tables is answered, SQLITE_CORRUPT_VTAB, as FTS5 and
+** R*Tree answer theirs.  Below every other file of the store: it calls
+** none of them.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The store's errors (store.h, "errors.c"): the message every failing
-** method leaves in the virtual table, "<module>: ...", and the one way
-** damage in the shadow tables is answered, SQLITE_CORRUPT_VTAB, as FTS5 and
-** R*Tree answer theirs.  Below every other file of the store: it calls
-** none of them.
 */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** SELECT filter FROM store (store.h, "export.c"): every chunk, as
 ** chunks_each hands them over (the rows, and the chunks this connection
 ** changed), assembled into one blob of FORMAT.md.
@@ -13,6 +6,13 @@
 ** over the same values; a layered store's layers follow a layered header
 ** (kind 3; core/layered.h places them).  Every row is read and checked, so
 ** damage anywhere in the chunks is refused here.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #include <string.h>
 

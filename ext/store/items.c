@@ -1,16 +1,16 @@
 /*
+** A value's way through a store's layers (store.h, "items.c"): hashed
+** once, probed in every layer (newest first), added to the newest layer
+** (the schedule adding the next when it is full), removed from the one
+** layer that holds it.  store_vtab.c maps SQL onto these; the kind does
+** the work in each layer.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A value's way through a store's layers (store.h, "items.c"): hashed
-** once, probed in every layer (newest first), added to the newest layer
-** (the schedule adding the next when it is full), removed from the one
-** layer that holds it.  store_vtab.c maps SQL onto these; the kind does
-** the work in each layer.
 */
 #include "functions/value_affinity.h"
 #include "store/store.h"

@@ -1,13 +1,13 @@
 /*
+** The arguments of CREATE VIRTUAL TABLE ... USING bloom_store(...): a list
+** of `name = value`, each name at most once.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The arguments of CREATE VIRTUAL TABLE ... USING bloom_store(...): a list
-** of `name = value`, each name at most once.
 **
 **   capacity = N     an integer >= 1 (as n of bloom_build): a fixed store
 **                    of that capacity, or with growth or tightening the

@@ -1,12 +1,12 @@
 /*
+** How a store's layers follow one another (store.h, store_schedule).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** How a store's layers follow one another (store.h, store_schedule).
 **
 ** fixed      one filter, its shape in the rows kind, version, capacity,
 **            seed, fpr and the kind's own keys; every chunk row is made

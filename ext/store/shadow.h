@@ -1,14 +1,14 @@
 /*
+** A store's shadow tables, in the manner of FTS5 and R*Tree: the filter
+** lives in ordinary tables beside the virtual table, so that every change is
+** an ordinary, journaled, replicated SQLite write.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A store's shadow tables, in the manner of FTS5 and R*Tree: the filter
-** lives in ordinary tables beside the virtual table, so that every change is
-** an ordinary, journaled, replicated SQLite write.
 **
 **   "<name>_config"(key TEXT PRIMARY KEY, value) WITHOUT ROWID
 **       the store's shape, written once by CREATE VIRTUAL TABLE

@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** The stores: a filter kept in place, in page-sized shadow-table chunks
 ** (ext/FORMAT.md, "Stores"), so that an insert costs the same at any size
 ** and is an ordinary, transactional SQLite write.  This is the one header
 ** the files of ext/store/ share, in the manner of FTS5's fts5Int.h: the
 ** types first, then a section for each file saying what it gives the
 ** others.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 **   store_vtab.c    the virtual table's methods, and nothing else
 **   cursor.c        a query's rows: probed values, the filter, the

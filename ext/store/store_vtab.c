@@ -1,15 +1,15 @@
 /*
+** The stores: a filter kept in place, in page-sized shadow-table chunks, so
+** that an insert costs the same at any size and is an ordinary,
+** transactional SQLite write.  One virtual table module for every kind
+** and schedule; what differs is behind their tables (store.h).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The stores: a filter kept in place, in page-sized shadow-table chunks, so
-** that an insert costs the same at any size and is an ordinary,
-** transactional SQLite write.  One virtual table module for every kind
-** and schedule; what differs is behind their tables (store.h).
 **
 **   CREATE VIRTUAL TABLE seen USING bloom_store(fpr = 0.001);  -- grows
 **   CREATE VIRTUAL TABLE big USING bloom_store(capacity = 10000000,

@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** A store that forgets (store.h, "window.c"; ext/FORMAT.md, "Windowed
 ** stores"): the window of W seconds is cut into G generations of
 ** span = ceil(W / G) seconds, and G + 1 of them are live at once, each a
@@ -15,6 +8,13 @@
 ** store's time T the generations floor(T / span) - G .. floor(T / span)
 ** are live, so a value answers for at least W seconds and is gone
 ** (G + 1) * span seconds after its generation began.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 ** Forgetting costs no per-item work: generation n lives in slot
 ** n mod (G + 1), which owns the chunk ids [slot * 2^40, (slot + 1) * 2^40)

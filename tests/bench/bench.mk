@@ -1,13 +1,13 @@
+# make bench: the extension's performance, as ratios measured side by side in
+# one run (owned by tests/bench/).  make bench-counting: only the counting
+# Bloom filter against the cuckoo filter, in C.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make bench: the extension's performance, as ratios measured side by side in
-# one run (owned by tests/bench/).  make bench-counting: only the counting
-# Bloom filter against the cuckoo filter, in C.
 #
 # Builds the C drivers (-O2; bench links the system libsqlite3 and the
 # plain-C core for the build's floor and its reference probe; counting links

@@ -1,14 +1,14 @@
 /*
+** counting.c -- what a counting Bloom filter would cost, beside the
+** extension's cuckoo filter, for a filter that must support deletion.
+** Bench only: the counting filter lives here, never in ext/.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** counting.c -- what a counting Bloom filter would cost, beside the
-** extension's cuckoo filter, for a filter that must support deletion.
-** Bench only: the counting filter lives here, never in ext/.
 **
 **   build/bench/counting          (make bench-counting; make bench runs it)
 **   env: BENCH_ROUNDS (default 5), BENCH_COUNTING_N (items, a comma-separated

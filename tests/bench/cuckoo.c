@@ -1,15 +1,15 @@
 /*
+** cuckoo.c -- the cuckoo filter's two layouts side by side, in one run:
+** layout 1 (any even number of buckets, what cuckoo_build writes now)
+** against layout 0 (a power of two of buckets, what version 1.1.0 wrote,
+** which the extension still reads and changes).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** cuckoo.c -- the cuckoo filter's two layouts side by side, in one run:
-** layout 1 (any even number of buckets, what cuckoo_build writes now)
-** against layout 0 (a power of two of buckets, what version 1.1.0 wrote,
-** which the extension still reads and changes).
 **
 **   build/bench/cuckoo BLOOM_SO   (make bench-cuckoo; make bench runs it)
 **   env: BENCH_ROUNDS (default 5), BENCH_CUCKOO_ACCURACY_MAX (largest n

@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** cuckoo_v110.h -- bench only: the cuckoo filter core of version 1.1.0
 ** (ext/core/cuckoo.{h,c} as they were before layout 1), frozen, its names
 ** prefixed v110_ and made static, so that tests/bench/cuckoo.c can time
 ** "today's" insert and lookup beside this version's in one run.  Layout 0
 ** only: a power of two of buckets, the other bucket by XOR, inserts by a
 ** random walk, slots read one by one.  Never used by the extension.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #ifndef BENCH_CUCKOO_V110_H
 #define BENCH_CUCKOO_V110_H

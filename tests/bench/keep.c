@@ -1,15 +1,15 @@
 /*
+** make bench-keep: what keeping a bloom_store by trigger costs an
+** autocommit INSERT at SQLite's default settings (no cache_size, no mmap;
+** WAL, synchronous = NORMAL, automatic checkpoints), as an application
+** that followed the README would run it.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** make bench-keep: what keeping a bloom_store by trigger costs an
-** autocommit INSERT at SQLite's default settings (no cache_size, no mmap;
-** WAL, synchronous = NORMAL, automatic checkpoints), as an application
-** that followed the README would run it.
 **
 **   plain   INSERT INTO plain(id, response) VALUES (?, ?): a table of
 **           BASE rows, no trigger

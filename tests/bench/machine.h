@@ -1,16 +1,16 @@
 /*
+** What every benchmark driver reports besides its figures: the machine it
+** ran on (printed first, since an absolute figure only means something
+** next to it), the disk, the load average, and medians and ranges over
+** rounds.  Needs _POSIX_C_SOURCE or _DEFAULT_SOURCE (sysconf) before any
+** include.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** What every benchmark driver reports besides its figures: the machine it
-** ran on (printed first, since an absolute figure only means something
-** next to it), the disk, the load average, and medians and ranges over
-** rounds.  Needs _POSIX_C_SOURCE or _DEFAULT_SOURCE (sysconf) before any
-** include.
 */
 #ifndef BENCH_MACHINE_H
 #define BENCH_MACHINE_H

@@ -1,14 +1,14 @@
 /*
+** make bench (scalable part): what a store that grows in layers costs
+** against the same store when small, and against a fixed store of the same
+** size, as ratios measured side by side in one run.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** make bench (scalable part): what a store that grows in layers costs
-** against the same store when small, and against a fixed store of the same
-** size, as ratios measured side by side in one run.
 **
 **   insert       new random ids into a scalable bloom_store(capacity =
 **                10000, growth = 2, fpr = 0.01) holding 1x its first

@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** What the SQL benchmark drivers share: a connection with the
 ** extension loaded and the benchmarks' settings, one-value queries that
 ** stop the run when they fail, the clock, dropping the OS page cache, and
 ** the target line.  Define
 ** BENCH_NAME (the prefix of error messages) before including; set so_path
 ** (the extension) before open_db.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #ifndef BENCH_SQLBENCH_H
 #define BENCH_SQLBENCH_H

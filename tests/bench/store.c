@@ -1,13 +1,13 @@
 /*
+** make bench (store part): what a bloom_store costs, as ratios against
+** plain SQLite work measured in the same run.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** make bench (store part): what a bloom_store costs, as ratios against
-** plain SQLite work measured in the same run.
 **
 **   trigger insert   one autocommit INSERT into an INTEGER PRIMARY KEY
 **                    table holding as many ids as the store's capacity,

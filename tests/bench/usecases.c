@@ -1,14 +1,14 @@
 /*
+** make bench-usecases: when a filter pays.  The use cases the README
+** teaches, timed against the plain SQLite way of doing the same job, on
+** databases on disk, as ratios measured in the same run.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** make bench-usecases: when a filter pays.  The use cases the README
-** teaches, timed against the plain SQLite way of doing the same job, on
-** databases on disk, as ratios measured in the same run.
 **
 **   idempotency   a table of USECASES_IDS request ids, `request_id TEXT
 **                 PRIMARY KEY` (random 32-hex-digit ids) or `INTEGER

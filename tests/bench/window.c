@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** make bench-window: what a windowed store (a store that forgets) costs
 ** against a fixed bloom_store, as ratios measured side by side in one run.
 ** Every store is a bloom_store(fpr = 0.001, window = 86400, clock =
 ** 'events') fed explicit `at` values, so simulated days run at full speed;
 ** databases are files on disk, SQLite's default settings (rollback
 ** journal, synchronous = FULL, default cache) unless WAL is named.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 **   space    a steady rate of N items a window for three windows, G = 2, 4,
 **            8 and 16, without capacity (the default), with

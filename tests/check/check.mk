@@ -1,15 +1,15 @@
+# make check: the rest of the battery, kept out of `make test` (CI runs
+# both): the whole suite under ASan+UBSan with every fault point of the
+# OOM and abort sweeps, and the long and tool-heavy checks (I/O faults,
+# threads, the writable globals, valgrind, two compilers' warnings and
+# cppcheck).  Included by the Makefile.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make check: the rest of the battery, kept out of `make test` (CI runs
-# both): the whole suite under ASan+UBSan with every fault point of the
-# OOM and abort sweeps, and the long and tool-heavy checks (I/O faults,
-# threads, the writable globals, valgrind, two compilers' warnings and
-# cppcheck).  Included by the Makefile.
 #
 #   test-asan       every compiled test and script against the ASan+UBSan
 #                   build, every fault point swept

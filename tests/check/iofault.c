@@ -1,12 +1,12 @@
 /*
+** I/O faults and crashes (run by `make check-all`).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** I/O faults and crashes (run by `make check-all`).
 **
 ** A table `items` whose filter in `filters` is kept by an AFTER INSERT
 ** trigger (UPDATE filters SET f = bloom_add(f, NEW.id)), a bloom_store

@@ -1,13 +1,13 @@
 #!/bin/sh
+# The layers of ext/, checked from the file list and the #include lines, so
+# that no arrow points up:
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The layers of ext/, checked from the file list and the #include lines, so
-# that no arrow points up:
 #
 #   core/       plain C: includes nothing of SQLite and no other layer
 #   functions/  the SQL functions: includes core/ and functions/ only

@@ -1,12 +1,12 @@
 /*
+** Threads (run by `make check-all` under ThreadSanitizer).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Threads (run by `make check-all` under ThreadSanitizer).
 **
 ** Four threads, one connection each, on one WAL database.  They load the
 ** extension at the same moment (a barrier before sqlite3_load_extension:

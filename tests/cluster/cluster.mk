@@ -1,14 +1,14 @@
+# make test-cluster: the failover test of bloom on a three-node dqlite
+# cluster (tests/cluster/failover.sh, TAP).  Needs make dqlite's node and
+# python3 for the protocol client; not part of make test, which never
+# depends on dqlite.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make test-cluster: the failover test of bloom on a three-node dqlite
-# cluster (tests/cluster/failover.sh, TAP).  Needs make dqlite's node and
-# python3 for the protocol client; not part of make test, which never
-# depends on dqlite.
 .PHONY: test-cluster
 
 test-cluster: dqlite

@@ -1,10 +1,4 @@
 #!/usr/bin/env python3
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """dqclient.py SERVERS DB COMMAND: a small client of dqlite's wire protocol.
 
   query SQL     rows as "a|b|c" lines (BLOBs in hex, NULL empty)
@@ -20,6 +14,13 @@ a message is a header word (body size in words, type, revision, unused)
 and a body of little-endian words; a text is NUL-terminated and
 zero-padded to a word.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 import socket
 import struct
 import sys

@@ -1,12 +1,12 @@
 #!/bin/sh
+# Failover test for bloom on a dqlite cluster (make test-cluster):
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# Failover test for bloom on a dqlite cluster (make test-cluster):
 #
 #   three bloom-dqlite-node processes on 127.0.0.1, nodes 2 and 3 joining
 #   node 1; a table, a filter kept as a BLOB and a bloom_store kept by a

@@ -1,10 +1,4 @@
 #!/usr/bin/env python3
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """measure.py NODE BLOOM_SO [LATENCY_MS]: figures for bloom on a dqlite cluster
 (make bench-cluster), each beside the same work done locally in one run.
 
@@ -28,6 +22,13 @@ The cluster runs on loopback: the round trip is the protocol's and the
 node's cost, without a real network's latency.  Every process it starts is
 stopped by its pid.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 import os
 import shutil
 import signal

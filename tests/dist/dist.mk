@@ -1,10 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-#
 # make test-dist: make dist's packages checked (TAP), each carrying the
 # license and the one version:
 #   tests/dist/dist.sh   the tarball's files, license and build from its
@@ -20,6 +13,13 @@
 #                        installed offline into a fresh project, loaded by
 #                        load(db) into each Node driver at hand
 # Part of make test (about 20 s).
+#
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 .PHONY: test-dist
 
 test-dist: dist

@@ -1,13 +1,13 @@
 #!/bin/sh
+# make dist's packages (make test-dist, which builds them first and sets
+# BLOOM_VERSION, BLOOM_TARBALL and BLOOM_DEB):
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make dist's packages (make test-dist, which builds them first and sets
-# BLOOM_VERSION, BLOOM_TARBALL and BLOOM_DEB):
 #
 # - the tarball holds git's tracked files of ext/ sql/ tests/, the Makefile
 #   and README.md under bloom-VERSION/, nothing else; every source file in

@@ -1,13 +1,13 @@
 #!/bin/sh
+# make dist's npm package (make test-dist sets BLOOM_VERSION and BLOOM_NPM).
+# Prints TAP.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make dist's npm package (make test-dist sets BLOOM_VERSION and BLOOM_NPM).
-# Prints TAP.
 #
 # - the package is sqlite-bloom-VERSION.tgz; it holds package.json,
 #   index.js, index.d.ts, README.md, LICENSE and the module bloom.so under

@@ -1,13 +1,13 @@
 #!/bin/sh
+# make dist's Python wheel (make test-dist sets BLOOM_VERSION and
+# BLOOM_WHEEL).  Prints TAP.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make dist's Python wheel (make test-dist sets BLOOM_VERSION and
-# BLOOM_WHEEL).  Prints TAP.
 #
 # - the wheel is sqlite_bloom-VERSION-py3-none-<platform>.whl, tagged so in
 #   its WHEEL file, not pure; it holds sqlite_bloom/__init__.py, the module

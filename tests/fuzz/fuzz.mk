@@ -1,12 +1,12 @@
+# Fuzzing (tests/fuzz/): libFuzzer targets over the SQL functions, with the
+# extension linked in statically (-DSQLITE_CORE) and an in-memory SQLite.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# Fuzzing (tests/fuzz/): libFuzzer targets over the SQL functions, with the
-# extension linked in statically (-DSQLITE_CORE) and an in-memory SQLite.
 #
 #   make fuzz                  build every target with clang and run each for
 #                              FUZZ_SECONDS (default 60) seconds; prints the

@@ -1,13 +1,13 @@
 /*
+** Fuzz target "algebra": two blobs through bloom_union, bloom_intersect and
+** bloom_merge.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Fuzz target "algebra": two blobs through bloom_union, bloom_intersect and
-** bloom_merge.
 **
 ** Input: [a][b][la: 2 bytes, little-endian]: a is the first la bytes
 ** (clamped), b the rest before the last two bytes.

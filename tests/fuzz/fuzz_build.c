@@ -1,14 +1,14 @@
 /*
+** Fuzz target "build": build parameters plus a short list of values through
+** bloom_build, then bloom_test of every value (no false negative), checked
+** against bloom_empty + bloom_add and bloom_plan; cuckoo_build likewise.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Fuzz target "build": build parameters plus a short list of values through
-** bloom_build, then bloom_test of every value (no false negative), checked
-** against bloom_empty + bloom_add and bloom_plan; cuckoo_build likewise.
 **
 ** Input: [mode][n: 8 bytes][p: 8 bytes][values]
 **   mode & 3         n as INTEGER, REAL (the 8 bytes' bits), NULL, or TEXT

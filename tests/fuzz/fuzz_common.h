@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** Shared frame of the fuzz targets: one in-memory SQLite connection with the
 ** extension linked in statically (the ext/ sources are compiled into the
 ** target with -DSQLITE_CORE and registered with sqlite3_bloom_init), a few
 ** prepared statements kept for the whole run, and helpers that bind inputs
 ** from exactly sized heap buffers (so ASan sees any over-read), run a
 ** statement and check the outcome.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 ** A target abort()s (fz_die) when an invariant breaks: libFuzzer and the
 ** replay driver both report that as a failure.  The invariants every target

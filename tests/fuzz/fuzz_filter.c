@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** Fuzz target "filter": one blob plus probe values through every function
 ** that reads one filter: bloom_test, bloom_add, bloom_count, bloom_info,
 ** bloom_union/intersect of the blob with itself, cuckoo_test/add/delete/info,
 ** and bloom_ref: alone, and feeding its reference to each of those
 ** functions; and bloom_probe / cuckoo_probe, given a query that reads the
 ** blob from a table.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 ** Input: [blob][values][t]: the last byte t is the length of the value
 ** section before it (clamped to what is there); the blob is the rest, from

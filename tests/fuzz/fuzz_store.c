@@ -1,16 +1,16 @@
 /*
+** Fuzz target "store": CREATE VIRTUAL TABLE ... USING bloom_store(<args>)
+** (or cuckoo_store(<args>) when args begins with '~', the '~' dropped)
+** with arguments from the input, then shadow tables damaged by the input,
+** then every way of reading and writing the store from a connection that
+** connects afresh (so a damaged configuration is read, not remembered).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Fuzz target "store": CREATE VIRTUAL TABLE ... USING bloom_store(<args>)
-** (or cuckoo_store(<args>) when args begins with '~', the '~' dropped)
-** with arguments from the input, then shadow tables damaged by the input,
-** then every way of reading and writing the store from a connection that
-** connects afresh (so a damaged configuration is read, not remembered).
 **
 ** Input: [args][0x0A][ops]: args is the text inside bloom_store(...), ops
 ** a list of operations, each a first byte choosing the operation and the

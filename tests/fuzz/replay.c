@@ -1,16 +1,16 @@
 /*
+** Replay driver: feeds every file of a fuzz target's seed corpus and
+** regression folder to its LLVMFuzzerTestOneInput, without libFuzzer, and
+** prints TAP (one "ok" line per file), so `make test` runs the corpus in the
+** plain and the ASan+UBSan build.  A broken invariant aborts the process,
+** which prove reports as a failure.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Replay driver: feeds every file of a fuzz target's seed corpus and
-** regression folder to its LLVMFuzzerTestOneInput, without libFuzzer, and
-** prints TAP (one "ok" line per file), so `make test` runs the corpus in the
-** plain and the ASan+UBSan build.  A broken invariant aborts the process,
-** which prove reports as a failure.
 **
 **   build/plain/fuzz-filter.t             the compiled-in folders
 **   build/plain/fuzz-filter.t DIR|FILE..  those instead

@@ -1,12 +1,12 @@
 #!/bin/sh
+# Runs each libFuzzer target for $FUZZ_SECONDS seconds (called by `make fuzz`).
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# Runs each libFuzzer target for $FUZZ_SECONDS seconds (called by `make fuzz`).
 #
 #   run-fuzz.sh BIN_DIR FUZZ_DIR WORK_DIR TARGET...
 #

@@ -1,13 +1,13 @@
+# make test-hosts: the host matrix.  The same scenario (tests/hosts/lib.sh
+# says what it does) run from every host a Debian user reaches SQLite
+# from, each through its own API and parameter binding, under prove:
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# make test-hosts: the host matrix.  The same scenario (tests/hosts/lib.sh
-# says what it does) run from every host a Debian user reaches SQLite
-# from, each through its own API and parameter binding, under prove:
 #
 #   shell.t               the sqlite3 shell
 #   python-sqlite3.t      Python's sqlite3, Debian's /usr/bin/python3

@@ -1,13 +1,13 @@
+# Sourced by the host tests, tests/hosts/*.t (make test-hosts), from any
+# directory.  Each test runs one scenario, the same in every host, through
+# the host's own API and parameter binding, and prints TAP:
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# Sourced by the host tests, tests/hosts/*.t (make test-hosts), from any
-# directory.  Each test runs one scenario, the same in every host, through
-# the host's own API and parameter binding, and prints TAP:
 #
 #   1. load BLOOM_SO the host's way; bloom_version() is VERSION;
 #   2. a BLOB filter: bloom_build over 1..1000 for n = 1000, p = 0.01 comes

@@ -1,13 +1,13 @@
 #!/bin/sh
+# The host scenario (lib.sh) in Node.js with node-sqlite3 (the npm package
+# sqlite3; tests/hosts/scenario.js), which bundles its own SQLite.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The host scenario (lib.sh) in Node.js with node-sqlite3 (the npm package
-# sqlite3; tests/hosts/scenario.js), which bundles its own SQLite.
 . "$(dirname "$0")/lib.sh"
 need_node sqlite3
 node tests/hosts/scenario.js sqlite3 "$so" "$version"

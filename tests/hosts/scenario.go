@@ -1,13 +1,13 @@
+// The host scenario (tests/hosts/lib.sh) from Go's database/sql with
+// mattn/go-sqlite3 (Debian's golang-github-mattn-go-sqlite3-dev, linked
+// against Debian's libsqlite3), built offline in GOPATH mode:
+//
 // bloom is dedicated to the public domain by its authors: anyone may use,
 // copy, modify and distribute it, for any purpose, without asking.  Where
 // the law does not allow that dedication, the authors give everyone the
 // same permission.  bloom is provided as is, without warranty of any
 // kind, express or implied; its authors are not liable for any claim or
 // damage arising from its use.
-//
-// The host scenario (tests/hosts/lib.sh) from Go's database/sql with
-// mattn/go-sqlite3 (Debian's golang-github-mattn-go-sqlite3-dev, linked
-// against Debian's libsqlite3), built offline in GOPATH mode:
 //
 //	GO111MODULE=off GOPATH=/usr/share/gocode go build -o scenario scenario.go
 //	./scenario BLOOM_SO VERSION

@@ -1,13 +1,13 @@
+// The host scenario (tests/hosts/lib.sh) from Node.js, through one driver
+// per process (each brings its own SQLite library, and the extension
+// loads into one per process):
+//
 // bloom is dedicated to the public domain by its authors: anyone may use,
 // copy, modify and distribute it, for any purpose, without asking.  Where
 // the law does not allow that dedication, the authors give everyone the
 // same permission.  bloom is provided as is, without warranty of any
 // kind, express or implied; its authors are not liable for any claim or
 // damage arising from its use.
-//
-// The host scenario (tests/hosts/lib.sh) from Node.js, through one driver
-// per process (each brings its own SQLite library, and the extension
-// loads into one per process):
 //
 //   node scenario.js better-sqlite3|sqlite3|node:sqlite BLOOM_SO VERSION
 //

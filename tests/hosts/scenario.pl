@@ -1,13 +1,13 @@
 #!/usr/bin/perl
+# The host scenario (tests/hosts/lib.sh) from Perl's DBI with DBD::SQLite
+# (Debian's libdbd-sqlite3-perl):  perl scenario.pl BLOOM_SO VERSION
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The host scenario (tests/hosts/lib.sh) from Perl's DBI with DBD::SQLite
-# (Debian's libdbd-sqlite3-perl):  perl scenario.pl BLOOM_SO VERSION
 #
 # DBD::SQLite binds every parameter as TEXT unless told otherwise, Perl
 # numbers included: numbers and blobs are bound with a type

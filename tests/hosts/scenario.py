@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """The host scenario (tests/hosts/lib.sh) from Python, through one of three
 hosts, each with its own calls and parameter binding:
 
@@ -13,6 +7,13 @@ sqlite3 is Python's standard module, apsw Debian's python3-apsw,
 sqlite-utils the Database class of Debian's sqlite-utils (its rows
 inserted by Table.insert_all).  Run by Debian's /usr/bin/python3.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import os
 import sys

@@ -1,13 +1,13 @@
 #!/usr/bin/ruby
+# The host scenario (tests/hosts/lib.sh) from Ruby's sqlite3 gem (Debian's
+# ruby-sqlite3):  ruby scenario.rb BLOOM_SO VERSION
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The host scenario (tests/hosts/lib.sh) from Ruby's sqlite3 gem (Debian's
-# ruby-sqlite3):  ruby scenario.rb BLOOM_SO VERSION
 #
 # The gem binds an Integer as INTEGER, a String as TEXT, and a String of
 # the binary encoding (ASCII-8BIT, as blobs come back) as a BLOB.

@@ -1,13 +1,13 @@
 #!/usr/bin/tclsh
+# The host scenario (tests/hosts/lib.sh) from Tcl's sqlite3 package
+# (Debian's libsqlite3-tcl):  tclsh scenario.tcl BLOOM_SO VERSION
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The host scenario (tests/hosts/lib.sh) from Tcl's sqlite3 package
-# (Debian's libsqlite3-tcl):  tclsh scenario.tcl BLOOM_SO VERSION
 #
 # Tcl binds $var by the value's current internal representation: a value
 # last used as a number binds as INTEGER or REAL, a string as TEXT, a pure

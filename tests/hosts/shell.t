@@ -1,15 +1,15 @@
 #!/bin/sh
+# The host scenario (tests/hosts/lib.sh) in the sqlite3 shell (Debian's
+# sqlite3): `.load PATH`, parameters bound with `.parameter set` (whose
+# value is SQL: 12345 is an integer, "'12345'" text, readfile(...) a blob),
+# and filters written to files with writefile() as the shell's bytes.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The host scenario (tests/hosts/lib.sh) in the sqlite3 shell (Debian's
-# sqlite3): `.load PATH`, parameters bound with `.parameter set` (whose
-# value is SQL: 12345 is an integer, "'12345'" text, readfile(...) a blob),
-# and filters written to files with writefile() as the shell's bytes.
 . "$(dirname "$0")/lib.sh"
 need_deb sqlite3
 # run SCRIPT: the shell's output for SCRIPT in a database that loaded bloom

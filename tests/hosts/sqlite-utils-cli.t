@@ -1,16 +1,16 @@
 #!/bin/sh
+# The host scenario (tests/hosts/lib.sh) from the sqlite-utils command
+# line (Debian's sqlite-utils): every command takes --load-extension=PATH;
+# `-p NAME VALUE` binds TEXT, always; `insert` and `bulk` bind the values
+# of JSON documents by their JSON type (a number is an INTEGER); `query -r`
+# writes a BLOB's bytes to stdout.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# The host scenario (tests/hosts/lib.sh) from the sqlite-utils command
-# line (Debian's sqlite-utils): every command takes --load-extension=PATH;
-# `-p NAME VALUE` binds TEXT, always; `insert` and `bulk` bind the values
-# of JSON documents by their JSON type (a number is an INTEGER); `query -r`
-# writes a BLOB's bytes to stdout.
 . "$(dirname "$0")/lib.sh"
 need_deb sqlite-utils
 db=$tmp/su.db

@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """An independent reader of bloom's filter blobs, written from ext/FORMAT.md alone.
 
 Nothing here is taken from the C sources in ext/: if this reader and the
@@ -33,6 +27,13 @@ support a new kind, write a class with the same methods as BloomKind
 (__init__(header, body), test_hash(h1, h2), header_info(header), stats())
 and register it.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import math
 import struct

@@ -1,10 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
-
 """Every worked example of ext/FORMAT.md, checked against the extension and
 the independent reader (bloomreader.py).  Prints TAP.
 
@@ -27,6 +20,13 @@ Also the examples of bloom_key's encoding ("Composite keys").  The text is
 read afresh on every run: change a byte, an offset or a figure in the
 document and a check fails.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import ast
 import math

@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """Deterministic probe values of every SQL storage class.
 
 A probe is (kind, value): kind 'value' with a Python value that sqlite3 binds
@@ -11,6 +5,13 @@ as INTEGER, REAL, TEXT, BLOB or NULL; or kind 'key' with a tuple of parts
 that stands for bloom_key(*parts).  The first probes are the edge cases,
 then a seeded random mix, so the same n always gives the same list.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import math
 import random

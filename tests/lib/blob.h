@@ -1,15 +1,15 @@
 /*
+** Bytes of a filter blob as the tests read and craft them: little-endian
+** fields (FORMAT.md stores every field little-endian), a bit count, and
+** exactly sized heap copies, so that reading one byte past a blob shows
+** under ASan.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Bytes of a filter blob as the tests read and craft them: little-endian
-** fields (FORMAT.md stores every field little-endian), a bit count, and
-** exactly sized heap copies, so that reading one byte past a blob shows
-** under ASan.
 */
 #ifndef TESTS_BLOB_H
 #define TESTS_BLOB_H

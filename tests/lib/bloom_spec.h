@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** An independent reader of the filter blob format, written from
 ** ext/FORMAT.md alone (it shares no code with ext/), so the tests and the
 ** fuzz targets can compare the extension's verdict on a blob with the
@@ -16,6 +9,13 @@
 ** compared in 128-bit arithmetic here (buckets * 4 * f cannot wrap), a
 ** different way from the extension's divisions; a Bloom body's as
 ** bits / 8 == length - 64, the way FORMAT.md prescribes.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #ifndef BLOOM_SPEC_H
 #define BLOOM_SPEC_H

@@ -1,15 +1,15 @@
 /*
+** Fault injection for the robustness tests (tests/sql/ oom and abort,
+** tests/check/): a counting, failing SQLite allocator, the stride of the
+** fault sweeps, and a digest of a statement's result rows to compare a run
+** under faults with the run without.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Fault injection for the robustness tests (tests/sql/ oom and abort,
-** tests/check/): a counting, failing SQLite allocator, the stride of the
-** fault sweeps, and a digest of a statement's result rows to compare a run
-** under faults with the run without.
 **
 ** The allocator (failmem_install) wraps SQLite's default one through
 ** SQLITE_CONFIG_MALLOC and must be installed before sqlite3_initialize().

@@ -1,15 +1,15 @@
 /*
+** Seeded randomness for the C tests: splitmix64 (Steele, Lea and Flood), a
+** small generator whose every output is a fixed function of the seed, so a
+** failing run repeats exactly.  Every seed a test uses is printed as
+** "# seed: 0x... (what)" so that the run can be reproduced from its log.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Seeded randomness for the C tests: splitmix64 (Steele, Lea and Flood), a
-** small generator whose every output is a fixed function of the seed, so a
-** failing run repeats exactly.  Every seed a test uses is printed as
-** "# seed: 0x... (what)" so that the run can be reproduced from its log.
 **
 ** splitmix64(&state) steps a caller's own stream (one per test or per
 ** thread); rng_seed and rng_next are the one shared stream of a program.

@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** Opening a database with the extension and running SQL in the C tests:
 ** open_db (in memory) and open_db_at (a file) load the extension from
 ** $BLOOM_SO (or ./bloom.so), or, built with -DBLOOM_STATIC -DSQLITE_CORE,
@@ -14,6 +7,13 @@
 ** statement arguments (arg, ARGS, NOARGS), one-row queries (q_int, q_real,
 ** q_text, q_blob), exec_ok/must_exec, error checks (run_for_error,
 ** error_starts, expect_error) and SERIES, a CTE of integers.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 ** Every function is static inline, so a test that uses only some of them
 ** compiles without unused-function warnings.  strdup needs

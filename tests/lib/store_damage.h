@@ -1,16 +1,16 @@
 /*
+** Damaged shadow tables of a store (bloom_store or cuckoo_store), shared by
+** the SQL tests of both kinds: each damage must make every read and write
+** of the store an error that starts with the module's name and answers
+** SQLITE_CORRUPT_VTAB (as FTS5 and R*Tree answer damage), never a crash
+** or a guess.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Damaged shadow tables of a store (bloom_store or cuckoo_store), shared by
-** the SQL tests of both kinds: each damage must make every read and write
-** of the store an error that starts with the module's name and answers
-** SQLITE_CORRUPT_VTAB (as FTS5 and R*Tree answer damage), never a crash
-** or a guess.
 **
 ** check_bad_arguments: CREATE arguments each refused with the module's name
 ** (bad_growth_arguments: those of growth, for either kind).

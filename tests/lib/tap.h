@@ -1,14 +1,14 @@
 /*
+** Minimal TAP producer for the C tests.  Each check prints "ok N - name" or
+** "not ok N - name" (with a diagnostic); tap_done() prints the plan and
+** returns the exit status prove expects (a failure when nothing ran).
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Minimal TAP producer for the C tests.  Each check prints "ok N - name" or
-** "not ok N - name" (with a diagnostic); tap_done() prints the plan and
-** returns the exit status prove expects (a failure when nothing ran).
 */
 #ifndef TAP_H
 #define TAP_H

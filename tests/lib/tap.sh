@@ -1,14 +1,14 @@
+# TAP for the shell tests, sourced: `check <status> <name> [diagnostic]`
+# prints one test, passing when status is 0, the diagnostic as comments
+# when it fails; `skip <count> <reason>` prints that many skipped tests;
+# $failed is 1 once any failed (the script's exit status).
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# TAP for the shell tests, sourced: `check <status> <name> [diagnostic]`
-# prints one test, passing when status is 0, the diagnostic as comments
-# when it fails; `skip <count> <reason>` prints that many skipped tests;
-# $failed is 1 once any failed (the script's exit status).
 n=0
 failed=0
 check() {

@@ -1,15 +1,15 @@
 /*
+** A wall clock a test sets: vfs_clock_install() registers a copy of the
+** default VFS, whose clock reads vfs_clock_seconds, as the new default, so
+** that every database opened after it (a windowed store's 'wall' clock
+** reads its database's VFS) lives at the time the test says.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A wall clock a test sets: vfs_clock_install() registers a copy of the
-** default VFS, whose clock reads vfs_clock_seconds, as the new default, so
-** that every database opened after it (a windowed store's 'wall' clock
-** reads its database's VFS) lives at the time the test says.
 */
 #ifndef TESTS_VFS_CLOCK_H
 #define TESTS_VFS_CLOCK_H

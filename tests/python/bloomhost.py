@@ -1,14 +1,15 @@
+"""Shared by the Python tests: TAP output and a connection with bloom loaded.
+
+BLOOM_SO names the extension (default: bloom.so at the project root), as
+`make test` exports it for the plain and the sanitizer pass.
+"""
+
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-"""Shared by the Python tests: TAP output and a connection with bloom loaded.
-
-BLOOM_SO names the extension (default: bloom.so at the project root), as
-`make test` exports it for the plain and the sanitizer pass.
-"""
 
 import os
 import sqlite3

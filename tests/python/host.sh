@@ -1,13 +1,13 @@
+# Sourced by tests/python.t, tests/interop.t and tests/vectors.t (from the
+# project root): sets PY to a Python 3 whose sqlite3 module can load SQLite
+# extensions, or prints a failing TAP plan saying how to get one and exits.
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# Sourced by tests/python.t, tests/interop.t and tests/vectors.t (from the
-# project root): sets PY to a Python 3 whose sqlite3 module can load SQLite
-# extensions, or prints a failing TAP plan saying how to get one and exits.
 #
 # A Python can load extensions when its sqlite3.Connection has
 # enable_load_extension; builds configured without

@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """bloom from Python's standard sqlite3 module, end to end.  Prints TAP.
 
 1. The idempotency flow: a filter over the request ids already processed
@@ -20,6 +14,13 @@
 
 Run by tests/python.t with BLOOM_SO naming the extension.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import os
 import random

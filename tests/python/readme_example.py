@@ -1,3 +1,7 @@
+# The "Using from Python" example of ext/REFERENCE.md, run as it is written
+# (tests/python/idempotency.py checks its output and that the document shows
+# this file).
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the

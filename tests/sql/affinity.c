@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** A store's affinity: values added and probed as a column of the declared
 ** type would hold and compare them.  The reference is SQLite itself: for
 ** each declared type, a table column and a store of that affinity receive
@@ -15,6 +8,13 @@
 ** negative is the bug the argument exists to prevent).  Also: a store kept
 ** by a trigger from an INTEGER PRIMARY KEY finds ids probed as text; both
 ** kinds, fixed and scalable; the argument's refusals; the configuration.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #define _POSIX_C_SOURCE 200809L
 

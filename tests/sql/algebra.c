@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** Filter-algebra tests: bloom_build against bloom_empty + bloom_add,
 ** bloom_merge against bloom_build and, over many plain or layered rows,
 ** against a chain of bloom_union, bloom_union / bloom_intersect (no false
@@ -13,6 +6,13 @@
 ** value rules, auto-sized filters measured at their actual distinct count,
 ** bloom_plan against what bloom_build makes, bloom_count, and a
 ** trigger-maintained filter on an on-disk WAL database with rollbacks.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 ** Expected figures come from the README's contract, from FORMAT.md (header
 ** offsets, the sizing model), from arithmetic on the test's own data

@@ -1,16 +1,16 @@
 /*
+** The bad-input catalogue: every SQL function that reads a filter
+** against malformed, hostile and borderline blobs, and every sizing function
+** against bad n and p.  Loads BLOOM_SO like the other SQL tests; in the ASan
+** run, a blob bound from an exactly sized heap buffer with SQLITE_STATIC
+** turns any over-read into a report.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** The bad-input catalogue: every SQL function that reads a filter
-** against malformed, hostile and borderline blobs, and every sizing function
-** against bad n and p.  Loads BLOOM_SO like the other SQL tests; in the ASan
-** run, a blob bound from an exactly sized heap buffer with SQLITE_STATIC
-** turns any over-read into a report.
 **
 ** First, what the extension writes: every blob it writes (bloom_build
 ** over many n and p, bloom_empty, bloom_add, union, intersect, merge,

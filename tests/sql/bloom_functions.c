@@ -1,15 +1,15 @@
 /*
+** SQL-level tests: loads the built extension (BLOOM_SO) into in-memory
+** databases through libsqlite3 and checks the SQL functions against the
+** contract: value rules, NULL rules, errors, bloom_info's figures,
+** bloom_ref, flags, and measured false-positive rates.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** SQL-level tests: loads the built extension (BLOOM_SO) into in-memory
-** databases through libsqlite3 and checks the SQL functions against the
-** contract: value rules, NULL rules, errors, bloom_info's figures,
-** bloom_ref, flags, and measured false-positive rates.
 **
 ** Expected figures come from the contract or from computations made here
 ** (popcounts, formulas, SQL's own `=`), never from the extension's output.

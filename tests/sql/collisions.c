@@ -1,16 +1,16 @@
 /*
+** Values of different storage classes that hash alike (ext/FORMAT.md,
+** "Hashing values"): under 16 bytes MurmurHash3 x64_128 mixes its seed
+** only as seed ^ length, and zero bytes at the end add nothing, so a value
+** of class c1 and length l1 hashes as the same bytes padded with zeros to
+** length l2 in class c2 whenever (seed + c1) ^ l1 = (seed + c2) ^ l2.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Values of different storage classes that hash alike (ext/FORMAT.md,
-** "Hashing values"): under 16 bytes MurmurHash3 x64_128 mixes its seed
-** only as seed ^ length, and zero bytes at the end add nothing, so a value
-** of class c1 and length l1 hashes as the same bytes padded with zeros to
-** length l2 in class c2 whenever (seed + c1) ^ l1 = (seed + c2) ^ l2.
 **
 ** The test searches every such pair of (class, length) under 16 bytes at
 ** the functions' seed 0, with random bytes for each (a fixed seed, printed),

@@ -1,14 +1,14 @@
 /*
+** SQL-level tests of the cuckoo filter functions: loads BLOOM_SO into an
+** in-memory database through libsqlite3.  Random streams have fixed seeds,
+** printed as "# seed: ...".
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** SQL-level tests of the cuckoo filter functions: loads BLOOM_SO into an
-** in-memory database through libsqlite3.  Random streams have fixed seeds,
-** printed as "# seed: ...".
 */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 

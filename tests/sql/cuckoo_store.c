@@ -1,12 +1,12 @@
 /*
+** cuckoo_store: a cuckoo filter kept in shadow-table chunks.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** cuckoo_store: a cuckoo filter kept in shadow-table chunks.
 **
 ** The reference is the SQL functions: a mirror blob in an ordinary table,
 ** kept by cuckoo_add and cuckoo_delete in the same order as the store's

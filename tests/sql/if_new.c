@@ -1,12 +1,12 @@
 /*
+** INSERT OR IGNORE into a store: insert if new, in one statement.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** INSERT OR IGNORE into a store: insert if new, in one statement.
 **
 ** A bloom_store (fixed or scalable) adds a value under OR IGNORE only when
 ** it answered "certainly not present" before the add, and counts a change

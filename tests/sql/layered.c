@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** SQL tests of layered filters (kind 3): membership against the OR of the
 ** layers (random values from a fixed seed, printed), no false negative, the
 ** columns of bloom_info, cuckoo_info and bloom_layers against figures
@@ -14,6 +7,13 @@
 ** the newest layer, layer-by-layer algebra and its refusals, kind
 ** refusals, and every malformed-blob rule of FORMAT.md's "Kind 3", each
 ** made by damaging a valid blob, through every function that reads one.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 **
 ** The layers are plain filters made by bloom_build and cuckoo_build; the
 ** layered blobs are assembled by tests/lib/bloom_spec.h from FORMAT.md

@@ -1,12 +1,12 @@
 /*
+** Out-of-memory at every allocation, and while loading.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Out-of-memory at every allocation, and while loading.
 **
 ** A counting, failing allocator (tests/lib/faults.h) is installed with
 ** SQLITE_CONFIG_MALLOC before sqlite3_initialize(), lookaside off, so that

@@ -1,13 +1,13 @@
 /*
+** bloom_probe(query, value) and cuckoo_probe(query, value): the filter a
+** query selects, read once per statement.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_probe(query, value) and cuckoo_probe(query, value): the filter a
-** query selects, read once per statement.
 **
 ** Checked here: row by row the same answers as bloom_test / cuckoo_test
 ** with the filter bound; the query runs once per run of a statement (a

@@ -1,12 +1,12 @@
 /*
+** Scalable stores: bloom_store and cuckoo_store that grow in layers.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Scalable stores: bloom_store and cuckoo_store that grow in layers.
 **
 ** Checked here: which arguments make a store scalable and the layer
 ** schedule they write (capacity * growth^i at fpr * (1 - r) * r^i); the

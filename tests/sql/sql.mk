@@ -1,13 +1,13 @@
+# SQL-level tests: tests/sql/X.c builds as build/<variant>/sql-X.t, a
+# program on the system libsqlite3 that loads $BLOOM_SO (make test sets it
+# to the plain or the sanitized bloom.so).
+#
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
 # the law does not allow that dedication, the authors give everyone the
 # same permission.  bloom is provided as is, without warranty of any
 # kind, express or implied; its authors are not liable for any claim or
 # damage arising from its use.
-#
-# SQL-level tests: tests/sql/X.c builds as build/<variant>/sql-X.t, a
-# program on the system libsqlite3 that loads $BLOOM_SO (make test sets it
-# to the plain or the sanitized bloom.so).
 SQLT_NAMES = $(patsubst tests/sql/%.c,sql-%,$(wildcard tests/sql/*.c))
 
 $(BUILD)/plain/sql-%.t: tests/sql/%.c $(TEST_HEADERS)

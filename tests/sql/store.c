@@ -1,12 +1,12 @@
 /*
+** bloom_store: a Bloom filter kept in shadow-table chunks.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** bloom_store: a Bloom filter kept in shadow-table chunks.
 **
 ** Checked here: the CREATE arguments (each refusal names the module) and a
 ** shape that survives reopening; the exported filter is byte for byte

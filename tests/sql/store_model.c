@@ -1,14 +1,14 @@
 /*
+** A model-based test of every store shape: bloom_store and cuckoo_store,
+** fixed, scalable, and windowed on the events clock and on the wall clock
+** (the test VFS clock of lib/vfs_clock.h), at several G.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** A model-based test of every store shape: bloom_store and cuckoo_store,
-** fixed, scalable, and windowed on the events clock and on the wall clock
-** (the test VFS clock of lib/vfs_clock.h), at several G.
 **
 ** Why: the other store tests each check one feature in a scenario written
 ** for it; a bug that needs two features in a row (an export after the

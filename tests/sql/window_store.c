@@ -1,12 +1,12 @@
 /*
+** Stores that forget: bloom_store and cuckoo_store with a window.
+**
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
 ** the law does not allow that dedication, the authors give everyone the
 ** same permission.  bloom is provided as is, without warranty of any
 ** kind, express or implied; its authors are not liable for any claim or
 ** damage arising from its use.
-**
-** Stores that forget: bloom_store and cuckoo_store with a window.
 **
 ** Checked here, against expectations computed from the rules (a value
 ** added at t answers 1 while the store's time T <= t + window, and is gone

@@ -1,17 +1,17 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** Unit tests of the cuckoo filter core: slot packing, keys, sizing,
 ** insert/lookup/delete, load at first failure, the undo of a failed insert,
 ** the copies limit, the false-positive rate, and the kind-2 header checks.
 ** Every random stream has a fixed seed, printed as "# seed: ...".  Sizing
 ** is judged against FORMAT.md's rule, implemented here independently
 ** (my_cuckoo_*), and header checks against tests/lib/bloom_spec.h.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #include <math.h>
 #include <stdlib.h>

@@ -1,11 +1,4 @@
 /*
-** bloom is dedicated to the public domain by its authors: anyone may use,
-** copy, modify and distribute it, for any purpose, without asking.  Where
-** the law does not allow that dedication, the authors give everyone the
-** same permission.  bloom is provided as is, without warranty of any
-** kind, express or implied; its authors are not liable for any claim or
-** damage arising from its use.
-**
 ** Unit tests of layered filters (kind 3) in the core: the writer's bytes
 ** read back by FORMAT.md's offsets, the two-step writer against the
 ** one-call writer, filter_parse's want_kind rules, layer views, membership
@@ -14,6 +7,13 @@
 ** each made by damaging a valid blob and judged also by bloom_spec.h's
 ** independent reading of FORMAT.md.  Blobs live in exactly sized heap
 ** buffers so that the ASan build sees any over-read.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
 */
 #include <math.h>
 #include <stdlib.h>

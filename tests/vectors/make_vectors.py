@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """Writes the golden vectors of a format version once; never rewrites them.
 
     /usr/bin/python3 tests/vectors/make_vectors.py      (from the project root)
@@ -16,6 +10,13 @@ the extension's.  Existing files are left alone: a file that exists is an
 error, so a new format version must add new files (and a new generator
 function below), see README.txt.  SHA256SUMS is extended with the new files.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import hashlib
 import os

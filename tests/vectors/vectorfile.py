@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """Reading and writing the golden vector files (see README.txt).
 
 NAME.hex      the blob: hex digits, any whitespace; '#' starts a comment.
@@ -17,6 +11,13 @@ NAME.answers  one line each, '#' lines are comments:
   JSON string, blob as a JSON string of hex digits, null as null, and key
   (bloom_key's arguments) as a JSON array of [class, value] pairs.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import json
 

@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """The golden vectors: the extension must read every blob in tests/vectors/v*/
 and answer as its .answers file says (see README.txt).  Prints TAP.
 
@@ -13,6 +7,13 @@ from both.  Also: the files are byte for byte those listed in SHA256SUMS, the
 independent reader still gives the recorded answers, and the worked example
 vector is the blob printed in ext/FORMAT.md.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import glob
 import hashlib

@@ -1,11 +1,11 @@
+// The types of sqlite-bloom's two functions.
+//
 // bloom is dedicated to the public domain by its authors: anyone may use,
 // copy, modify and distribute it, for any purpose, without asking.  Where
 // the law does not allow that dedication, the authors give everyone the
 // same permission.  bloom is provided as is, without warranty of any
 // kind, express or implied; its authors are not liable for any claim or
 // damage arising from its use.
-//
-// The types of sqlite-bloom's two functions.
 
 /** The extension module's full path, for a driver's loadExtension(). */
 export function getLoadablePath(): string;

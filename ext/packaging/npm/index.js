@@ -1,12 +1,12 @@
+// bloom, the SQLite extension of Bloom and cuckoo filters, for Node.js:
+// getLoadablePath() and load(db), as sqlite-vec's package has them.
+//
 // bloom is dedicated to the public domain by its authors: anyone may use,
 // copy, modify and distribute it, for any purpose, without asking.  Where
 // the law does not allow that dedication, the authors give everyone the
 // same permission.  bloom is provided as is, without warranty of any
 // kind, express or implied; its authors are not liable for any claim or
 // damage arising from its use.
-//
-// bloom, the SQLite extension of Bloom and cuckoo filters, for Node.js:
-// getLoadablePath() and load(db), as sqlite-vec's package has them.
 'use strict';
 
 const fs = require('fs');

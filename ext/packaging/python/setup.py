@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """The wheel of make dist, built offline by ext/packaging/wheel.sh.
 
 Run in the tree wheel.sh stages (this file, README.md, COPYRIGHT and
@@ -12,6 +6,13 @@ python3-setuptools and python3-wheel, no network.  The module is a C
 library for one platform but no Python extension module, so the wheel is
 tagged py3-none-<platform>: any Python 3 on that platform installs it.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import os
 

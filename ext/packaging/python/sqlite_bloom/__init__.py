@@ -1,9 +1,3 @@
-# bloom is dedicated to the public domain by its authors: anyone may use,
-# copy, modify and distribute it, for any purpose, without asking.  Where
-# the law does not allow that dedication, the authors give everyone the
-# same permission.  bloom is provided as is, without warranty of any
-# kind, express or implied; its authors are not liable for any claim or
-# damage arising from its use.
 """bloom, the SQLite extension of Bloom and cuckoo filters, for Python.
 
     import sqlite3
@@ -22,6 +16,13 @@ Python's sqlite3 can load extensions only when the interpreter was built
 with --enable-loadable-sqlite-extensions: Debian's /usr/bin/python3 is,
 pyenv's and python.org's builds are not.
 """
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
 
 import os
 
