@@ -1,5 +1,8 @@
 /*
-** A store's chunks in memory during a write transaction (chunk_cache.h).
+** The chunks of a store a connection holds in memory (chunk_cache.h): the
+** ones it read, kept across statements and transactions while chunks.c
+** finds the database unchanged, and the ones it changed, until written
+** back.  A hash table by chunk number, and the list of the changed ones.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where

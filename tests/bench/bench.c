@@ -121,6 +121,7 @@
 
 #include <murmurhash.h>
 
+#include "../lib/le.h"
 #include "machine.h" /* print_machine, read_loadavg, median, minmax */
 
 #define T_ROWS 10000000LL
@@ -303,17 +304,6 @@ static double chase_run(chase *c) {
 
 /* ------------------------------------------------- the reference probe */
 
-static uint64_t rd_le64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
-static uint32_t rd_le32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-
 /* ref_probe(filter, v): the yardstick for bloom_test and bloom_probe.  A
 ** plain 512-bit-blocked probe (FORMAT.md, kind 1) of an INTEGER over the
 ** blob as SQLite hands it over: only the header fields the bits need, a
@@ -326,8 +316,8 @@ static void ref_probe_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     sqlite3_result_error(ctx, "ref_probe: a Bloom filter and an INTEGER", -1);
     return;
   }
-  uint32_t seed = rd_le32(f + 8), k = rd_le32(f + 12);
-  uint64_t blocks = rd_le64(f + 16) / 512;
+  uint32_t seed = le32(f + 8), k = le32(f + 12);
+  uint64_t blocks = le64(f + 16) / 512;
   if (blocks == 0 || blocks > (len - 64) / 64) {
     sqlite3_result_error(ctx, "ref_probe: body shorter than its bits", -1);
     return;

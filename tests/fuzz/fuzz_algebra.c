@@ -69,7 +69,7 @@ static void check_result(const char *fname, const fz_result *r, int want,
     if (spec_le_double(o + SPEC_OFF_FPR) != (pa > pb ? pa : pb))
       fz_die("%s: layered target_fpr", fname);
     for (unsigned i = 0; i < a[13]; i++) {
-      size_t n = (size_t)spec_le64(a + SPEC_HEADER + 8 * i);
+      size_t n = (size_t)le64(a + SPEC_HEADER + 8 * i);
       fz_result one = *r;
       one.blob = r->blob + at;
       one.len = n;
@@ -79,8 +79,8 @@ static void check_result(const char *fname, const fz_result *r, int want,
     return;
   }
   if (memcmp(o, a, SPEC_OFF_CAPACITY) != 0) fz_die("%s: shape changed", fname);
-  uint64_t ca = spec_le64(a + SPEC_OFF_CAPACITY), cb = spec_le64(b + SPEC_OFF_CAPACITY);
-  if (spec_le64(o + SPEC_OFF_CAPACITY) != (ca > cb ? ca : cb))
+  uint64_t ca = le64(a + SPEC_OFF_CAPACITY), cb = le64(b + SPEC_OFF_CAPACITY);
+  if (le64(o + SPEC_OFF_CAPACITY) != (ca > cb ? ca : cb))
     fz_die("%s: capacity", fname);
   double pa = spec_le_double(a + SPEC_OFF_FPR), pb = spec_le_double(b + SPEC_OFF_FPR);
   if (spec_le_double(o + SPEC_OFF_FPR) != (pa > pb ? pa : pb))
@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
            memcmp(a + SPEC_HEADER, b + SPEC_HEADER, at - SPEC_HEADER) == 0;
     for (unsigned i = 0; want && i < a[13]; i++) {
       want = spec_same_shape(a + at, b + at);
-      at += (size_t)spec_le64(a + SPEC_HEADER + 8 * i);
+      at += (size_t)le64(a + SPEC_HEADER + 8 * i);
     }
   }
   fz_result u, r;

@@ -152,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_check_written("bloom_build", &built);
     holds_all(s_test, "bloom_test", &built, vals, nv, "bloom_build");
     if (fz_inserted(built.blob) != non_null) fz_die("bloom_build inserted");
-    uint64_t cap = spec_le64(built.blob + SPEC_OFF_CAPACITY);
+    uint64_t cap = le64(built.blob + SPEC_OFF_CAPACITY);
     double fpr = spec_le_double(built.blob + SPEC_OFF_FPR);
     if (from_data ? (cap < 1 || cap > (non_null ? non_null : 1))
                   : (n.type == SQLITE_INTEGER ? cap != (uint64_t)n.i
@@ -197,8 +197,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fz_step(pl, "bloom_plan", &q, 1);
       if (q.rc != SQLITE_ROW) fz_die("bloom_plan fails where bloom_build works (%s)", q.msg);
       if ((size_t)q.i != built.len ||
-          (uint64_t)sqlite3_column_int64(pl, 1) != spec_le64(built.blob + SPEC_OFF_BITS) ||
-          (uint64_t)sqlite3_column_int64(pl, 2) != spec_le32(built.blob + SPEC_OFF_HASHES))
+          (uint64_t)sqlite3_column_int64(pl, 1) != le64(built.blob + SPEC_OFF_BITS) ||
+          (uint64_t)sqlite3_column_int64(pl, 2) != le32(built.blob + SPEC_OFF_HASHES))
         fz_die("bloom_plan disagrees with bloom_build");
       fz_done(pl);
     }

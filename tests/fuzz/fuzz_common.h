@@ -243,7 +243,7 @@ static inline void fz_done(sqlite3_stmt *st) {
 
 /* The header field of a blob the extension returned, by FORMAT.md. */
 static inline uint64_t fz_inserted(const unsigned char *b) {
-  return spec_le64(b + SPEC_OFF_INSERTED);
+  return le64(b + SPEC_OFF_INSERTED);
 }
 
 static inline uint64_t fz_sat_add(uint64_t a, uint64_t b) {

@@ -211,7 +211,7 @@ static void check_info(const unsigned char *blob, size_t len, int valid,
     if ((size_t)r.i != len) fz_die("bloom_info bytes %lld, length %zu", r.i, len);
     if (sqlite3_column_type(st, 3) != SQLITE_NULL)
       fz_die("bloom_info hashes of a layered filter");
-    if ((uint64_t)sqlite3_column_int64(st, 4) != spec_le64(blob + SPEC_OFF_CAPACITY))
+    if ((uint64_t)sqlite3_column_int64(st, 4) != le64(blob + SPEC_OFF_CAPACITY))
       fz_die("bloom_info capacity");
     if (sqlite3_column_double(st, 10) != spec_le_double(blob + SPEC_OFF_FPR))
       fz_die("bloom_info target_fpr");
@@ -222,11 +222,11 @@ static void check_info(const unsigned char *blob, size_t len, int valid,
     if ((size_t)r.i != len) fz_die("bloom_info bytes %lld, length %zu", r.i, len);
     if (strcmp((const char *)sqlite3_column_text(st, 1), "bloom") != 0)
       fz_die("bloom_info kind");
-    uint64_t bits = spec_le64(blob + SPEC_OFF_BITS);
+    uint64_t bits = le64(blob + SPEC_OFF_BITS);
     if ((uint64_t)sqlite3_column_int64(st, 2) != bits) fz_die("bloom_info bits");
-    if ((uint64_t)sqlite3_column_int64(st, 3) != spec_le32(blob + SPEC_OFF_HASHES))
+    if ((uint64_t)sqlite3_column_int64(st, 3) != le32(blob + SPEC_OFF_HASHES))
       fz_die("bloom_info hashes");
-    if ((uint64_t)sqlite3_column_int64(st, 4) != spec_le64(blob + SPEC_OFF_CAPACITY))
+    if ((uint64_t)sqlite3_column_int64(st, 4) != le64(blob + SPEC_OFF_CAPACITY))
       fz_die("bloom_info capacity");
     uint64_t ins = fz_inserted(blob);
     if (sqlite3_column_int64(st, 5) !=
@@ -267,7 +267,7 @@ static int same_but_counters(const unsigned char *a, const unsigned char *b,
     for (unsigned i = 0; i < b[13]; i++) {
       memset(x + at + SPEC_OFF_INSERTED, 0, 8);
       memset(y + at + SPEC_OFF_INSERTED, 0, 8);
-      at += (size_t)spec_le64(b + SPEC_HEADER + 8 * i);
+      at += (size_t)le64(b + SPEC_HEADER + 8 * i);
     }
   }
   int same = memcmp(x, y, len) == 0;

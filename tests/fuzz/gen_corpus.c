@@ -73,7 +73,7 @@ static void put_byte(buf *b, unsigned v) {
 
 static void put_u64(buf *b, uint64_t v) {
   unsigned char le[8];
-  spec_put64(le, v);
+  put_le64(le, v);
   put(b, le, 8);
 }
 
@@ -140,8 +140,8 @@ static buf cuckoo0_of(uint64_t buckets, unsigned f, uint64_t capacity,
   memcpy(b.p, "BLMF\x01\x02\x01", 7);
   b.p[12] = (unsigned char)f;
   b.p[13] = 4;
-  spec_put64(b.p + 16, buckets);
-  spec_put64(b.p + SPEC_OFF_CAPACITY, capacity);
+  put_le64(b.p + 16, buckets);
+  put_le64(b.p + SPEC_OFF_CAPACITY, capacity);
   spec_put_double(b.p + SPEC_OFF_FPR, fpr);
   sqlite3_stmt *vs, *add;
   if (sqlite3_prepare_v2(db, values, -1, &vs, NULL) != SQLITE_OK ||
@@ -285,7 +285,7 @@ int main(int argc, char **argv) {
   {
     buf b = copy_of(&one);
     memset(b.p + SPEC_HEADER, 0xff, b.n - SPEC_HEADER);
-    spec_put64(b.p + SPEC_OFF_INSERTED, UINT64_MAX);
+    put_le64(b.p + SPEC_OFF_INSERTED, UINT64_MAX);
     filter_seed("valid-all-ones-inserted-max", b, 1);
   }
   {
@@ -331,13 +331,13 @@ int main(int argc, char **argv) {
   {
     /* The wrap: (bits + 7) / 8 is 0 for bits = 2^64 - 1. */
     buf b = copy_of(&one);
-    spec_put64(b.p + SPEC_OFF_BITS, UINT64_MAX);
+    put_le64(b.p + SPEC_OFF_BITS, UINT64_MAX);
     b.n = SPEC_HEADER;
     filter_seed("bad-bits-wrap", b, 1);
   }
   {
     buf b = copy_of(&one);
-    spec_put64(b.p + SPEC_OFF_BITS, 1024);
+    put_le64(b.p + SPEC_OFF_BITS, 1024);
     filter_seed("bad-bits-1024-body-64", b, 1);
   }
   {
@@ -352,7 +352,7 @@ int main(int argc, char **argv) {
   }
   {
     buf b = copy_of(&one);
-    spec_put64(b.p + SPEC_OFF_CAPACITY, 0);
+    put_le64(b.p + SPEC_OFF_CAPACITY, 0);
     filter_seed("bad-capacity-0", b, 1);
   }
   {
@@ -368,8 +368,8 @@ int main(int argc, char **argv) {
     memset(b.p + 12, 0, 12);
     b.p[12] = 8;
     b.p[13] = 4;
-    spec_put64(b.p + 16, 2);
-    spec_put64(b.p + SPEC_OFF_INSERTED, 0);
+    put_le64(b.p + 16, 2);
+    put_le64(b.p + SPEC_OFF_INSERTED, 0);
     b.n = SPEC_HEADER + 8;
     memset(b.p + SPEC_HEADER, 0, 8);
     filter_seed("kind2-cuckoo-shaped", b, 1);
@@ -404,7 +404,7 @@ int main(int argc, char **argv) {
     b.p[14] = 2;
     filter_seed("bad-cuckoo-layout-2", b, 1);
     b = copy_of(&good);
-    spec_put64(b.p + 16, spec_le64(b.p + 16) + 1);
+    put_le64(b.p + 16, le64(b.p + 16) + 1);
     filter_seed("bad-cuckoo-layout1-odd", b, 1);
     b = copy_of(&good);
     b.p[15] = 1;
@@ -455,7 +455,7 @@ int main(int argc, char **argv) {
   }
   {
     buf b = copy_of(&layered_bloom);
-    spec_put64(b.p + SPEC_HEADER, spec_le64(b.p + SPEC_HEADER) + 1);
+    put_le64(b.p + SPEC_HEADER, le64(b.p + SPEC_HEADER) + 1);
     filter_seed("layered-bad-directory", b, 1);
   }
 
@@ -472,8 +472,8 @@ int main(int argc, char **argv) {
     spec_put32(b.p + SPEC_OFF_SEED, 1);
     algebra_seed("other-seed", &one, &b);
     spec_put32(b.p + SPEC_OFF_SEED, 0);
-    spec_put64(b.p + SPEC_OFF_INSERTED, UINT64_MAX);
-    spec_put64(b.p + SPEC_OFF_CAPACITY, 1000);
+    put_le64(b.p + SPEC_OFF_INSERTED, UINT64_MAX);
+    put_le64(b.p + SPEC_OFF_CAPACITY, 1000);
     spec_put_double(b.p + SPEC_OFF_FPR, 0.5);
     algebra_seed("inserted-max-capacity-fpr", &one, &b);
     b.n -= 1;

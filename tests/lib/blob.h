@@ -19,26 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
 #include "tap.h"
 
-static inline uint64_t le64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-static inline uint32_t le32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-static inline void put_le32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static inline double le_double(const unsigned char *p) {
-  uint64_t u = le64(p);
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-}
 
 static inline uint64_t popcount_bytes(const unsigned char *p, size_t n) {
   uint64_t c = 0;

@@ -25,30 +25,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "le.h"
+
 #define SPEC_HEADER 64
 #define SPEC_BLOCK_BITS 512u
 
-static inline uint64_t spec_le64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
-static inline uint32_t spec_le32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-         (uint32_t)p[3] << 24;
-}
-
-static inline void spec_put64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
 
 static inline void spec_put32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
 static inline double spec_le_double(const unsigned char *p) {
-  uint64_t u = spec_le64(p);
+  uint64_t u = le64(p);
   double d;
   memcpy(&d, &u, sizeof d);
   return d;
@@ -57,7 +45,7 @@ static inline double spec_le_double(const unsigned char *p) {
 static inline void spec_put_double(unsigned char *p, double d) {
   uint64_t u;
   memcpy(&u, &d, sizeof u);
-  spec_put64(p, u);
+  put_le64(p, u);
 }
 
 /* MurmurHash3's 64-bit finalizer (fmix64), which FORMAT.md uses in the
@@ -90,7 +78,7 @@ static inline int spec_common_valid(const unsigned char *b, size_t len,
     return 0;
   for (int i = SPEC_OFF_RESERVED; i < SPEC_HEADER; i++)
     if (b[i] != 0) return 0;
-  uint64_t capacity = spec_le64(b + SPEC_OFF_CAPACITY);
+  uint64_t capacity = le64(b + SPEC_OFF_CAPACITY);
   if (capacity < 1 || capacity > (uint64_t)INT64_MAX) return 0;
   double p = spec_le_double(b + SPEC_OFF_FPR);
   return p > 0.0 && p < 1.0;
@@ -99,9 +87,9 @@ static inline int spec_common_valid(const unsigned char *b, size_t len,
 /* 1 if FORMAT.md's checks 1-4 accept b[0..len) as a Bloom filter. */
 static inline int spec_bloom_valid(const unsigned char *b, size_t len) {
   if (!spec_common_valid(b, len, 1)) return 0;
-  uint32_t k = spec_le32(b + SPEC_OFF_HASHES);
+  uint32_t k = le32(b + SPEC_OFF_HASHES);
   if (k < 1 || k > 64) return 0;
-  uint64_t bits = spec_le64(b + SPEC_OFF_BITS);
+  uint64_t bits = le64(b + SPEC_OFF_BITS);
   if (bits == 0 || bits % SPEC_BLOCK_BITS != 0) return 0;
   return bits / 8 == (uint64_t)(len - SPEC_HEADER);
 }
@@ -115,14 +103,14 @@ static inline int spec_cuckoo_valid(const unsigned char *b, size_t len) {
   unsigned f = b[12], layout = b[14];
   if (b[13] != 4 || layout > 1 || b[15] != 0) return 0;
   if (f < 4 || f > 64) return 0;
-  uint64_t buckets = spec_le64(b + 16);
+  uint64_t buckets = le64(b + 16);
   if (buckets == 0) return 0;
   if (layout == 0 && (buckets & (buckets - 1)) != 0) return 0;
   if (layout == 1 && buckets % 2 != 0) return 0;
   __extension__ typedef unsigned __int128 u128;
   u128 body_bits = (u128)buckets * 4 * f;
   if ((u128)(len - SPEC_HEADER) != (body_bits + 7) / 8) return 0;
-  return (u128)spec_le64(b + SPEC_OFF_INSERTED) <= (u128)buckets * 4;
+  return (u128)le64(b + SPEC_OFF_INSERTED) <= (u128)buckets * 4;
 }
 
 /* The bytes of a layered filter's directory: 8 a layer, padded with zeros
@@ -151,22 +139,22 @@ static inline int spec_layered_valid(const unsigned char *b, size_t len,
   __extension__ typedef unsigned __int128 u128;
   u128 sum = 0, capacity = 0, count = 0;
   size_t at = SPEC_HEADER + directory;
-  for (unsigned i = 0; i < layers; i++) sum += spec_le64(b + SPEC_HEADER + 8 * i);
+  for (unsigned i = 0; i < layers; i++) sum += le64(b + SPEC_HEADER + 8 * i);
   if (sum != (u128)(len - at)) return 0;
   for (unsigned i = 0; i < layers; i++) {
-    size_t n = (size_t)spec_le64(b + SPEC_HEADER + 8 * i);
+    size_t n = (size_t)le64(b + SPEC_HEADER + 8 * i);
     const unsigned char *l = b + at;
     if (!(lk == 1 ? spec_bloom_valid(l, n) : spec_cuckoo_valid(l, n)))
       return 0;
-    if (spec_le32(l + SPEC_OFF_SEED) != spec_le32(b + SPEC_OFF_SEED)) return 0;
-    capacity += spec_le64(l + SPEC_OFF_CAPACITY);
-    count += spec_le64(l + SPEC_OFF_INSERTED);
+    if (le32(l + SPEC_OFF_SEED) != le32(b + SPEC_OFF_SEED)) return 0;
+    capacity += le64(l + SPEC_OFF_CAPACITY);
+    count += le64(l + SPEC_OFF_INSERTED);
     at += n;
   }
   if (capacity > (u128)INT64_MAX) capacity = (u128)INT64_MAX;
   if (count > (u128)UINT64_MAX) count = (u128)UINT64_MAX;
-  return capacity == spec_le64(b + SPEC_OFF_CAPACITY) &&
-         count == spec_le64(b + SPEC_OFF_INSERTED);
+  return capacity == le64(b + SPEC_OFF_CAPACITY) &&
+         count == le64(b + SPEC_OFF_INSERTED);
 }
 
 /* A layered blob assembled from complete layers by FORMAT.md ("Kind 3")
@@ -182,8 +170,8 @@ static inline unsigned char *spec_layered_build(
   u128 capacity = 0, count = 0;
   for (unsigned i = 0; i < n; i++) {
     len += lens[i];
-    capacity += spec_le64(layers[i] + SPEC_OFF_CAPACITY);
-    count += spec_le64(layers[i] + SPEC_OFF_INSERTED);
+    capacity += le64(layers[i] + SPEC_OFF_CAPACITY);
+    count += le64(layers[i] + SPEC_OFF_INSERTED);
   }
   if (capacity > (u128)INT64_MAX) capacity = (u128)INT64_MAX;
   if (count > (u128)UINT64_MAX) count = (u128)UINT64_MAX;
@@ -199,12 +187,12 @@ static inline unsigned char *spec_layered_build(
   b[14] = (unsigned char)(growth & 255);
   b[15] = (unsigned char)(growth >> 8);
   spec_put_double(b + 16, tightening);
-  spec_put64(b + 24, (uint64_t)capacity);
+  put_le64(b + 24, (uint64_t)capacity);
   spec_put_double(b + 32, fpr);
-  spec_put64(b + 40, (uint64_t)count);
+  put_le64(b + 40, (uint64_t)count);
   size_t at = SPEC_HEADER + directory;
   for (unsigned i = 0; i < n; i++) {
-    spec_put64(b + SPEC_HEADER + 8 * i, lens[i]);
+    put_le64(b + SPEC_HEADER + 8 * i, lens[i]);
     memcpy(b + at, layers[i], lens[i]);
     at += lens[i];
   }

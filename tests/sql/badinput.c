@@ -669,7 +669,7 @@ static blob patched(const blob *b, size_t off, const void *bytes, size_t n) {
 
 static blob with_u64(const blob *b, size_t off, uint64_t v) {
   unsigned char le[8];
-  spec_put64(le, v);
+  put_le64(le, v);
   return patched(b, off, le, 8);
 }
 
@@ -860,7 +860,7 @@ static void catalogue(const blob *bloom1, const blob *bloom2, const blob *cuckoo
         b.p = calloc(b.n, 1);
         if (b.p == NULL) die("malloc");
         memcpy(b.p, bloom1->p, SPEC_HEADER);
-        spec_put64(b.p + SPEC_OFF_BITS, v[i]);
+        put_le64(b.p + SPEC_OFF_BITS, v[i]);
         snprintf(name, sizeof name, "bits = %llu, %zu body bytes",
                  (unsigned long long)v[i], bodies[j]);
         input in = blob_input(name, &b);
@@ -997,13 +997,13 @@ static void counters(void) {
                "inserted = %llu: bloom_count does not depend on it", v);
     blob a = query_blob("SELECT bloom_add(?1, 'one more')", &b);
     tap_ok(a.p && spec_bloom_valid(a.p, a.n) &&
-               spec_le64(a.p + SPEC_OFF_INSERTED) ==
+               le64(a.p + SPEC_OFF_INSERTED) ==
                    (vals[i] == UINT64_MAX ? UINT64_MAX : vals[i] + 1),
            "inserted = %llu: bloom_add counts on, saturating at 2^64 - 1", v);
     free(a.p);
     a = query_blob("SELECT bloom_union(?1, ?1)", &b);
     uint64_t sum = vals[i] > UINT64_MAX - vals[i] ? UINT64_MAX : 2 * vals[i];
-    tap_ok(a.p && spec_le64(a.p + SPEC_OFF_INSERTED) == sum,
+    tap_ok(a.p && le64(a.p + SPEC_OFF_INSERTED) == sum,
            "inserted = %llu: bloom_union adds the counters, saturating", v);
     free(a.p);
     free(b.p);
@@ -1017,7 +1017,7 @@ static void counters(void) {
     return;
   }
   memset(ones.p + SPEC_HEADER, 0xff, ones.n - SPEC_HEADER);
-  const uint64_t bits = spec_le64(ones.p + SPEC_OFF_BITS);
+  const uint64_t bits = le64(ones.p + SPEC_OFF_BITS);
   sqlite3_stmt *st = must_prep(db,
       SERIES_TO_P2 "SELECT count(*) FROM s WHERE bloom_test(?1, 'x' || x) IS 1");
   blob exact = blob_dup(ones.p, ones.n);
@@ -1120,12 +1120,12 @@ static void bad_params(void) {
           if (sqlite3_column_type(st, 0) != SQLITE_BLOB) problem = "no blob";
           else if (fns[f].fname[0] == 'b' && !spec_bloom_valid(b, len)) problem = "invalid blob";
           else if (fns[f].fname[0] == 'b' && fns[f].is_p &&
-                   (spec_le64(b + SPEC_OFF_BITS) != 512 || spec_le32(b + SPEC_OFF_HASHES) != 1))
+                   (le64(b + SPEC_OFF_BITS) != 512 || le32(b + SPEC_OFF_HASHES) != 1))
             problem = "p = 0.9999999999999999 is not the tiny filter (512 bits, 1 hash)";
           else if (fns[f].fname[0] == 'b' && !fns[f].is_p && !is_null &&
-                   spec_le64(b + SPEC_OFF_CAPACITY) != 1)
+                   le64(b + SPEC_OFF_CAPACITY) != 1)
             problem = "capacity is not 1";
-          else if (fns[f].fname[0] == 'b' && is_null && spec_le64(b + SPEC_OFF_CAPACITY) != 2)
+          else if (fns[f].fname[0] == 'b' && is_null && le64(b + SPEC_OFF_CAPACITY) != 2)
             problem = "n NULL: not sized for the 2 distinct values";
         } else if (sqlite3_column_int64(st, 0) <= 0) {
           problem = "bytes not positive";

@@ -21,48 +21,10 @@
 #include "lib/sqldb.h"
 #include "lib/clock.h"
 #include "lib/rng.h"
+#include "lib/cuckoo_spec.h"
 #include "lib/tap.h"
 
 static sqlite3 *db;
-
-/* ---- FORMAT.md's sizing rule, written from the document alone ------------
-** ("How this version places fingerprints and sizes filters"): B is the
-** 2 for n <= 7, otherwise the smallest even number from 4 with n <=
-** floor(4B * L), L = 0.95 when B <= 2 and min(0.95, 1 - 2.6 / sqrt(4B))
-** beyond; f is the smallest width in 4..64 with
-** fpr(n / 4B) <= 0.97 p, where fpr(load) = 1 - (1 - 1/(2^f - 1))^(8 load)
-** (4 load when B = 1); the blob is 64 + ceil(4Bf / 8) bytes. */
-static uint64_t spec_items(uint64_t buckets) {
-  long double slots = 4.0L * (long double)buckets, limit = 0.95L;
-  if (buckets > 2 && 1.0L - 2.6L / sqrtl(slots) < limit)
-    limit = 1.0L - 2.6L / sqrtl(slots);
-  return (uint64_t)floorl(slots * limit);
-}
-
-static double spec_fpr(double load, unsigned f, uint64_t buckets) {
-  long double compared = (buckets == 1 ? 4.0L : 8.0L) * (long double)load;
-  long double one_slot = 1.0L / (ldexpl(1.0L, (int)f) - 1.0L);
-  return (double)-expm1l(compared * log1pl(-one_slot));
-}
-
-typedef struct spec_sizing {
-  uint64_t buckets, bytes;
-  unsigned f;
-} spec_sizing;
-
-static spec_sizing spec_sizing_for(uint64_t n, double p) {
-  spec_sizing sp = {2, 0, 64};
-  if (n > 7) sp.buckets = 4; /* 2 buckets hold 7, 4 buckets 5 */
-  while (n > spec_items(sp.buckets)) sp.buckets += 2;
-  double load = (double)n / (4.0 * (double)sp.buckets);
-  for (unsigned f = 4; f <= 64; f++)
-    if (spec_fpr(load, f, sp.buckets) <= 0.97 * p) {
-      sp.f = f;
-      break;
-    }
-  sp.bytes = 64 + (sp.buckets * 4 * sp.f + 7) / 8;
-  return sp;
-}
 
 static int rel_close(double a, double b, double tol) {
   return fabs(a - b) <= tol * fmax(fabs(a), fabs(b));
@@ -603,7 +565,8 @@ static void test_kinds(void) {
       " FROM filters, cuckoo_info(filters.f)");
   /* 1000 values at n = 1000, p = 0.01: FORMAT.md's shape, load items / 4B
   ** and estimated_fpr = fpr(load). */
-  const spec_sizing sp = spec_sizing_for(1000, 0.01);
+  spec_cuckoo_sizing sp = {0, 0, 0, 0};
+  spec_cuckoo_sizing_for(1000, 0.01, &sp);
   const double load = 1000.0 / (4.0 * (double)sp.buckets);
   int ok = sqlite3_step(st) == SQLITE_ROW &&
            strcmp((const char *)sqlite3_column_text(st, 0), "cuckoo") == 0 &&
@@ -619,13 +582,13 @@ static void test_kinds(void) {
            sqlite3_column_int(st, 9) == 1000 &&
            sqlite3_column_double(st, 10) == load &&
            rel_close(sqlite3_column_double(st, 11),
-                     spec_fpr(load, sp.f, sp.buckets), 1e-9) &&
+                     spec_cuckoo_fpr(load, sp.f, sp.buckets), 1e-9) &&
            sqlite3_column_double(st, 11) <= 0.97 * 0.01;
   if (!tap_ok(ok, "cuckoo_info: one row with the header's fields and the "
                   "load (FORMAT.md: %llu buckets, f = %u, %llu bytes, "
                   "estimated_fpr %.6g)",
               (unsigned long long)sp.buckets, sp.f,
-              (unsigned long long)sp.bytes, spec_fpr(load, sp.f, sp.buckets)))
+              (unsigned long long)sp.bytes, spec_cuckoo_fpr(load, sp.f, sp.buckets)))
     tap_diag("  got buckets %lld, f %d, bytes %lld, load %.17g, "
              "estimated_fpr %.17g", (long long)sqlite3_column_int64(st, 3),
              sqlite3_column_int(st, 5), (long long)sqlite3_column_int64(st, 6),

@@ -648,15 +648,15 @@ static blob damaged(const blob *good, const damage *d) {
     if (d->spot_layer >= 0) {
       size_t start = 64 + spec_layered_directory(L);
       for (int i = 0; i < d->spot_layer; i++)
-        start += (size_t)spec_le64(good->p + 64 + 8 * i);
+        start += (size_t)le64(good->p + 64 + 8 * i);
       at += start;
     }
     if (d->value >= 0)
       b.p[at] = (unsigned char)d->value;
     else if (d->value == -2)
-      spec_put64(b.p + at, 0x7ff8000000000000ULL);
+      put_le64(b.p + at, 0x7ff8000000000000ULL);
     else
-      spec_put64(b.p + at, spec_le64(b.p + at) + 1);
+      put_le64(b.p + at, le64(b.p + at) + 1);
   }
   return b;
 }

@@ -236,7 +236,7 @@ static void test_export(void) {
   ** directory tiles the blob, every layer is a valid Bloom filter with the
   ** outer seed, capacity and count are the layers' sums. */
   tap_ok(blob && spec_layered_valid(blob, (size_t)size, 1) && blob[13] == layers &&
-             spec_le64(blob + SPEC_OFF_INSERTED) == 5000 && blob[14] == 2 &&
+             le64(blob + SPEC_OFF_INSERTED) == 5000 && blob[14] == 2 &&
              blob[15] == 0,
          "a valid layered filter of %d Bloom layers, growth 2, counting the "
          "5000 values", layers);
@@ -244,11 +244,11 @@ static void test_export(void) {
   size_t at = SPEC_HEADER + spec_layered_directory((unsigned)layers);
   int shapes = blob != NULL;
   for (int i = 0; shapes && i < layers; i++) {
-    uint64_t len = spec_le64(blob + SPEC_HEADER + 8 * i);
+    uint64_t len = le64(blob + SPEC_HEADER + 8 * i);
     shapes = at + len <= (size_t)size &&
-             (sqlite3_int64)spec_le64(blob + at + SPEC_OFF_CAPACITY) ==
+             (sqlite3_int64)le64(blob + at + SPEC_OFF_CAPACITY) ==
                  layer_int(db, "s", i, "capacity") &&
-             (sqlite3_int64)spec_le64(blob + at + SPEC_OFF_BITS) ==
+             (sqlite3_int64)le64(blob + at + SPEC_OFF_BITS) ==
                  layer_int(db, "s", i, "bits");
     /* The layer alone, as a blob: bloom_test reads it. */
     sqlite3_stmt *st = prep(db, "INSERT INTO layer VALUES (?1, ?2)",

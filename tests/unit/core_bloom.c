@@ -38,18 +38,6 @@ static filter_hash rng_hash(void) {
   return h;
 }
 
-/* Little-endian reads written here, independent of filter_format.h's. */
-static uint64_t my_le64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-static uint32_t my_le32(const unsigned char *p) {
-  return (uint32_t)my_le64((const unsigned char[8]){p[0], p[1], p[2], p[3]});
-}
-static void my_put64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
 static void my_put32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
@@ -84,7 +72,7 @@ static void ref_murmur(const void *key, size_t len, uint32_t seed,
   uint64_t h1 = seed, h2 = seed;
   size_t nblocks = len / 16;
   for (size_t i = 0; i < nblocks; i++) {
-    uint64_t k1 = my_le64(data + 16 * i), k2 = my_le64(data + 16 * i + 8);
+    uint64_t k1 = le64(data + 16 * i), k2 = le64(data + 16 * i + 8);
     k1 *= c1; k1 = rotl64(k1, 31); k1 *= c2; h1 ^= k1;
     h1 = rotl64(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
     k2 *= c2; k2 = rotl64(k2, 33); k2 *= c1; h2 ^= k2;
@@ -131,8 +119,8 @@ static uint32_t smhasher_verification(void (*hash)(const void *, size_t,
     uint64_t h[2];
     key[i] = (unsigned char)i;
     hash(key, (size_t)i, (uint32_t)(256 - i), h);
-    my_put64(outs + i * 16, h[0]);
-    my_put64(outs + i * 16 + 8, h[1]);
+    put_le64(outs + i * 16, h[0]);
+    put_le64(outs + i * 16 + 8, h[1]);
   }
   uint64_t final[2];
   hash(outs, sizeof outs, 0, final);
@@ -190,11 +178,11 @@ static void test_hash_encoding(void) {
   ** REALs as their IEEE-754 bits, TEXT/BLOB as their bytes. */
   const uint32_t seed = 0x01020304u;
   unsigned char le[8];
-  my_put64(le, (uint64_t)(int64_t)-123456789);
+  put_le64(le, (uint64_t)(int64_t)-123456789);
   tap_ok(hash_eq(filter_hash_integer(-123456789, seed),
                  expect_murmur(le, 8, seed + FILTER_TYPE_INTEGER)),
          "integer hashes as 8 LE bytes with seed + %d", FILTER_TYPE_INTEGER);
-  my_put64(le, double_bits(0.5));
+  put_le64(le, double_bits(0.5));
   tap_ok(hash_eq(filter_hash_real(0.5, seed),
                  expect_murmur(le, 8, seed + FILTER_TYPE_REAL)),
          "non-integral real hashes as its IEEE-754 bits with seed + %d",
@@ -228,13 +216,13 @@ static void test_hash_rules(void) {
   /* 2^63 is outside int64: it must hash as a REAL, not wrap to INT64_MIN or
   ** saturate to INT64_MAX. */
   unsigned char le[8];
-  my_put64(le, double_bits(9223372036854775808.0));
+  put_le64(le, double_bits(9223372036854775808.0));
   filter_hash big = filter_hash_real(9223372036854775808.0, s);
   tap_ok(hash_eq(big, expect_murmur(le, 8, s + FILTER_TYPE_REAL)) &&
              !hash_eq(big, filter_hash_integer(INT64_MIN, s)) &&
              !hash_eq(big, filter_hash_integer(INT64_MAX, s)),
          "2^63 as real hashes as a REAL (no wrap, no saturation)");
-  my_put64(le, double_bits(INFINITY));
+  put_le64(le, double_bits(INFINITY));
   tap_ok(hash_eq(filter_hash_real(INFINITY, s),
                  expect_murmur(le, 8, s + FILTER_TYPE_REAL)) &&
              !hash_eq(filter_hash_real(INFINITY, s),
@@ -247,7 +235,7 @@ static void test_hash_rules(void) {
                   filter_hash_bytes(FILTER_TYPE_BLOB, "", 0, s)),
          "empty text and empty blob differ");
   unsigned char le42[8];
-  my_put64(le42, 42);
+  put_le64(le42, 42);
   tap_ok(!hash_eq(filter_hash_integer(42, s),
                   filter_hash_bytes(FILTER_TYPE_TEXT, "42", 2, s)) &&
              !hash_eq(filter_hash_integer(42, s),
@@ -785,10 +773,10 @@ static void test_format_layout(void) {
   tap_ok(memcmp(b, "BLMF", 4) == 0 && b[4] == 1 && b[5] == 1 && b[6] == 1 &&
              b[7] == 0,
          "header bytes 0..7: 'BLMF', version 1, kind 1, hash 1, flags 0");
-  tap_ok(my_le32(b + 8) == 0x12345678u && my_le32(b + 12) == 7 &&
-             my_le64(b + 16) == VALID_BITS && my_le64(b + 24) == 100 &&
-             my_le64(b + 32) == double_bits(0.01) &&
-             my_le64(b + 40) == 0x0102030405060708ULL,
+  tap_ok(le32(b + 8) == 0x12345678u && le32(b + 12) == 7 &&
+             le64(b + 16) == VALID_BITS && le64(b + 24) == 100 &&
+             le64(b + 32) == double_bits(0.01) &&
+             le64(b + 40) == 0x0102030405060708ULL,
          "seed@8, k@12, bits@16, capacity@24, p@32, inserted@40 are LE");
   int zero = 1;
   for (int i = 48; i < 64; i++) zero &= b[i] == 0;
@@ -798,7 +786,7 @@ static void test_format_layout(void) {
   memcpy(c, b, sizeof c);
   filter_write_count(c, 77);
   int others_same = memcmp(c, b, 40) == 0 && memcmp(c + 48, b + 48, 16) == 0;
-  tap_ok(others_same && my_le64(c + 40) == 77,
+  tap_ok(others_same && le64(c + 40) == 77,
          "filter_write_count changes bytes 40..47 only");
 
   filter_view v;
@@ -913,7 +901,7 @@ static void test_format_rejections(void) {
   for (size_t i = 0; i < sizeof bit_cases / sizeof *bit_cases; i++) {
     unsigned char b[VALID_LEN];
     memcpy(b, valid, VALID_LEN);
-    my_put64(b + 16, bit_cases[i].bits);
+    put_le64(b + 16, bit_cases[i].bits);
     if (parse_copy(b, VALID_LEN, 0, &v, err, sizeof err) != -1 || !err[0]) {
       bad++;
       tap_diag("  accepted: %s", bit_cases[i].what);
@@ -927,7 +915,7 @@ static void test_format_rejections(void) {
   for (size_t i = 0; i < 3; i++) {
     unsigned char b[VALID_LEN];
     memcpy(b, valid, VALID_LEN);
-    my_put64(b + 24, bad_caps[i]);
+    put_le64(b + 24, bad_caps[i]);
     if (parse_copy(b, VALID_LEN, 0, &v, err, sizeof err) != -1 || !err[0])
       bad++;
   }
@@ -938,7 +926,7 @@ static void test_format_rejections(void) {
   for (size_t i = 0; i < sizeof bad_ps / sizeof *bad_ps; i++) {
     unsigned char b[VALID_LEN];
     memcpy(b, valid, VALID_LEN);
-    my_put64(b + 32, double_bits(bad_ps[i]));
+    put_le64(b + 32, double_bits(bad_ps[i]));
     if (parse_copy(b, VALID_LEN, 0, &v, err, sizeof err) != -1 || !err[0]) {
       bad++;
       tap_diag("  accepted p = %g", bad_ps[i]);
@@ -950,7 +938,7 @@ static void test_format_rejections(void) {
   unsigned char b[VALID_LEN];
   memcpy(b, valid, VALID_LEN);
   my_put32(b + 12, 64);
-  my_put64(b + 24, (uint64_t)INT64_MAX);
+  put_le64(b + 24, (uint64_t)INT64_MAX);
   tap_ok(parse_copy(b, VALID_LEN, 0, &v, err, sizeof err) == 0,
          "k = 64 and capacity = INT64_MAX are accepted (%s)", err);
 }

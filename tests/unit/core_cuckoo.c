@@ -4,7 +4,7 @@
 ** the copies limit, the false-positive rate, and the kind-2 header checks.
 ** Every random stream has a fixed seed, printed as "# seed: ...".  Sizing
 ** is judged against FORMAT.md's rule, implemented here independently
-** (my_cuckoo_*), and header checks against tests/lib/bloom_spec.h.
+** (tests/lib/cuckoo_spec.h), and header checks against tests/lib/bloom_spec.h.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
@@ -24,6 +24,7 @@
 #include "core/hash.h"
 #include "lib/bloom_spec.h"
 #include "lib/rng.h"
+#include "lib/cuckoo_spec.h"
 #include "lib/tap.h"
 
 static filter_hash random_hash(uint64_t *state) {
@@ -39,65 +40,10 @@ static int rel_close(double a, double b, double tol) {
   return fabs(a - b) <= tol * m;
 }
 
-/* ---- FORMAT.md's sizing rule, written from the document alone ----------
-** ("How this version places fingerprints and sizes filters"): B is the
-** 2 for n <= 7, otherwise the smallest even number from 4 with n <=
-** floor(4B * L), L = 0.95 when B <= 2 and min(0.95, 1 - 2.6 / sqrt(4B))
-** beyond; f is the smallest width in 4..64 with
-** fpr(n / 4B) <= 0.97 p, where fpr(load) = 1 - (1 - 1/(2^f - 1))^(8 load)
-** (4 load when B = 1, which only layout 0 has).  Long double, log1p/expm1,
-** a linear search: not the code's way. */
-static uint64_t my_cuckoo_items(uint64_t buckets) {
-  long double slots = 4.0L * (long double)buckets, limit = 0.95L;
-  if (buckets > 2 && 1.0L - 2.6L / sqrtl(slots) < limit)
-    limit = 1.0L - 2.6L / sqrtl(slots);
-  return (uint64_t)floorl(slots * limit);
-}
-
-static double my_cuckoo_fpr(double load, unsigned f, uint64_t buckets) {
-  long double compared = (buckets == 1 ? 4.0L : 8.0L) * (long double)load;
-  long double one_slot = 1.0L / (ldexpl(1.0L, (int)f) - 1.0L);
-  return (double)-expm1l(compared * log1pl(-one_slot));
-}
-
-typedef struct my_cuckoo_sizing {
-  uint64_t buckets, bytes;
-  unsigned f;
-  double fpr; /* the model at n items */
-} my_cuckoo_sizing;
-
-/* 0 if no width up to 64 meets p. */
-/* B = 2 for n <= 7, otherwise the smallest even B >= 4 with n <=
-** my_cuckoo_items(B): from an estimate below it (load 0.95 at most), step
-** up by 2. */
-static uint64_t my_cuckoo_buckets(uint64_t n) {
-  if (n <= 7) return 2;
-  uint64_t b = (uint64_t)((long double)n / (4.0L * 0.95L)) & ~(uint64_t)1;
-  b = b > 16 ? b - 16 : 4;
-  while (n > my_cuckoo_items(b)) b += 2;
-  return b;
-}
-
-static int my_cuckoo_sizing_for(uint64_t n, double p, my_cuckoo_sizing *out) {
-  uint64_t b = my_cuckoo_buckets(n);
-  double load = (double)n / (4.0 * (double)b);
-  for (unsigned f = 4; f <= 64; f++) {
-    double fpr = my_cuckoo_fpr(load, f, b);
-    if (fpr <= 0.97 * p) {
-      out->buckets = b;
-      out->f = f;
-      out->fpr = fpr;
-      out->bytes = 64 + (b * 4 * f + 7) / 8; /* ceil(B * 4 * f / 8) */
-      return 1;
-    }
-  }
-  return 0;
-}
-
 /* The sizing for n, p by FORMAT.md, or exit(2). */
-static my_cuckoo_sizing my_sizing(uint64_t n, double p) {
-  my_cuckoo_sizing sp;
-  if (!my_cuckoo_sizing_for(n, p, &sp)) {
+static spec_cuckoo_sizing my_sizing(uint64_t n, double p) {
+  spec_cuckoo_sizing sp;
+  if (!spec_cuckoo_sizing_for(n, p, &sp)) {
     tap_diag("no width meets n = %llu, p = %g", (unsigned long long)n, p);
     exit(2);
   }
@@ -248,10 +194,10 @@ static void test_sizing(void) {
   /* The independent rule reproduces FORMAT.md's worked example: 4 buckets
   ** hold at most 5 items, 6 buckets 11; cuckoo_build(v, 10, 0.01) is 6
   ** buckets of 9-bit fingerprints, 91 bytes (8 bits give 0.013). */
-  my_cuckoo_sizing ex = my_sizing(10, 0.01);
-  tap_ok(my_cuckoo_items(2) == 7 && my_cuckoo_items(4) == 5 &&
-             my_cuckoo_items(6) == 11 && ex.buckets == 6 && ex.f == 9 &&
-             ex.bytes == 91 && my_cuckoo_fpr(10.0 / 24.0, 8, 6) > 0.0097,
+  spec_cuckoo_sizing ex = my_sizing(10, 0.01);
+  tap_ok(spec_cuckoo_items(2) == 7 && spec_cuckoo_items(4) == 5 &&
+             spec_cuckoo_items(6) == 11 && ex.buckets == 6 && ex.f == 9 &&
+             ex.bytes == 91 && spec_cuckoo_fpr(10.0 / 24.0, 8, 6) > 0.0097,
          "the test's FORMAT.md sizing rule gives the document's worked "
          "example (n = 10, p = 0.01: 6 buckets, f = 9, 91 bytes)");
 
@@ -262,12 +208,12 @@ static void test_sizing(void) {
     uint64_t b = i < 41     ? (uint64_t)1 << i
                  : i < 2089 ? 2 * (i - 40)
                             : 2 + 2 * (splitmix64(&brng) % ((uint64_t)1 << 40));
-    if (cuckoo_sized_items(b, CUCKOO_LAYOUT_SUB) != my_cuckoo_items(b)) {
+    if (cuckoo_sized_items(b, CUCKOO_LAYOUT_SUB) != spec_cuckoo_items(b)) {
       if (items_bad++ < 5)
         tap_diag("  %llu buckets: cuckoo_sized_items %llu, FORMAT.md %llu",
                  (unsigned long long)b,
                  (unsigned long long)cuckoo_sized_items(b, CUCKOO_LAYOUT_SUB),
-                 (unsigned long long)my_cuckoo_items(b));
+                 (unsigned long long)spec_cuckoo_items(b));
     }
   }
   TAP_EQ_U64(items_bad, 0,
@@ -279,7 +225,7 @@ static void test_sizing(void) {
     for (int i = 0; i < 7; i++)
       for (uint64_t b = 1; b <= 4; b *= 2) {
         double got = cuckoo_model_fpr(loads[i], f, b);
-        double want = my_cuckoo_fpr(loads[i], f, b);
+        double want = spec_cuckoo_fpr(loads[i], f, b);
         if (!rel_close(got, want, 1e-9) && model_bad++ < 5)
           tap_diag("  load %g f %u B %llu: cuckoo_model_fpr %.17g, FORMAT.md "
                    "%.17g", loads[i], f, (unsigned long long)b, got, want);
@@ -298,8 +244,8 @@ static void test_sizing(void) {
   for (int e = 1; e <= EDGES; e++) {
     uint64_t bs[2] = {(uint64_t)1 << e, 3 * ((uint64_t)1 << e) + 2};
     for (int j = 0; j < 2; j++) {
-      ns[nn++] = my_cuckoo_items(bs[j]);
-      ns[nn++] = my_cuckoo_items(bs[j]) + 1;
+      ns[nn++] = spec_cuckoo_items(bs[j]);
+      ns[nn++] = spec_cuckoo_items(bs[j]) + 1;
     }
   }
   int bad = 0, cases = 0;
@@ -307,7 +253,7 @@ static void test_sizing(void) {
     uint64_t n = ns[j];
     for (int i = 0; i < 6; i++) {
       cuckoo_sizing pl;
-      my_cuckoo_sizing sp = my_sizing(n, ps[i]);
+      spec_cuckoo_sizing sp = my_sizing(n, ps[i]);
       cases++;
       int rc = (int)cuckoo_sizing_for(n, ps[i], FILTER_MIN_FPR, UINT64_MAX, &pl);
       if (rc != CUCKOO_SIZING_OK || pl.buckets != sp.buckets ||
@@ -527,7 +473,7 @@ static void test_copies(void) {
 static void test_fpr(void) {
   const double ps[] = {0.01, 0.001};
   /* 95% load (the most 4096 buckets hold); 76% load */
-  const uint64_t ns[] = {my_cuckoo_items(4096), 100000};
+  const uint64_t ns[] = {spec_cuckoo_items(4096), 100000};
   for (int i = 0; i < 2; i++) {
     cuckoo_sizing pl;
     unsigned char *blob = new_filter(ns[i], ps[i], &pl);
@@ -634,7 +580,7 @@ static void test_parse(void) {
   unsigned char *good = new_filter(100, 0.01, &pl);
   size_t len = (size_t)pl.bytes;
   /* The shape FORMAT.md sizes for n = 100, p = 0.01 (32 buckets, f = 10). */
-  const my_cuckoo_sizing sp = my_sizing(100, 0.01);
+  const spec_cuckoo_sizing sp = my_sizing(100, 0.01);
   const unsigned long long nb = sp.buckets, slots = 4 * nb;
   tap_ok(len == sp.bytes && load_le64(good + 16) == nb && good[12] == sp.f,
          "cuckoo_build's shape for n = 100, p = 0.01: %llu buckets, f = %u, "

@@ -109,8 +109,6 @@ static blob write_layered(blob *layers, unsigned kind) {
   return out;
 }
 
-static uint64_t le64_at(const unsigned char *p) { return spec_le64(p); }
-
 /* The outer header and directory as FORMAT.md lays them out. */
 static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   const unsigned char *b = out->p;
@@ -119,21 +117,21 @@ static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   uint64_t capacity = 0, count = 0;
   for (unsigned i = 0; i < LAYERS; i++) {
     want_len += layers[i].n;
-    capacity += le64_at(layers[i].p + 24);
-    count += le64_at(layers[i].p + 40);
+    capacity += le64(layers[i].p + 24);
+    count += le64(layers[i].p + 40);
   }
   TAP_EQ_U64(out->n, want_len, "%s: length is 64 + the directory (8L padded to 64) + the layers'", k);
   tap_ok(memcmp(b, "BLMF", 4) == 0 && b[4] == 1 && b[5] == 3 && b[6] == 1 &&
              b[7] == 0,
          "%s: magic, version 1, kind 3, hash 1, flags 0", k);
-  TAP_EQ_U64(spec_le32(b + 8), LAYER_SEED, "%s: seed of the layers", k);
+  TAP_EQ_U64(le32(b + 8), LAYER_SEED, "%s: seed of the layers", k);
   TAP_EQ_U64(b[12], kind, "%s: layer_kind", k);
   TAP_EQ_U64(b[13], LAYERS, "%s: layer count", k);
   TAP_EQ_U64(b[14] + 256u * b[15], params.growth, "%s: growth", k);
   tap_ok(spec_le_double(b + 16) == params.tightening, "%s: tightening", k);
-  TAP_EQ_U64(le64_at(b + 24), capacity, "%s: capacity is the layers' sum", k);
+  TAP_EQ_U64(le64(b + 24), capacity, "%s: capacity is the layers' sum", k);
   tap_ok(spec_le_double(b + 32) == params.target_fpr, "%s: target_fpr", k);
-  TAP_EQ_U64(le64_at(b + 40), count, "%s: count is the layers' sum", k);
+  TAP_EQ_U64(le64(b + 40), count, "%s: count is the layers' sum", k);
   int zero = 1;
   for (int i = 48; i < 64; i++) zero &= b[i] == 0;
   tap_ok(zero, "%s: reserved bytes zero", k);
@@ -143,7 +141,7 @@ static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   size_t at = 64 + spec_layered_directory(LAYERS);
   int same = 1;
   for (unsigned i = 0; i < LAYERS; i++) {
-    same &= le64_at(b + 64 + 8 * i) == layers[i].n;
+    same &= le64(b + 64 + 8 * i) == layers[i].n;
     same &= memcmp(b + at, layers[i].p, layers[i].n) == 0;
     at += layers[i].n;
   }
@@ -305,11 +303,11 @@ static void d_padding(unsigned char *b, size_t *n) {
 }
 static void d_length_past_end(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put64(b + 64 + 8 * 2, spec_le64(b + 64 + 8 * 2) + 1);
+  put_le64(b + 64 + 8 * 2, le64(b + 64 + 8 * 2) + 1);
 }
 static void d_length_huge(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put64(b + 64, UINT64_MAX);
+  put_le64(b + 64, UINT64_MAX);
 }
 static void d_lengths_short(unsigned char *b, size_t *n) {
   /* one trailing byte the directory does not cover */
@@ -326,7 +324,7 @@ static void d_bad_layer(unsigned char *b, size_t *n) {
 }
 static void d_layer_version(unsigned char *b, size_t *n) {
   (void)n;
-  b[layer0_at(b) + spec_le64(b + 64) + 4] = 2; /* layer 1's version */
+  b[layer0_at(b) + le64(b + 64) + 4] = 2; /* layer 1's version */
 }
 static void d_mixed_seed(unsigned char *b, size_t *n) {
   (void)n;
@@ -338,16 +336,16 @@ static void d_outer_seed(unsigned char *b, size_t *n) {
 }
 static void d_capacity(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put64(b + 24, spec_le64(b + 24) + 1);
+  put_le64(b + 24, le64(b + 24) + 1);
 }
 static void d_count(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put64(b + 40, spec_le64(b + 40) + 1);
+  put_le64(b + 40, le64(b + 40) + 1);
 }
 static void d_layer_capacity(unsigned char *b, size_t *n) {
   (void)n;
   uint64_t at = layer0_at(b) + 24;
-  spec_put64(b + at, spec_le64(b + at) + 1);
+  put_le64(b + at, le64(b + at) + 1);
 }
 static void d_nested(unsigned char *b, size_t *n) {
   (void)n;
