@@ -61,13 +61,22 @@ static int hash_cmp(const void *pa, const void *pb) {
   return 0;
 }
 
-size_t filter_hash_unique(filter_hash *hashes, size_t count) {
+/* Sorts count items of `size` bytes and keeps the first of each run of
+** equal ones at the front: how many remain. */
+static size_t unique_sorted(void *items, size_t count, size_t size,
+                            int (*cmp)(const void *, const void *)) {
   if (count == 0) return 0;
-  qsort(hashes, count, sizeof *hashes, hash_cmp);
+  qsort(items, count, size, cmp);
+  unsigned char *at = items;
   size_t kept = 1;
   for (size_t i = 1; i < count; i++)
-    if (hash_cmp(&hashes[kept - 1], &hashes[i]) != 0) hashes[kept++] = hashes[i];
+    if (cmp(at + (kept - 1) * size, at + i * size) != 0)
+      memmove(at + kept++ * size, at + i * size, size);
   return kept;
+}
+
+size_t filter_hash_unique(filter_hash *hashes, size_t count) {
+  return unique_sorted(hashes, count, sizeof *hashes, hash_cmp);
 }
 
 static int key_cmp(const void *pa, const void *pb) {
@@ -80,10 +89,5 @@ static int key_cmp(const void *pa, const void *pb) {
 }
 
 size_t filter_value_key_unique(filter_value_key *keys, size_t count) {
-  if (count == 0) return 0;
-  qsort(keys, count, sizeof *keys, key_cmp);
-  size_t kept = 1;
-  for (size_t i = 1; i < count; i++)
-    if (key_cmp(&keys[kept - 1], &keys[i]) != 0) keys[kept++] = keys[i];
-  return kept;
+  return unique_sorted(keys, count, sizeof *keys, key_cmp);
 }

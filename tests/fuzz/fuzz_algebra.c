@@ -64,9 +64,9 @@ static void check_result(const char *fname, const fz_result *r, int want,
     if (memcmp(o, a, SPEC_OFF_CAPACITY) != 0 ||
         memcmp(o + SPEC_HEADER, a + SPEC_HEADER, at - SPEC_HEADER) != 0)
       fz_die("%s: layered shape changed", fname);
-    double pa = spec_le_double(a + SPEC_OFF_FPR);
-    double pb = spec_le_double(b + SPEC_OFF_FPR);
-    if (spec_le_double(o + SPEC_OFF_FPR) != (pa > pb ? pa : pb))
+    double pa = le_double(a + SPEC_OFF_FPR);
+    double pb = le_double(b + SPEC_OFF_FPR);
+    if (le_double(o + SPEC_OFF_FPR) != (pa > pb ? pa : pb))
       fz_die("%s: layered target_fpr", fname);
     for (unsigned i = 0; i < a[13]; i++) {
       size_t n = (size_t)le64(a + SPEC_HEADER + 8 * i);
@@ -82,8 +82,8 @@ static void check_result(const char *fname, const fz_result *r, int want,
   uint64_t ca = le64(a + SPEC_OFF_CAPACITY), cb = le64(b + SPEC_OFF_CAPACITY);
   if (le64(o + SPEC_OFF_CAPACITY) != (ca > cb ? ca : cb))
     fz_die("%s: capacity", fname);
-  double pa = spec_le_double(a + SPEC_OFF_FPR), pb = spec_le_double(b + SPEC_OFF_FPR);
-  if (spec_le_double(o + SPEC_OFF_FPR) != (pa > pb ? pa : pb))
+  double pa = le_double(a + SPEC_OFF_FPR), pb = le_double(b + SPEC_OFF_FPR);
+  if (le_double(o + SPEC_OFF_FPR) != (pa > pb ? pa : pb))
     fz_die("%s: target_fpr", fname);
   uint64_t ia = fz_inserted(a), ib = fz_inserted(b);
   uint64_t want_ins = intersect ? (ia < ib ? ia : ib) : fz_sat_add(ia, ib);

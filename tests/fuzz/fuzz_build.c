@@ -153,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     holds_all(s_test, "bloom_test", &built, vals, nv, "bloom_build");
     if (fz_inserted(built.blob) != non_null) fz_die("bloom_build inserted");
     uint64_t cap = le64(built.blob + SPEC_OFF_CAPACITY);
-    double fpr = spec_le_double(built.blob + SPEC_OFF_FPR);
+    double fpr = le_double(built.blob + SPEC_OFF_FPR);
     if (from_data ? (cap < 1 || cap > (non_null ? non_null : 1))
                   : (n.type == SQLITE_INTEGER ? cap != (uint64_t)n.i
                                               : (double)cap != n.d))

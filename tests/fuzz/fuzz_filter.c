@@ -213,7 +213,7 @@ static void check_info(const unsigned char *blob, size_t len, int valid,
       fz_die("bloom_info hashes of a layered filter");
     if ((uint64_t)sqlite3_column_int64(st, 4) != le64(blob + SPEC_OFF_CAPACITY))
       fz_die("bloom_info capacity");
-    if (sqlite3_column_double(st, 10) != spec_le_double(blob + SPEC_OFF_FPR))
+    if (sqlite3_column_double(st, 10) != le_double(blob + SPEC_OFF_FPR))
       fz_die("bloom_info target_fpr");
     double fill = sqlite3_column_double(st, 7);
     if (!(fill >= 0.0 && fill <= 1.0)) fz_die("bloom_info fill_ratio %g", fill);
@@ -241,7 +241,7 @@ static void check_info(const unsigned char *blob, size_t len, int valid,
       fz_die("bloom_info estimated_items NULL-ness");
     double efpr = sqlite3_column_double(st, 9);
     if (!(efpr >= 0.0 && efpr <= 1.0)) fz_die("bloom_info estimated_fpr %g", efpr);
-    if (sqlite3_column_double(st, 10) != spec_le_double(blob + SPEC_OFF_FPR))
+    if (sqlite3_column_double(st, 10) != le_double(blob + SPEC_OFF_FPR))
       fz_die("bloom_info target_fpr");
     /* FORMAT.md: version 1; hash 1 is reported as 'murmur3_x64_128'. */
     if (sqlite3_column_type(st, 11) != SQLITE_INTEGER ||

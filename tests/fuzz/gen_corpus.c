@@ -79,7 +79,7 @@ static void put_u64(buf *b, uint64_t v) {
 
 static void put_double(buf *b, double d) {
   unsigned char le[8];
-  spec_put_double(le, d);
+  put_le_double(le, d);
   put(b, le, 8);
 }
 
@@ -142,7 +142,7 @@ static buf cuckoo0_of(uint64_t buckets, unsigned f, uint64_t capacity,
   b.p[13] = 4;
   put_le64(b.p + 16, buckets);
   put_le64(b.p + SPEC_OFF_CAPACITY, capacity);
-  spec_put_double(b.p + SPEC_OFF_FPR, fpr);
+  put_le_double(b.p + SPEC_OFF_FPR, fpr);
   sqlite3_stmt *vs, *add;
   if (sqlite3_prepare_v2(db, values, -1, &vs, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(db, "SELECT cuckoo_add(?1, ?2)", -1, &add, NULL) !=
@@ -279,7 +279,7 @@ int main(int argc, char **argv) {
   filter_seed("valid-format-example", copy_of(&worked), 1);
   {
     buf b = copy_of(&one);
-    spec_put32(b.p + SPEC_OFF_SEED, 0xdeadbeef);
+    put_le32(b.p + SPEC_OFF_SEED, 0xdeadbeef);
     filter_seed("valid-seed", b, 1);
   }
   {
@@ -290,7 +290,7 @@ int main(int argc, char **argv) {
   }
   {
     buf b = copy_of(&one);
-    spec_put32(b.p + SPEC_OFF_HASHES, 64);
+    put_le32(b.p + SPEC_OFF_HASHES, 64);
     filter_seed("valid-k64", b, 1);
   }
   {
@@ -342,12 +342,12 @@ int main(int argc, char **argv) {
   }
   {
     buf b = copy_of(&one);
-    spec_put32(b.p + SPEC_OFF_HASHES, 65);
+    put_le32(b.p + SPEC_OFF_HASHES, 65);
     filter_seed("bad-hashes-65", b, 1);
   }
   {
     buf b = copy_of(&one);
-    spec_put32(b.p + SPEC_OFF_HASHES, 0);
+    put_le32(b.p + SPEC_OFF_HASHES, 0);
     filter_seed("bad-hashes-0", b, 1);
   }
   {
@@ -357,7 +357,7 @@ int main(int argc, char **argv) {
   }
   {
     buf b = copy_of(&one);
-    spec_put_double(b.p + SPEC_OFF_FPR, NAN);
+    put_le_double(b.p + SPEC_OFF_FPR, NAN);
     filter_seed("bad-fpr-nan", b, 1);
   }
   {
@@ -469,12 +469,12 @@ int main(int argc, char **argv) {
   algebra_seed("other-hashes", &one, &k64);
   {
     buf b = copy_of(&one_b);
-    spec_put32(b.p + SPEC_OFF_SEED, 1);
+    put_le32(b.p + SPEC_OFF_SEED, 1);
     algebra_seed("other-seed", &one, &b);
-    spec_put32(b.p + SPEC_OFF_SEED, 0);
+    put_le32(b.p + SPEC_OFF_SEED, 0);
     put_le64(b.p + SPEC_OFF_INSERTED, UINT64_MAX);
     put_le64(b.p + SPEC_OFF_CAPACITY, 1000);
-    spec_put_double(b.p + SPEC_OFF_FPR, 0.5);
+    put_le_double(b.p + SPEC_OFF_FPR, 0.5);
     algebra_seed("inserted-max-capacity-fpr", &one, &b);
     b.n -= 1;
     algebra_seed("second-truncated", &one, &b);

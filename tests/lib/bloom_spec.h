@@ -30,24 +30,6 @@
 #define SPEC_HEADER 64
 #define SPEC_BLOCK_BITS 512u
 
-
-static inline void spec_put32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static inline double spec_le_double(const unsigned char *p) {
-  uint64_t u = le64(p);
-  double d;
-  memcpy(&d, &u, sizeof d);
-  return d;
-}
-
-static inline void spec_put_double(unsigned char *p, double d) {
-  uint64_t u;
-  memcpy(&u, &d, sizeof u);
-  put_le64(p, u);
-}
-
 /* MurmurHash3's 64-bit finalizer (fmix64), which FORMAT.md uses in the
 ** hash itself and, for cuckoo filters, to spread a fingerprint before it
 ** picks the other bucket. */
@@ -80,7 +62,7 @@ static inline int spec_common_valid(const unsigned char *b, size_t len,
     if (b[i] != 0) return 0;
   uint64_t capacity = le64(b + SPEC_OFF_CAPACITY);
   if (capacity < 1 || capacity > (uint64_t)INT64_MAX) return 0;
-  double p = spec_le_double(b + SPEC_OFF_FPR);
+  double p = le_double(b + SPEC_OFF_FPR);
   return p > 0.0 && p < 1.0;
 }
 
@@ -129,7 +111,7 @@ static inline int spec_layered_valid(const unsigned char *b, size_t len,
   if (layer_kind && lk != layer_kind) return 0;
   if (layers < 1 || layers > 64) return 0;
   if ((unsigned)b[14] + 256u * b[15] < 1) return 0;
-  double t = spec_le_double(b + 16);
+  double t = le_double(b + 16);
   if (!(t > 0.0 && t <= 1.0)) return 0;
   /* The directory, padded with zeros to a multiple of 64 bytes. */
   size_t directory = spec_layered_directory(layers);
@@ -186,9 +168,9 @@ static inline unsigned char *spec_layered_build(
   b[13] = (unsigned char)n;
   b[14] = (unsigned char)(growth & 255);
   b[15] = (unsigned char)(growth >> 8);
-  spec_put_double(b + 16, tightening);
+  put_le_double(b + 16, tightening);
   put_le64(b + 24, (uint64_t)capacity);
-  spec_put_double(b + 32, fpr);
+  put_le_double(b + 32, fpr);
   put_le64(b + 40, (uint64_t)count);
   size_t at = SPEC_HEADER + directory;
   for (unsigned i = 0; i < n; i++) {

@@ -30,6 +30,11 @@ static inline void put_le32(unsigned char *p, uint32_t v) {
 static inline void put_le64(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
+static inline void put_le_double(unsigned char *p, double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  put_le64(p, u);
+}
 static inline double le_double(const unsigned char *p) {
   uint64_t u = le64(p);
   double d;

@@ -475,7 +475,7 @@ static void merge_many(sqlite3 *db, int layered) {
       uint64_t cap = H_CAPACITY(layer[j]) + rng_next() % 1000;
       double fpr = H_TARGET(layer[j]) * (1.0 + (double)(rng_next() % 64) / 64);
       put_le64(layer[j] + SPEC_OFF_CAPACITY, cap);
-      spec_put_double(layer[j] + SPEC_OFF_FPR, fpr);
+      put_le_double(layer[j] + SPEC_OFF_FPR, fpr);
       if (cap > max_cap[j]) max_cap[j] = cap;
       sum_count += H_INSERTED(layer[j]);
       values += count;

@@ -870,7 +870,7 @@ static void catalogue(const blob *bloom1, const blob *bloom2, const blob *cuckoo
       /* hashes is a u32 field: values above 2^32 - 1 are stored as their
       ** low 32 bits (2^32 -> 0, 2^63 -> 0, 2^64 - 512 -> 0xfffffe00). */
       blob b = blob_dup(bloom1->p, bloom1->n);
-      spec_put32(b.p + SPEC_OFF_HASHES, (uint32_t)v[i]);
+      put_le32(b.p + SPEC_OFF_HASHES, (uint32_t)v[i]);
       snprintf(name, sizeof name, "hashes = %llu (u32 %u)", (unsigned long long)v[i],
                (unsigned)(uint32_t)v[i]);
       input in = blob_input(name, &b);
@@ -894,7 +894,7 @@ static void catalogue(const blob *bloom1, const blob *bloom2, const blob *cuckoo
                                   1.5, -1.0, INFINITY, -INFINITY, NAN};
     for (size_t i = 0; i < sizeof fprs / sizeof fprs[0]; i++) {
       blob b = blob_dup(bloom1->p, bloom1->n);
-      spec_put_double(b.p + SPEC_OFF_FPR, fprs[i]);
+      put_le_double(b.p + SPEC_OFF_FPR, fprs[i]);
       snprintf(name, sizeof name, "target_fpr = %g", fprs[i]);
       input in = blob_input(name, &b);
       run_case(&g, &in, E_EITHER, ALL_WAYS);

@@ -58,7 +58,7 @@ static blob bloom_layer(uint64_t n, double p, unsigned layer, unsigned fill) {
   if (bloom_sizing_for(n, p, UINT64_MAX, &s) != BLOOM_SIZING_OK) abort();
   blob b = {malloc(s.bytes), (size_t)s.bytes};
   bloom_write_empty(b.p, &s);
-  spec_put32(b.p + 8, LAYER_SEED);
+  put_le32(b.p + 8, LAYER_SEED);
   for (unsigned i = 0; i < fill; i++) {
     filter_hash h = random_hash();
     bloom_insert(b.p + 64, s.bits / 512, s.hashes, h);
@@ -76,7 +76,7 @@ static blob cuckoo_layer(uint64_t n, double p, unsigned layer, unsigned fill) {
     abort();
   blob b = {malloc(s.bytes), (size_t)s.bytes};
   cuckoo_write_empty(b.p, &s);
-  spec_put32(b.p + 8, LAYER_SEED);
+  put_le32(b.p + 8, LAYER_SEED);
   unsigned placed = 0;
   for (unsigned i = 0; i < fill; i++) {
     filter_hash h = random_hash();
@@ -128,9 +128,9 @@ static void check_bytes(const blob *out, blob *layers, unsigned kind) {
   TAP_EQ_U64(b[12], kind, "%s: layer_kind", k);
   TAP_EQ_U64(b[13], LAYERS, "%s: layer count", k);
   TAP_EQ_U64(b[14] + 256u * b[15], params.growth, "%s: growth", k);
-  tap_ok(spec_le_double(b + 16) == params.tightening, "%s: tightening", k);
+  tap_ok(le_double(b + 16) == params.tightening, "%s: tightening", k);
   TAP_EQ_U64(le64(b + 24), capacity, "%s: capacity is the layers' sum", k);
-  tap_ok(spec_le_double(b + 32) == params.target_fpr, "%s: target_fpr", k);
+  tap_ok(le_double(b + 32) == params.target_fpr, "%s: target_fpr", k);
   TAP_EQ_U64(le64(b + 40), count, "%s: count is the layers' sum", k);
   int zero = 1;
   for (int i = 48; i < 64; i++) zero &= b[i] == 0;
@@ -283,15 +283,15 @@ static void d_growth0(unsigned char *b, size_t *n) {
 }
 static void d_tightening0(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put_double(b + 16, 0.0);
+  put_le_double(b + 16, 0.0);
 }
 static void d_tightening_big(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put_double(b + 16, 1.5);
+  put_le_double(b + 16, 1.5);
 }
 static void d_tightening_nan(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put_double(b + 16, NAN);
+  put_le_double(b + 16, NAN);
 }
 static void d_short_directory(unsigned char *b, size_t *n) {
   (void)b;
@@ -328,11 +328,11 @@ static void d_layer_version(unsigned char *b, size_t *n) {
 }
 static void d_mixed_seed(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put32(b + layer0_at(b) + 8, 7); /* layer 0's seed only */
+  put_le32(b + layer0_at(b) + 8, 7); /* layer 0's seed only */
 }
 static void d_outer_seed(unsigned char *b, size_t *n) {
   (void)n;
-  spec_put32(b + 8, 7);
+  put_le32(b + 8, 7);
 }
 static void d_capacity(unsigned char *b, size_t *n) {
   (void)n;
