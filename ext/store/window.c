@@ -67,6 +67,12 @@
 ** that a generation can grow to about 2^15 times its first layer. */
 #define WINDOW_BURST_LAYERS 16
 
+/* The latest time a store takes (2^62 seconds, 1.5e11 years): a
+** generation's end and expiry, (n + G + 1) * span with span <= 2^32 and
+** G <= 32, stay below 2^63.  Later, an `at` is refused and a time row is
+** damage. */
+#define WINDOW_MAX_TIME ((int64_t)1 << 62)
+
 /* The window keys of config_rows.window. */
 enum { WKEY_WINDOW, WKEY_GENERATIONS, WKEY_CLOCK, WKEY_TIME, WKEY_ADAPTIVE,
        WKEYS };
@@ -173,7 +179,8 @@ static int window_parse_figures(const config_rows *r, store_config *c) {
   w->generations = (int)v[WKEY_GENERATIONS];
   w->span = (w->seconds + w->generations - 1) / w->generations;
   /* The writer keeps a generation's start there, nothing else. */
-  if (v[WKEY_TIME] % w->span != 0) return SQLITE_CORRUPT_VTAB;
+  if (v[WKEY_TIME] % w->span != 0 || v[WKEY_TIME] > WINDOW_MAX_TIME)
+    return SQLITE_CORRUPT_VTAB;
   w->events = (int)v[WKEY_CLOCK];
   w->adaptive = (int)v[WKEY_ADAPTIVE];
   w->time = v[WKEY_TIME];
@@ -481,9 +488,11 @@ static int newest_of(const store *s, int64_t n) {
 
 /* `at` as given: *t, or an error. */
 static int at_value(store *s, sqlite3_value *at, int64_t *t) {
-  if (sqlite3_value_type(at) != SQLITE_INTEGER || sqlite3_value_int64(at) < 0)
+  if (sqlite3_value_type(at) != SQLITE_INTEGER || sqlite3_value_int64(at) < 0 ||
+      sqlite3_value_int64(at) > WINDOW_MAX_TIME)
     return store_error(s, "at must be an INTEGER number of seconds since "
-                       "1970-01-01 (Unix time), 0 or more");
+                       "1970-01-01 (Unix time), from 0 to %lld",
+                       (long long)WINDOW_MAX_TIME);
   *t = sqlite3_value_int64(at);
   return SQLITE_OK;
 }

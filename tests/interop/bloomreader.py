@@ -1047,8 +1047,9 @@ def _read_windowed(config, rows, kind):
                    + OPTIONAL_KEYS[kind])):
         raise FormatError("window configuration out of range: %r" % (config,))
     span = -(-w // g)
-    if t % span:
-        raise FormatError("time %d is not the start of a generation" % t)
+    if t % span or t > 1 << 62:
+        raise FormatError("time %d is not the start of a generation, up to "
+                          "2^62" % t)
     newest = t // span
     live, expired = [], []
     for k, d in _window_slots(config, kind, g).items():

@@ -1383,6 +1383,9 @@ def check_config_verdicts(tap):
         ("windowed", "('gen.3.number', -2)", "refused"),
         ("windowed", "UPDATE s_config SET value = value + 1 WHERE key = "
          "'time'", "refused"),
+        # a generation's start past 2^62, the latest time a store takes
+        ("windowed", "UPDATE s_config SET value = 4611686018427388800 WHERE "
+         "key = 'time'", "refused"),
         ("windowed", "('gen.2.number', 1102), ('gen.2.layers', 3)", "ignored"),
         ("windowed", "('gen.2.number', 1102), ('gen.2.layers', 'junk'), "
          "('gen.2.layer.0.capacity', -5), ('gen.2.layer.0.fpr', 'x')",

@@ -279,7 +279,10 @@ static void test_at(void) {
   sqlite3_finalize(st);
   tap_ok(rc == SQLITE_DONE && sqlite3_changes(db) == 0,
          "... and INSERT OR IGNORE counts no change");
-  const char *bad[] = {"1.5", "'1700000000'", "-1", "x'00'"};
+  /* 2^62 + 1: past the latest time a store takes, where a generation's
+  ** end would come near 2^63 */
+  const char *bad[] = {"1.5", "'1700000000'", "-1", "x'00'",
+                       "4611686018427387905", "9223372036854775807"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char sql[120], name[80];
     snprintf(sql, sizeof sql, "INSERT INTO t(value, at) VALUES (5, %s)",
@@ -318,6 +321,13 @@ static void test_at_events(void) {
          after ? after : "?");
   free(before);
   free(after);
+  /* The latest time a store takes: its generation's figures do not wrap. */
+  add_at(db, "t", 6, (sqlite3_int64)1 << 62);
+  tap_ok(has(db, "t", 6) &&
+             q_int(db, "SELECT min(\"end\" > start AND expires > \"end\" AND "
+                   "start >= 0) FROM t", NOARGS) == 1,
+         "an at of 2^62 is taken, and its generation ends and expires after "
+         "it starts (no overflow near 2^63)");
   sqlite3_close(db);
 }
 
