@@ -2,7 +2,7 @@
 ** Fuzz target "store": CREATE VIRTUAL TABLE ... USING bloom_store(<args>)
 ** (or cuckoo_store(<args>) when args begins with '~', the '~' dropped)
 ** with arguments from the input, then shadow tables damaged by the input,
-** then every way of reading and writing the store from a connection that
+** then every statement a user can run on the store, from a connection that
 ** connects afresh (so a damaged configuration is read, not remembered).
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
@@ -13,35 +13,82 @@
 ** damage arising from its use.
 **
 ** Input: [args][0x0A][ops]: args is the text inside bloom_store(...), ops
-** a list of operations, each a first byte choosing the operation and the
-** bytes after it giving its operands:
-**   0  add a value (a slice of the input, as a BLOB) through the store
+** a list of operations.  Each is a byte choosing the operation (% 12), a
+** byte `arg`, for operations 6 to 11 two more bytes `x` and `y`, then a
+** slice of the input of arg % 16 bytes:
+**   0  add the slice (a BLOB) through the store
 **      (a cuckoo store may refuse it as full or holding 8 copies)
-**   1  overwrite chunk <id> with a slice of the input
-**   2  delete chunk <id>
-**   3  insert a chunk row <id> with a slice of the input
+**   1  overwrite chunk <arg % 4> with the slice
+**   2  delete chunk <arg % 4>
+**   3  insert a chunk row <arg % 8 - 2> with the slice
 **   4  set a configuration key (of a fixed, a scalable or, when the
 **      arguments name a window, a windowed store) to an INTEGER, REAL,
 **      TEXT or BLOB
 **   5  delete a configuration key
+**   6  add the slice with `at` = T + (int8)x spans + arg / 16 seconds, T the
+**      store's time (the `time` row; for the wall clock, now if later), and
+**      OR IGNORE when y is odd (a store without a window: no `at`)
+**   7  set the `time` row to (floor(T / span) + (int8)x) spans + y / 16
+**      seconds: a time moved spans ahead, as a write by the events clock
+**      moves it, or back, or off a span's start
+**   8  slot k = x % (G + 2) (one past the ring too): arg / 16 % 4 picks
+**      gen.k.number set to the number of slot k nearest below
+**      floor(T / span) + (int8)y (an older one is expired), gen.k.layers
+**      or gen.k.layer.0.capacity set to (int8)y, or every gen.k. row
+**      deleted
+**   9  copy slot x % (G + 1)'s configuration and chunk rows to slot
+**      y % (G + 2), numbered as the generation of that slot just before
+**      it (arg / 16 % 3 rings older still): a generation, expired or live,
+**      whose rows look whole
+**  10  in slot x % (G + 2), chunk y % 4 of the slot: by y / 4 % 4,
+**      overwrite it with the slice, delete it, insert it as the slice, or
+**      insert it as zeros of the length of the slot's first row
+**  11  by x % 4: INSERT INTO t(t) VALUES ('expire'), an unknown command
+**      (the slice as TEXT), INSERT OR IGNORE the slice, DELETE the slice
+**
+** G, span and T are read from the configuration before each operation
+** (G = 4, span = 1 when it does not hold them).  Slot k owns the chunk ids
+** k * 2^40 .. (k + 1) * 2^40 - 1 (FORMAT.md, "Windowed stores").
 **
 ** Invariants (abort on failure): a statement succeeds, or fails with an
 ** error that starts with the module's name (SQLite's own syntax errors in the
 ** CREATE text, out of memory, a full database and SQLITE_TOOBIG aside);
+** no error is SQLITE_INTERNAL or the store's "internal error" (the guard
+** that turns a step code that escaped into an error); every statement
+** ends within 64 + (the rows it can return) + 1 calls of sqlite3_step, no
+** row comes back with sqlite3_data_count() == 0, and sqlite3_finalize
+** answers what the last step did (the bug class of a method that hands
+** sqlite3_step's SQLITE_ROW to SQLite: a statement that never ends);
 ** an exported filter is a valid filter of the store's kind by FORMAT.md
 ** (bloom_spec.h), layered for a scalable or windowed store;
 ** while the shadow tables are undamaged, the store and its export (probed
-** with bloom_test or cuckoo_test) both hold every value added, and they
+** with bloom_test or cuckoo_test) hold every value added since time last
+** moved (operations 6, 7 and a DELETE may make a store forget), and they
 ** agree on every value asked (the added ones and a few from the input);
 ** the same again after the reader's own writes (a cuckoo store's DELETE of
-** one added value among them: the other values stay).  Each input gets
-** its own in-memory database, shared between the two connections, and a
-** page limit that keeps a huge capacity quick (it fails as a full
-** database).
+** one added value among them: the other values stay).  Then the reader
+** runs every statement a user can (probes of each storage class and IN,
+** SELECT filter, length(filter), *, summary, count(*), a windowed store's
+** generation columns, INSERT with and without `at` and OR IGNORE, DELETE,
+** UPDATE, the 'expire' command, INSERT INTO t(filter)), inside a
+** savepoint rolled back to, inside a transaction committed or rolled
+** back, or in autocommit (by the last byte of the input); the first
+** connection then runs the reads.  Each input gets its own in-memory
+** database, shared between the two connections, and a page limit that
+** keeps a huge capacity quick (it fails as a full database).
 */
 #include "fuzz_common.h"
 
+#include <time.h>
+
 #define FZ_STORE_PAGES 256
+#define FZ_OPS 12
+/* Steps a statement may take beyond its rows and its final step. */
+#define FZ_STEP_SLACK 64
+/* The most rows a windowed store's generation columns give: G + 1. */
+#define FZ_MAX_GENERATIONS 33
+/* The chunk ids a windowed store's slot owns (FORMAT.md). */
+#define FZ_SLOT_IDS ((int64_t)1 << 40)
 
 /* A fixed store's keys, then a scalable store's (FORMAT.md, "Stores"). */
 #define FZ_KEYS 18
@@ -57,20 +104,25 @@ static const char *const cuckoo_keys[FZ_KEYS] = {
     "layer.0.fpr", "layer.2.chunk_buckets", "layout", "layer.0.layout"};
 
 /* A windowed store's (FORMAT.md, "Windowed stores"): generation 0 lies
-** in slot 0, whose chunk ids the chunk operations reach. */
+** in slot 0, whose chunk ids the chunk operations reach; operations 8 to
+** 10 reach the other slots. */
 static const char *const bloom_window_keys[FZ_KEYS] = {
     "kind", "window", "capacity", "fpr", "generations", "clock", "time",
     "adaptive", "gen.0.number", "gen.0.layers", "gen.0.layer.0.bits",
     "gen.0.layer.0.hashes", "gen.0.layer.0.capacity", "gen.0.layer.0.fpr",
-    "gen.0.layer.0.chunk_blocks", "gen.1.number"};
+    "gen.0.layer.0.chunk_blocks", "gen.1.number", "gen.1.layers",
+    "gen.1.layer.0.bits"};
 static const char *const cuckoo_window_keys[FZ_KEYS] = {
     "kind", "window", "capacity", "fpr", "generations", "clock", "time",
     "adaptive", "gen.0.number", "gen.0.layers", "gen.0.layer.0.buckets",
     "gen.0.layer.0.fingerprint_bits", "gen.0.layer.0.capacity",
-    "gen.0.layer.0.fpr", "gen.0.layer.0.chunk_buckets", "gen.1.number"};
+    "gen.0.layer.0.fpr", "gen.0.layer.0.chunk_buckets", "gen.1.number",
+    "gen.1.layers", "gen.1.layer.0.buckets"};
 
-/* The store of this input: its module and configuration keys. */
+/* The store of this input: its module, configuration keys, and whether
+** CREATE made it windowed (it then has the columns at, generation, ...). */
 static int is_cuckoo;
+static int is_windowed;
 static const char *const *config_keys = bloom_keys;
 
 /* An open connection to the shared in-memory database `uri`, with the
@@ -92,48 +144,162 @@ static sqlite3 *connect_to(const char *uri) {
   return db;
 }
 
-/* An error that is allowed: ours, named, or one SQLite gives on its own. */
+/* 1 if msg is the store's internal error: "<module>: internal error...".
+** Not "internal error" anywhere in the text: an error may quote the input
+** (CREATE arguments, a command), and the fuzzer soon writes the words
+** there. */
+static int internal_error(const char *msg) {
+  const char *name = is_cuckoo ? "cuckoo_store: " : "bloom_store: ";
+  size_t n = strlen(name);
+  return strncmp(msg, name, n) == 0 &&
+         strncmp(msg + n, "internal error", 14) == 0;
+}
+
+/* An error that is allowed: ours, named, or one SQLite gives on its own.
+** Never an internal error: the store answers one when a code of
+** sqlite3_step escaped a function (a statement that never ends, else). */
 static void check_error(sqlite3 *db, int rc, const char *what) {
   int primary = rc & 0xff;
+  const char *msg = sqlite3_errmsg(db);
+  if (primary == SQLITE_INTERNAL || internal_error(msg))
+    fz_die("%s: error %d: %s", what, rc, msg);
   if (primary == SQLITE_NOMEM || primary == SQLITE_FULL ||
       primary == SQLITE_TOOBIG)
     return;
-  const char *msg = sqlite3_errmsg(db);
   const char *name = is_cuckoo ? "cuckoo_store: " : "bloom_store: ";
   if (strncmp(msg, name, strlen(name)) != 0)
     fz_die("%s: error %d does not name %s %s", what, rc, name, msg);
 }
 
-/* Runs sql with an optional BLOB bound to ?1; returns the step's result
-** code (SQLITE_ROW, SQLITE_DONE, or a checked error).  When want_blob,
-** the first column of the first row is copied to *out. */
-static int run(sqlite3 *db, const char *sql, const unsigned char *bind,
-               size_t bind_len, unsigned char **out, size_t *out_len) {
+/* A value to bind: a BLOB, INTEGER, REAL, TEXT or NULL. */
+typedef struct probe_value {
+  int type; /* SQLITE_BLOB, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or
+               SQLITE_NULL */
+  const unsigned char *p;
+  size_t n;
+  sqlite3_int64 i;
+  double d;
+} probe_value;
+
+static probe_value blob_value(const unsigned char *p, size_t n) {
+  probe_value v = {SQLITE_BLOB, p, n, 0, 0.0};
+  return v;
+}
+
+static probe_value int_value(sqlite3_int64 i) {
+  probe_value v = {SQLITE_INTEGER, NULL, 0, i, 0.0};
+  return v;
+}
+
+/* What one statement gave. */
+typedef struct outcome {
+  int rc;              /* SQLITE_DONE, or the error (of prepare or step) */
+  int rows;
+  int type;            /* column 0's storage class in the first row */
+  sqlite3_int64 i;     /* column 0 of the first row as an INTEGER */
+  unsigned char *blob; /* exactly sized copy of a BLOB column 0, or NULL */
+  size_t len;
+} outcome;
+
+#define FZ_MAX_BINDS 8
+
+/* Runs sql with binds[k] bound to ?(k + 1), stepping it to its end, and
+** returns its final code (SQLITE_DONE or a checked error).  max_rows: the
+** most rows it can return; past 64 more steps than that it never ends, an
+** invariant broken.  A row without columns, or a finalize that answers
+** otherwise than the last step, are too.  *out, when given, gets the
+** outcome (free out->blob). */
+static int exec_sql(sqlite3 *db, const char *sql, const probe_value *binds,
+                    int n_binds, int max_rows, outcome *out) {
+  outcome o;
+  memset(&o, 0, sizeof o);
   sqlite3_stmt *st = NULL;
   int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
   if (rc != SQLITE_OK) {
     check_error(db, rc, sql);
+    o.rc = rc;
+    if (out) *out = o;
+    else free(o.blob);
     return rc;
   }
-  if (bind) fz_bind_blob(st, 1, bind, bind_len);
-  rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW && out && sqlite3_column_type(st, 0) == SQLITE_BLOB) {
-    *out_len = (size_t)sqlite3_column_bytes(st, 0);
-    *out = fz_copy(sqlite3_column_blob(st, 0), *out_len);
+  /* Exactly sized copies of the BLOBs and TEXTs bound, for ASan. */
+  unsigned char *copies[FZ_MAX_BINDS] = {NULL};
+  /* A statement that takes fewer parameters (a slot's zeros) binds fewer. */
+  if (n_binds > sqlite3_bind_parameter_count(st))
+    n_binds = sqlite3_bind_parameter_count(st);
+  for (int k = 0; k < n_binds && k < FZ_MAX_BINDS; k++) {
+    const probe_value *v = &binds[k];
+    int b;
+    switch (v->type) {
+      case SQLITE_INTEGER: b = sqlite3_bind_int64(st, k + 1, v->i); break;
+      case SQLITE_FLOAT: b = sqlite3_bind_double(st, k + 1, v->d); break;
+      case SQLITE_NULL: b = sqlite3_bind_null(st, k + 1); break;
+      case SQLITE_TEXT:
+        copies[k] = fz_copy(v->p, v->n);
+        b = sqlite3_bind_text64(st, k + 1, (const char *)copies[k], v->n,
+                                SQLITE_STATIC, SQLITE_UTF8);
+        break;
+      default:
+        copies[k] = fz_copy(v->p, v->n);
+        b = sqlite3_bind_blob64(st, k + 1, copies[k], v->n, SQLITE_STATIC);
+        break;
+    }
+    if (b != SQLITE_OK && (b & 0xff) != SQLITE_TOOBIG)
+      fz_die("%s: bind ?%d: error %d", sql, k + 1, b);
   }
-  while (rc == SQLITE_ROW) rc = sqlite3_step(st);
+  int steps = 0;
+  for (;;) {
+    rc = sqlite3_step(st);
+    if (++steps > FZ_STEP_SLACK + max_rows + 1)
+      fz_die("%s: does not end: step %d answers %d, the statement can "
+             "return %d rows", sql, steps, rc, max_rows);
+    if (rc != SQLITE_ROW) break;
+    if (sqlite3_data_count(st) == 0)
+      fz_die("%s: step %d answers SQLITE_ROW with no columns", sql, steps);
+    if (o.rows++ == 0) {
+      o.type = sqlite3_column_type(st, 0);
+      o.i = sqlite3_column_int64(st, 0);
+      if (o.type == SQLITE_BLOB) {
+        o.len = (size_t)sqlite3_column_bytes(st, 0);
+        o.blob = fz_copy(sqlite3_column_blob(st, 0), o.len);
+      }
+    }
+  }
   if (rc != SQLITE_DONE) check_error(db, rc, sql);
-  sqlite3_finalize(st);
+  int fin = sqlite3_finalize(st);
+  if (fin != (rc == SQLITE_DONE ? SQLITE_OK : rc))
+    fz_die("%s: the last step answered %d, sqlite3_finalize %d", sql, rc,
+           fin);
+  for (int k = 0; k < FZ_MAX_BINDS; k++) free(copies[k]);
+  o.rc = rc;
+  if (out) *out = o;
+  else free(o.blob);
   return rc;
 }
 
-/* Applies the damage and value operations; returns 1 if any touched a
-** shadow table. */
+/* exec_sql with at most one BLOB bound to ?1 and one row. */
+static int run(sqlite3 *db, const char *sql, const unsigned char *bind,
+               size_t bind_len) {
+  probe_value v = blob_value(bind, bind_len);
+  return exec_sql(db, sql, &v, bind ? 1 : 0, 1, NULL);
+}
+
+/* The values added through the store, and the time each was added in:
+** one added before the store last moved its time may be forgotten. */
 typedef struct added_values {
   unsigned char bytes[16][16];
   size_t len[16];
+  int epoch[16];
   size_t count;
 } added_values;
+
+static void remember(added_values *added, const unsigned char *p, size_t n,
+                     int epoch) {
+  if (added->count == 16) return;
+  memcpy(added->bytes[added->count], p, n);
+  added->len[added->count] = n;
+  added->epoch[added->count++] = epoch;
+}
 
 /* 1 if a damaging statement ran and changed a row (one that changes
 ** nothing leaves the store whole, and its invariants checked). */
@@ -141,46 +307,21 @@ static int changed(sqlite3 *db, int rc) {
   return rc == SQLITE_DONE && sqlite3_changes(db) > 0;
 }
 
-/* A value to probe with: a BLOB, or an INTEGER or TEXT the store hashes
-** by its own type. */
-typedef struct probe_value {
-  int type; /* SQLITE_BLOB, SQLITE_INTEGER or SQLITE_TEXT */
-  const unsigned char *p;
-  size_t n;
-  sqlite3_int64 i;
-} probe_value;
-
-/* What one probe statement answers for v bound to ?<idx>: the first column
-** of its row as 0 or 1, or -1 when it fails or answers something else. */
+/* What one probe statement answers for v bound to ?<idx> (and blob to ?1
+** when given): the first column of its row as 0 or 1, or -1 when it fails
+** or answers something else. */
 static int ask(sqlite3 *db, const char *sql, const unsigned char *blob,
                size_t len, const probe_value *v, int idx) {
-  sqlite3_stmt *q = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
-    check_error(db, sqlite3_errcode(db), sql);
-    return -1;
-  }
-  if (blob) fz_bind_blob(q, 1, blob, len);
-  unsigned char *copy = NULL;
-  switch (v->type) {
-    case SQLITE_INTEGER: sqlite3_bind_int64(q, idx, v->i); break;
-    case SQLITE_TEXT:
-      sqlite3_bind_text(q, idx, (const char *)v->p, (int)v->n, SQLITE_STATIC);
-      break;
-    default:
-      copy = fz_copy(v->p, v->n); /* exactly sized, for ASan */
-      fz_bind_blob(q, idx, copy, v->n);
-      break;
-  }
+  probe_value binds[2];
+  binds[0] = blob_value(blob, len);
+  binds[idx - 1] = *v;
+  outcome o;
+  exec_sql(db, sql, binds, idx, 1, &o);
   int answer = -1;
-  int rc = sqlite3_step(q);
-  if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER) {
-    sqlite3_int64 a = sqlite3_column_int64(q, 0);
-    if (a == 0 || a == 1) answer = (int)a;
-  } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-    check_error(db, rc, sql);
-  }
-  sqlite3_finalize(q);
-  free(copy);
+  if (o.rc == SQLITE_DONE && o.rows == 1 && o.type == SQLITE_INTEGER &&
+      (o.i == 0 || o.i == 1))
+    answer = (int)o.i;
+  free(o.blob);
   return answer;
 }
 
@@ -216,36 +357,30 @@ static void check_export_valid(const unsigned char *blob, size_t len) {
 static size_t extra_probes(const uint8_t *ops, size_t ops_len,
                            probe_value *out) {
   size_t n = 0;
-  for (size_t k = 0; k <= 8 && k <= ops_len; k++) {
-    probe_value v = {SQLITE_BLOB, ops, k, 0};
-    out[n++] = v;
-  }
-  probe_value one = {SQLITE_INTEGER, NULL, 0, 1};
-  out[n++] = one;
-  probe_value x = {SQLITE_TEXT, (const unsigned char *)"x", 1, 0};
+  for (size_t k = 0; k <= 8 && k <= ops_len; k++) out[n++] = blob_value(ops, k);
+  out[n++] = int_value(1);
+  probe_value x = {SQLITE_TEXT, (const unsigned char *)"x", 1, 0, 0.0};
   out[n++] = x;
-  uint64_t u = 0;
-  for (size_t k = 0; k < 8 && k < ops_len; k++) u |= (uint64_t)ops[k] << (8 * k);
-  probe_value from_input = {SQLITE_INTEGER, NULL, 0, (sqlite3_int64)u};
-  out[n++] = from_input;
+  out[n++] = int_value((sqlite3_int64)fz_le(ops, ops_len, 8));
   return n;
 }
 
 /* With the shadow tables undamaged: the exported filter (blob) holds every
-** added value that must still be there (all but skip, when skip is not
-** NULL), and it answers as the store does for every added value and every
-** extra probe. */
+** added value that must still be there (those added since the store's time
+** last moved, but skip, when skip is not NULL), and it answers as the store
+** does for every added value and every extra probe. */
 static void check_export_agrees(sqlite3 *db, const unsigned char *blob,
                                 size_t len, const added_values *added,
-                                const probe_value *skip,
+                                int epoch, const probe_value *skip,
                                 const probe_value *extra, size_t n_extra,
                                 const char *when) {
   for (size_t i = 0; i < added->count; i++) {
-    probe_value v = {SQLITE_BLOB, added->bytes[i], added->len[i], 0};
+    probe_value v = blob_value(added->bytes[i], added->len[i]);
     int from_export = export_says(db, blob, len, &v);
     int from_store = store_says(db, &v);
-    int must_hold = skip == NULL || skip->n != v.n ||
-                    memcmp(skip->p, v.p, v.n) != 0;
+    int must_hold = added->epoch[i] == epoch &&
+                    (skip == NULL || skip->n != v.n ||
+                     memcmp(skip->p, v.p, v.n) != 0);
     if (must_hold && from_export != 1)
       fz_die("%s: the exported filter misses added value %zu (answers %d)",
              when, i, from_export);
@@ -262,13 +397,255 @@ static void check_export_agrees(sqlite3 *db, const unsigned char *blob,
   }
 }
 
-static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
-                     added_values *added) {
-  int damaged = 0;
+/* --- the windowed store's time ----------------------------------------- */
+
+/* Arithmetic on times the input chose, wrapping rather than overflowing. */
+static int64_t wrap_add(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static int64_t wrap_mul(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return a % b != 0 && (a < 0) != (b < 0) ? q - 1 : q;
+}
+
+/* A windowed store's clock, as its configuration rows say. */
+typedef struct store_clock {
+  int64_t span, generations; /* 1 and 4 when the rows do not hold them */
+  int64_t now;               /* T: the store's time */
+  int64_t current;           /* floor(T / span), the newest generation */
+  int wall;
+} store_clock;
+
+static store_clock read_clock(sqlite3 *db) {
+  store_clock c = {1, 4, 0, 0, 0};
+  int64_t window = 0, generations = 0;
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT key, value FROM s_config WHERE key IN "
+                         "('window', 'generations', 'time', 'clock')",
+                         -1, &st, NULL) == SQLITE_OK) {
+    /* An ordinary table of at most four rows: it ends. */
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const char *key = (const char *)sqlite3_column_text(st, 0);
+      if (key == NULL) continue;
+      int64_t v = sqlite3_column_int64(st, 1);
+      if (strcmp(key, "window") == 0) window = v;
+      else if (strcmp(key, "generations") == 0) generations = v;
+      else if (strcmp(key, "time") == 0) c.now = v;
+      else {
+        const unsigned char *t = sqlite3_column_text(st, 1);
+        c.wall = t != NULL && strcmp((const char *)t, "wall") == 0;
+      }
+    }
+  }
+  sqlite3_finalize(st);
+  if (window >= 1 && window <= ((int64_t)1 << 32) && generations >= 1 &&
+      generations <= 32) {
+    c.generations = generations;
+    c.span = (window + generations - 1) / generations;
+  }
+  if (c.wall && (int64_t)time(NULL) > c.now) c.now = (int64_t)time(NULL);
+  c.current = floor_div(c.now, c.span);
+  return c;
+}
+
+/* The generation of slot k at or before generation g: n mod (G + 1) = k. */
+static int64_t number_in_slot(const store_clock *c, int64_t g, int64_t k) {
+  int64_t ring = c->generations + 1;
+  int64_t off = (g - k) % ring;
+  if (off < 0) off += ring;
+  return wrap_add(g, -off);
+}
+
+/* --- the operations ----------------------------------------------------- */
+
+typedef struct op_state {
+  added_values added;
+  int epoch;   /* bumped when the store may have forgotten a value */
+  int damaged; /* a shadow table changed by hand */
+} op_state;
+
+/* Operation 6: an add stamped `at`.  A value it puts in a live generation
+** is remembered; an `at` past the newest generation moves the events
+** clock (what it passes is forgotten), and fails on the wall clock. */
+static void add_at(sqlite3 *db, op_state *o, const unsigned char *slice,
+                   size_t take, uint8_t arg, uint8_t x, uint8_t y) {
+  if (!is_windowed) {
+    if (run(db, "INSERT INTO s(value) VALUES (?1)", slice, take) ==
+        SQLITE_DONE)
+      remember(&o->added, slice, take, o->epoch);
+    return;
+  }
+  store_clock c = read_clock(db);
+  int64_t at = wrap_add(wrap_add(c.now, wrap_mul((int8_t)x, c.span)),
+                        arg / 16);
+  probe_value binds[2] = {blob_value(slice, take), int_value(at)};
+  int rc = exec_sql(db,
+                    y & 1 ? "INSERT OR IGNORE INTO s(value, at) VALUES "
+                            "(?1, ?2)"
+                          : "INSERT INTO s(value, at) VALUES (?1, ?2)",
+                    binds, 2, 0, NULL);
+  if (rc != SQLITE_DONE || at < 0) return;
+  int64_t g = floor_div(at, c.span);
+  if (g > c.current) o->epoch++;
+  /* On the wall clock, only in the newest generation: the clock moves on
+  ** while the run goes, and an older one may expire meanwhile. */
+  if (g >= wrap_add(c.current, c.wall ? 0 : -c.generations))
+    remember(&o->added, slice, take, o->epoch);
+}
+
+/* Operation 7: the time row moved.  Forward to a span's start, it is what
+** a later write would write; else it may be damage. */
+static void set_time(sqlite3 *db, op_state *o, uint8_t x, uint8_t y) {
+  store_clock c = read_clock(db);
+  int64_t t = wrap_add(wrap_mul(wrap_add(c.current, (int8_t)x), c.span),
+                       y / 16);
+  probe_value v = int_value(t);
+  int rc = exec_sql(db, "UPDATE s_config SET value = ?1 WHERE key = 'time'",
+                    &v, 1, 0, NULL);
+  if (!changed(db, rc)) return;
+  if ((int8_t)x >= 0 && y / 16 == 0) o->epoch++;
+  else o->damaged = 1;
+}
+
+/* Operation 8: a generation's rows set or deleted. */
+static void set_generation(sqlite3 *db, op_state *o, uint8_t arg, uint8_t x,
+                           uint8_t y) {
+  store_clock c = read_clock(db);
+  int64_t k = x % (c.generations + 2);
+  char sql[200];
+  probe_value v = int_value((int8_t)y);
+  switch (arg / 16 % 4) {
+    case 0:
+      v.i = number_in_slot(&c, wrap_add(c.current, (int8_t)y), k);
+      snprintf(sql, sizeof sql,
+               "INSERT OR REPLACE INTO s_config VALUES ('gen.%lld.number', "
+               "?1)", (long long)k);
+      break;
+    case 1:
+      snprintf(sql, sizeof sql,
+               "INSERT OR REPLACE INTO s_config VALUES ('gen.%lld.layers', "
+               "?1)", (long long)k);
+      break;
+    case 2:
+      snprintf(sql, sizeof sql,
+               "UPDATE s_config SET value = ?1 WHERE key = "
+               "'gen.%lld.layer.0.capacity'", (long long)k);
+      break;
+    default:
+      snprintf(sql, sizeof sql,
+               "DELETE FROM s_config WHERE key >= 'gen.%lld.' AND key < "
+               "'gen.%lld/'", (long long)k, (long long)k);
+      o->damaged |= changed(db, exec_sql(db, sql, NULL, 0, 0, NULL));
+      return;
+  }
+  o->damaged |= changed(db, exec_sql(db, sql, &v, 1, 0, NULL));
+}
+
+/* Operation 9: slot a's generation copied to slot b, as an older one. */
+static void copy_slot(sqlite3 *db, op_state *o, uint8_t arg, uint8_t x,
+                      uint8_t y) {
+  store_clock c = read_clock(db);
+  int64_t a = x % (c.generations + 1), b = y % (c.generations + 2);
+  int64_t ring = c.generations + 1;
+  char sql[300];
+  snprintf(sql, sizeof sql,
+           "INSERT OR REPLACE INTO s_config SELECT 'gen.%lld.' || "
+           "substr(key, %d), value FROM s_config WHERE key >= 'gen.%lld.' "
+           "AND key < 'gen.%lld/'",
+           (long long)b, snprintf(NULL, 0, "gen.%lld.", (long long)a) + 1,
+           (long long)a, (long long)a);
+  o->damaged |= changed(db, exec_sql(db, sql, NULL, 0, 0, NULL));
+  /* Its number: the generation of slot b just before slot a's, or rings
+  ** older. */
+  int64_t back = (a - b) % ring;
+  if (back <= 0) back += ring;
+  snprintf(sql, sizeof sql,
+           "UPDATE s_config SET value = (SELECT value - %lld FROM s_config "
+           "WHERE key = 'gen.%lld.number') WHERE key = 'gen.%lld.number'",
+           (long long)(back + ring * (arg / 16 % 3)), (long long)a,
+           (long long)b);
+  o->damaged |= changed(db, exec_sql(db, sql, NULL, 0, 0, NULL));
+  snprintf(sql, sizeof sql,
+           "INSERT OR REPLACE INTO s_chunks SELECT id - %lld, data FROM "
+           "s_chunks WHERE id BETWEEN %lld AND %lld",
+           (long long)((a - b) * FZ_SLOT_IDS), (long long)(a * FZ_SLOT_IDS),
+           (long long)((a + 1) * FZ_SLOT_IDS - 1));
+  o->damaged |= changed(db, exec_sql(db, sql, NULL, 0, 0, NULL));
+}
+
+/* Operation 10: a chunk row of any slot. */
+static void slot_chunk(sqlite3 *db, op_state *o, const unsigned char *slice,
+                       size_t take, uint8_t x, uint8_t y) {
+  store_clock c = read_clock(db);
+  long long first = (long long)(x % (c.generations + 2) * FZ_SLOT_IDS);
+  long long id = first + y % 4;
+  char sql[300];
+  switch (y / 4 % 4) {
+    case 0:
+      snprintf(sql, sizeof sql, "UPDATE s_chunks SET data = ?1 WHERE id = %lld",
+               id);
+      break;
+    case 1:
+      snprintf(sql, sizeof sql, "DELETE FROM s_chunks WHERE id = %lld", id);
+      break;
+    case 2:
+      snprintf(sql, sizeof sql,
+               "INSERT OR REPLACE INTO s_chunks VALUES (%lld, ?1)", id);
+      break;
+    default:
+      snprintf(sql, sizeof sql,
+               "INSERT OR REPLACE INTO s_chunks SELECT %lld, "
+               "zeroblob(length(data)) FROM s_chunks WHERE id >= %lld "
+               "ORDER BY id LIMIT 1", id, first);
+      break;
+  }
+  probe_value v = blob_value(slice, take);
+  o->damaged |= changed(db, exec_sql(db, sql, &v, 1, 0, NULL));
+}
+
+/* Operation 11: a write a user makes, between the damage. */
+static void user_write(sqlite3 *db, op_state *o, const unsigned char *slice,
+                       size_t take, uint8_t x) {
+  probe_value v = blob_value(slice, take);
+  switch (x % 4) {
+    case 0:
+      if (is_windowed)
+        exec_sql(db, "INSERT INTO s(s) VALUES ('expire')", NULL, 0, 0, NULL);
+      break;
+    case 1:
+      v.type = SQLITE_TEXT;
+      if (is_windowed)
+        exec_sql(db, "INSERT INTO s(s) VALUES (?1)", &v, 1, 0, NULL);
+      break;
+    case 2:
+      if (exec_sql(db, "INSERT OR IGNORE INTO s(value) VALUES (?1)", &v, 1, 0,
+                   NULL) == SQLITE_DONE)
+        remember(&o->added, slice, take, o->epoch);
+      break;
+    default:
+      /* A cuckoo store forgets one copy: the value, or one that collides. */
+      if (exec_sql(db, "DELETE FROM s WHERE value = ?1", &v, 1, 0, NULL) ==
+          SQLITE_DONE)
+        o->epoch++;
+      break;
+  }
+}
+
+static void apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
+                      op_state *o) {
   size_t i = 0;
   while (i < n) {
-    uint8_t op = ops[i++] % 6;
+    uint8_t op = ops[i++] % FZ_OPS;
     uint8_t arg = i < n ? ops[i++] : 0;
+    uint8_t x = 0, y = 0;
+    if (op >= 6) {
+      x = i < n ? ops[i++] : 0;
+      y = i < n ? ops[i++] : 0;
+    }
     size_t take = arg % 16;
     if (take > n - i) take = n - i;
     const unsigned char *slice = ops + i;
@@ -276,27 +653,24 @@ static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
     char sql[160];
     switch (op) {
       case 0:
-        if (run(db, "INSERT INTO s(value) VALUES (?1)", slice, take, NULL,
-                NULL) == SQLITE_DONE &&
-            added->count < 16) {
-          memcpy(added->bytes[added->count], slice, take);
-          added->len[added->count++] = take;
-        }
+        if (run(db, "INSERT INTO s(value) VALUES (?1)", slice, take) ==
+            SQLITE_DONE)
+          remember(&o->added, slice, take, o->epoch);
         break;
       case 1:
         snprintf(sql, sizeof sql,
                  "UPDATE s_chunks SET data = ?1 WHERE id = %d", arg % 4);
-        damaged |= changed(db, run(db, sql, slice, take, NULL, NULL));
+        o->damaged |= changed(db, run(db, sql, slice, take));
         break;
       case 2:
         snprintf(sql, sizeof sql, "DELETE FROM s_chunks WHERE id = %d", arg % 4);
-        damaged |= changed(db, run(db, sql, NULL, 0, NULL, NULL));
+        o->damaged |= changed(db, run(db, sql, NULL, 0));
         break;
       case 3:
         snprintf(sql, sizeof sql,
                  "INSERT OR REPLACE INTO s_chunks VALUES (%d, ?1)",
                  (int)(arg % 8) - 2);
-        damaged |= changed(db, run(db, sql, slice, take, NULL, NULL));
+        o->damaged |= changed(db, run(db, sql, slice, take));
         break;
       case 4: {
         const char *key = config_keys[arg % FZ_KEYS];
@@ -306,17 +680,132 @@ static int apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
         snprintf(sql, sizeof sql,
                  "UPDATE s_config SET value = %s WHERE key = '%s'",
                  forms[(arg / FZ_KEYS) % 6], key);
-        damaged |= changed(db, run(db, sql, slice, take, NULL, NULL));
+        o->damaged |= changed(db, run(db, sql, slice, take));
         break;
       }
-      default:
+      case 5:
         snprintf(sql, sizeof sql, "DELETE FROM s_config WHERE key = '%s'",
                  config_keys[arg % FZ_KEYS]);
-        damaged |= changed(db, run(db, sql, NULL, 0, NULL, NULL));
+        o->damaged |= changed(db, run(db, sql, NULL, 0));
         break;
+      case 6: add_at(db, o, slice, take, arg, x, y); break;
+      case 7: set_time(db, o, x, y); break;
+      case 8: set_generation(db, o, arg, x, y); break;
+      case 9: copy_slot(db, o, arg, x, y); break;
+      case 10: slot_chunk(db, o, slice, take, x, y); break;
+      default: user_write(db, o, slice, take, x); break;
     }
   }
-  return damaged;
+}
+
+/* --- every statement a user can run ------------------------------------- */
+
+/* What the statements bind: a value of each storage class, a filter to
+** merge (the export, when there was one) and one from the input. */
+typedef struct user_input {
+  probe_value values[5]; /* INTEGER, REAL, TEXT, BLOB, NULL */
+  probe_value filter, junk;
+  uint8_t choice; /* the transaction (% 4), and the `at` offsets (/ 4) */
+} user_input;
+
+static void user_reads(sqlite3 *db, const user_input *u) {
+  for (int k = 0; k < 5; k++)
+    exec_sql(db, "SELECT value FROM s WHERE value = ?1", &u->values[k], 1, 1,
+             NULL);
+  exec_sql(db, "SELECT value, filter, summary FROM s WHERE value = ?1",
+           &u->values[3], 1, 1, NULL);
+  exec_sql(db, "SELECT EXISTS (SELECT 1 FROM s WHERE value = ?1)",
+           &u->values[0], 1, 1, NULL);
+  exec_sql(db, "SELECT count(*) FROM s WHERE value IS ?1", &u->values[4], 1,
+           1, NULL);
+  exec_sql(db, "SELECT value FROM s WHERE value IN (?1, ?2, ?3, ?4, ?5)",
+           u->values, 5, 5, NULL);
+  exec_sql(db, "SELECT count(*) FROM s WHERE value IN (?1, ?2, ?3, ?4, ?5)",
+           u->values, 5, 1, NULL);
+  outcome o;
+  exec_sql(db, "SELECT filter FROM s", NULL, 0, 1, &o);
+  if (o.blob) check_export_valid(o.blob, o.len);
+  free(o.blob);
+  exec_sql(db, "SELECT length(filter) FROM s", NULL, 0, 1, NULL);
+  exec_sql(db, "SELECT * FROM s", NULL, 0, 1, NULL);
+  exec_sql(db, "SELECT summary FROM s", NULL, 0, 1, NULL);
+  exec_sql(db, "SELECT count(*) FROM s", NULL, 0, 1, NULL);
+  exec_sql(db, "SELECT value FROM s", NULL, 0, 1, NULL);
+  if (!is_windowed) return;
+  exec_sql(db, "SELECT generation, start, \"end\", expires, items, fpr FROM s",
+           NULL, 0, FZ_MAX_GENERATIONS, NULL);
+  exec_sql(db, "SELECT items, value FROM s WHERE value = ?1", &u->values[3],
+           1, FZ_MAX_GENERATIONS, NULL);
+}
+
+static void user_writes(sqlite3 *db, const user_input *u) {
+  for (int k = 0; k < 5; k++)
+    exec_sql(db, "INSERT INTO s(value) VALUES (?1)", &u->values[k], 1, 0,
+             NULL);
+  exec_sql(db, "INSERT OR IGNORE INTO s(value) VALUES (?1)", &u->values[2], 1,
+           0, NULL);
+  exec_sql(db, "INSERT INTO s(filter) VALUES (?1)", &u->junk, 1, 0, NULL);
+  exec_sql(db, "INSERT INTO s(filter) VALUES (?1)", &u->filter, 1, 0, NULL);
+  exec_sql(db, "DELETE FROM s WHERE value = ?1", &u->values[3], 1, 0, NULL);
+  exec_sql(db, "DELETE FROM s WHERE value IN (?1, ?2, ?3, ?4, ?5)", u->values,
+           5, 0, NULL);
+  exec_sql(db, "DELETE FROM s", NULL, 0, 0, NULL);
+  exec_sql(db, "UPDATE s SET value = ?1 WHERE value = ?1", &u->values[0], 1,
+           0, NULL);
+  if (!is_windowed) return;
+  /* `at` around the store's time: past every live generation, the oldest
+  ** and newest live ones, the next, a few spans ahead. */
+  store_clock c = read_clock(db);
+  const int64_t spans[] = {-(c.generations + 1), -c.generations, -1, 0, 1, 3};
+  for (int k = 0; k < 6; k++) {
+    probe_value binds[2] = {
+        u->values[k % 4],
+        int_value(wrap_add(wrap_mul(wrap_add(c.current, spans[k]), c.span),
+                           u->choice / 4 % 8))};
+    exec_sql(db,
+             k == 2 ? "INSERT OR IGNORE INTO s(value, at) VALUES (?1, ?2)"
+                    : "INSERT INTO s(value, at) VALUES (?1, ?2)",
+             binds, 2, 0, NULL);
+  }
+  exec_sql(db, "INSERT INTO s(s) VALUES ('expire')", NULL, 0, 0, NULL);
+  exec_sql(db, "INSERT INTO s(s) VALUES (?1)", &u->values[2], 1, 0, NULL);
+}
+
+/* Reads, writes, reads again (the writes waiting in the store's cache). */
+static void user_statements(sqlite3 *db, const user_input *u) {
+  user_reads(db, u);
+  user_writes(db, u);
+  user_reads(db, u);
+}
+
+/* A transaction left open by a failed COMMIT or RELEASE is rolled back. */
+static void end_transaction(sqlite3 *db) {
+  if (!sqlite3_get_autocommit(db)) exec_sql(db, "ROLLBACK", NULL, 0, 0, NULL);
+}
+
+/* Every statement inside a savepoint that is rolled back to, inside a
+** transaction committed or rolled back, or in autocommit: one of the
+** three, by the input (all three would take the run to a third of its
+** speed for no more paths). */
+static void every_statement(sqlite3 *db, const user_input *u) {
+  switch (u->choice % 4) {
+    case 0:
+      exec_sql(db, "SAVEPOINT fz", NULL, 0, 0, NULL);
+      user_statements(db, u);
+      exec_sql(db, "ROLLBACK TO fz", NULL, 0, 0, NULL);
+      user_reads(db, u);
+      exec_sql(db, "RELEASE fz", NULL, 0, 0, NULL);
+      break;
+    case 1:
+    case 2:
+      exec_sql(db, "BEGIN", NULL, 0, 0, NULL);
+      user_statements(db, u);
+      exec_sql(db, u->choice % 4 == 1 ? "ROLLBACK" : "COMMIT", NULL, 0, 0,
+               NULL);
+      break;
+    default: user_statements(db, u); break;
+  }
+  end_transaction(db);
 }
 
 /* 1 if the arguments name a window (the word anywhere will do). */
@@ -324,6 +813,15 @@ static int names_window(const uint8_t *args, size_t n) {
   for (size_t i = 0; i + 6 <= n; i++)
     if (memcmp(args + i, "window", 6) == 0) return 1;
   return 0;
+}
+
+/* 1 if the store CREATE made has an `at` column: it is windowed. */
+static int has_at_column(sqlite3 *db) {
+  outcome o;
+  exec_sql(db, "SELECT count(*) FROM pragma_table_xinfo('s') WHERE name = "
+               "'at'", NULL, 0, 1, &o);
+  free(o.blob);
+  return o.rc == SQLITE_DONE && o.i == 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -363,66 +861,83 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sqlite3_close(writer);
     return 0;
   }
-  added_values added;
-  added.count = 0;
-  int damaged = apply_ops(writer, ops, ops_len, &added);
+  is_windowed = has_at_column(writer);
+  op_state o;
+  memset(&o, 0, sizeof o);
+  apply_ops(writer, ops, ops_len, &o);
+  const added_values *added = &o.added;
+  int damaged = o.damaged;
 
   /* A second connection connects afresh: the configuration is read now. */
   sqlite3 *reader = connect_to(uri);
-  unsigned char *blob = NULL;
-  size_t len = 0;
-  int exported = run(reader, "SELECT filter FROM s", NULL, 0, &blob, &len);
-  if (exported == SQLITE_DONE && blob) check_export_valid(blob, len);
-  for (size_t i = 0; i < added.count; i++) {
+  outcome exported;
+  exec_sql(reader, "SELECT filter FROM s", NULL, 0, 1, &exported);
+  unsigned char *blob = exported.blob;
+  size_t len = exported.len;
+  if (blob) check_export_valid(blob, len);
+  for (size_t i = 0; i < added->count; i++) {
     /* No false negative: an added value has its row. */
     rc = run(reader, "SELECT 1 FROM s WHERE value = ?1 AND value = ?1",
-             added.bytes[i], added.len[i], NULL, NULL);
+             added->bytes[i], added->len[i]);
     if (!damaged && rc != SQLITE_DONE)
       fz_die("an undamaged store failed a probe");
-    sqlite3_stmt *q = NULL;
-    if (!damaged &&
-        sqlite3_prepare_v2(reader, "SELECT count(*) FROM s WHERE value = ?1",
-                           -1, &q, NULL) == SQLITE_OK) {
-      fz_bind_blob(q, 1, added.bytes[i], added.len[i]);
-      if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) != 1)
-        fz_die("an added value tests absent");
-    }
-    sqlite3_finalize(q);
+    probe_value v = blob_value(added->bytes[i], added->len[i]);
+    if (!damaged && added->epoch[i] == o.epoch && store_says(reader, &v) == 0)
+      fz_die("an added value tests absent");
   }
   /* A filter longer than the run's blob limit is SQLITE_TOOBIG, rightly. */
-  if (!damaged && blob == NULL && (exported & 0xff) != SQLITE_TOOBIG)
+  if (!damaged && blob == NULL && (exported.rc & 0xff) != SQLITE_TOOBIG)
     fz_die("an undamaged store did not export its filter");
   probe_value extra[FZ_EXTRA_PROBES];
   size_t n_extra = extra_probes(ops, ops_len, extra);
   if (!damaged && blob)
-    check_export_agrees(reader, blob, len, &added, NULL, extra, n_extra,
-                        "after the inserts");
-  run(reader, "SELECT count(*) FROM s WHERE value IN (1, 'x', ?1)", ops,
-      ops_len > 8 ? 8 : ops_len, NULL, NULL);
-  run(reader, "INSERT INTO s(value) VALUES (?1)", ops, ops_len > 4 ? 4 : ops_len,
-      NULL, NULL);
-  if (blob)
-    run(reader, "INSERT INTO s(filter) VALUES (?1)", blob, len, NULL, NULL);
-  if (added.count > 0)
-    run(reader, "DELETE FROM s WHERE value = ?1", added.bytes[0],
-        added.len[0], NULL, NULL);
+    check_export_agrees(reader, blob, len, added, o.epoch, NULL, extra,
+                        n_extra, "after the inserts");
+  probe_value in_values[1] = {blob_value(ops, ops_len > 8 ? 8 : ops_len)};
+  exec_sql(reader, "SELECT count(*) FROM s WHERE value IN (1, 'x', ?1)",
+           in_values, 1, 1, NULL);
+  run(reader, "INSERT INTO s(value) VALUES (?1)", ops,
+      ops_len > 4 ? 4 : ops_len);
+  if (blob) run(reader, "INSERT INTO s(filter) VALUES (?1)", blob, len);
+  if (added->count > 0)
+    run(reader, "DELETE FROM s WHERE value = ?1", added->bytes[0],
+        added->len[0]);
   if (!damaged) {
     /* The reader's writes only add, but for that DELETE (a cuckoo store
     ** may drop the one value it names; a Bloom store refuses it). */
-    unsigned char *again = NULL;
-    size_t again_len = 0;
-    int rc2 = run(reader, "SELECT filter FROM s", NULL, 0, &again, &again_len);
-    if (rc2 == SQLITE_DONE && again) {
-      check_export_valid(again, again_len);
-      probe_value first = {SQLITE_BLOB, added.bytes[0], added.len[0], 0};
-      check_export_agrees(reader, again, again_len, &added,
-                          is_cuckoo && added.count > 0 ? &first : NULL, extra,
-                          n_extra, "after the reader's writes");
-    } else if ((rc2 & 0xff) != SQLITE_TOOBIG) {
+    outcome again;
+    exec_sql(reader, "SELECT filter FROM s", NULL, 0, 1, &again);
+    if (again.rc == SQLITE_DONE && again.blob) {
+      check_export_valid(again.blob, again.len);
+      probe_value first = blob_value(added->bytes[0], added->len[0]);
+      check_export_agrees(reader, again.blob, again.len, added, o.epoch,
+                          is_cuckoo && added->count > 0 ? &first : NULL,
+                          extra, n_extra, "after the reader's writes");
+    } else if ((again.rc & 0xff) != SQLITE_TOOBIG) {
       fz_die("an undamaged store did not export its filter again");
     }
-    free(again);
+    free(again.blob);
   }
+
+  /* Then every statement, damaged or not: each must end, and fail only
+  ** with the store's own error. */
+  user_input u;
+  memset(&u, 0, sizeof u);
+  u.values[0] = int_value((sqlite3_int64)fz_le(ops, ops_len, 8));
+  u.values[1].type = SQLITE_FLOAT;
+  u.values[1].d = (double)(ops_len > 0 ? ops[0] : 0) / 4.0;
+  u.values[2].type = SQLITE_TEXT;
+  u.values[2].p = ops;
+  u.values[2].n = ops_len > 3 ? 3 : ops_len;
+  u.values[3] = added->count > 0 ? blob_value(added->bytes[0], added->len[0])
+                                 : blob_value(ops, ops_len > 5 ? 5 : ops_len);
+  u.values[4].type = SQLITE_NULL;
+  u.filter = blob ? blob_value(blob, len) : blob_value(ops, 0);
+  u.junk = blob_value(ops, ops_len > 80 ? 80 : ops_len);
+  u.choice = ops_len > 0 ? ops[ops_len - 1] : 0;
+  every_statement(reader, &u);
+  /* The first connection, whose store saw the other's commits, reads. */
+  user_reads(writer, &u);
   free(blob);
   sqlite3_close(reader);
   sqlite3_close(writer);

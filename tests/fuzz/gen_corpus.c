@@ -244,6 +244,105 @@ static uint64_t real_bits(double d) {
   return u;
 }
 
+/* store: the CREATE arguments ('~' first for cuckoo_store), a newline,
+** then operations of fuzz_store.c.  These are its windowed seeds, on both
+** clocks and both kinds, that reach the generation rows and the time: the
+** other store seeds were written by hand and are kept as committed. */
+static buf store_start(const char *args) {
+  buf b;
+  b.p = malloc(4096);
+  if (b.p == NULL) die("malloc");
+  b.n = 0;
+  put(&b, args, strlen(args));
+  put_byte(&b, '\n');
+  return b;
+}
+
+/* One operation: op, arg, for op >= 6 x and y, then arg % 16 bytes. */
+static void store_op(buf *b, unsigned op, unsigned arg, int x, int y,
+                     const char *slice) {
+  put_byte(b, op);
+  put_byte(b, arg);
+  if (op >= 6) {
+    put_byte(b, (unsigned)(x & 0xff));
+    put_byte(b, (unsigned)(y & 0xff));
+  }
+  size_t n = arg % 16;
+  if (strlen(slice) < n) die("store_op: slice shorter than arg % 16");
+  put(b, slice, n);
+}
+
+static void store_seed(const char *name, buf *b) {
+  write_file("store", name, b);
+  free(b->p);
+}
+
+/* Operation codes of fuzz_store.c. */
+enum { S_ADD = 0, S_CHUNK = 1, S_CONFIG = 4, S_ADD_AT = 6, S_TIME = 7,
+       S_GEN = 8, S_COPY = 9, S_SLOT_CHUNK = 10, S_WRITE = 11 };
+
+static void store_seeds(void) {
+  {
+    /* Events clock: values over several generations, one a span ahead, the
+    ** time row moved three spans on (expired rows left in the table), and
+    ** values after it. */
+    buf b = store_start("window = 100, generations = 4, clock = 'events'");
+    store_op(&b, S_ADD_AT, 3, 40, 0, "old");
+    store_op(&b, S_ADD_AT, 3, 1, 0, "mid");
+    store_op(&b, S_ADD_AT, 3, 1, 1, "new");
+    store_op(&b, S_ADD, 4, 0, 0, "last");
+    store_op(&b, S_TIME, 0, 3, 0, "");
+    store_op(&b, S_ADD, 5, 0, 0, "after");
+    store_seed("window-events-time-moved", &b);
+  }
+  {
+    /* Cuckoo, events clock: a generation copied into an older slot's
+    ** number, the expire command, a delete. */
+    buf b = store_start("~window = 60, generations = 2, clock = 'events', "
+                        "capacity = 20");
+    store_op(&b, S_ADD_AT, 2, 50, 0, "a1");
+    store_op(&b, S_ADD_AT, 2, 1, 0, "b2");
+    store_op(&b, S_COPY, 0, 1, 0, "");
+    store_op(&b, S_WRITE, 0, 0, 0, "");
+    store_op(&b, S_ADD_AT, 2, 2, 0, "c3");
+    store_op(&b, S_WRITE, 2, 3, 0, "b2");
+    store_seed("cuckoo-window-events-copied-slot", &b);
+  }
+  {
+    /* Wall clock: an `at` a span back and one ahead (refused), the time row
+    ** moved two spans ahead of now, adds after it. */
+    buf b = store_start("window = '1 hour', generations = 3");
+    store_op(&b, S_ADD, 3, 0, 0, "now");
+    store_op(&b, S_ADD_AT, 4, -1, 0, "back");
+    store_op(&b, S_ADD_AT, 5, 1, 0, "ahead");
+    store_op(&b, S_TIME, 0, 2, 0, "");
+    store_op(&b, S_ADD, 5, 0, 0, "later");
+    store_op(&b, S_WRITE, 0, 0, 0, "");
+    store_seed("window-wall-time-ahead", &b);
+  }
+  {
+    /* Cuckoo, wall clock: an older generation's number in another slot,
+    ** a zero chunk of the right length there, and a short one. */
+    buf b = store_start("~window = 3600, generations = 4, capacity = 100");
+    store_op(&b, S_ADD, 3, 0, 0, "one");
+    store_op(&b, S_ADD, 3, 0, 0, "two");
+    store_op(&b, S_GEN, 0, 1, -2, "");
+    store_op(&b, S_SLOT_CHUNK, 0, 1, 12, "");
+    store_op(&b, S_SLOT_CHUNK, 2, 2, 8, "zz");
+    store_seed("cuckoo-window-wall-slots", &b);
+  }
+  {
+    /* One generation, events clock: a jump of 100 spans, and a
+    ** generation row rewritten: its layers. */
+    buf b = store_start("window = 10, generations = 1, clock = 'events'");
+    store_op(&b, S_ADD_AT, 1, 3, 0, "x");
+    store_op(&b, S_ADD_AT, 1, 100, 1, "y");
+    store_op(&b, S_GEN, 16, 0, 2, "");
+    store_op(&b, S_ADD, 1, 0, 0, "z");
+    store_seed("window-events-one-generation", &b);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: gen-corpus CORPUS_DIR\n");
@@ -486,6 +585,9 @@ int main(int argc, char **argv) {
     e.n = 0;
     algebra_seed("second-empty", &one, &e);
   }
+
+  /* --- store --- */
+  store_seeds();
 
   /* --- build --- */
   build_seed("int-n-real-p", N_INT | P_REAL, 10, 0.01, 1);
