@@ -667,8 +667,8 @@ static void test_damage(void) {
       "UPDATE s_config SET value = 0 WHERE key = 'gen.1.layers'",
       "UPDATE s_config SET value = 2 WHERE key = 'gen.1.layers'",
       "DELETE FROM s_config WHERE key = 'gen.1.layers'",
-      "UPDATE s_config SET value = 'x' WHERE key LIKE 'gen.1.layer.0.%' AND "
-      "key LIKE '%capacity'",
+      ("UPDATE s_config SET value = 'x' WHERE key LIKE 'gen.1.layer.0.%' AND "
+       "key LIKE '%capacity'"),
       "UPDATE s_config SET value = 1.5 WHERE key = 'gen.1.layer.0.fpr'",
       "DELETE FROM s_config WHERE key = 'gen.1.layer.0.fpr'",
   };
