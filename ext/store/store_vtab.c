@@ -60,7 +60,7 @@ static int answer(store *s, int rc) {
 static void store_free(store *s) {
   if (s == NULL) return;
   chunks_free(s);
-  if (s->kind->close) s->kind->close(s);
+  if (s->kind && s->kind->close) s->kind->close(s);
   shadow_free(&s->tables);
   sqlite3_free(s->marked);
   sqlite3_free(s->base.zErrMsg);
