@@ -184,18 +184,6 @@ int chunks_load_all(store *s, const store_layer *l) {
   return SQLITE_OK;
 }
 
-int chunks_layer_items(store *s, const store_layer *l, uint64_t *items) {
-  *items = 0;
-  for (int64_t local = 0; local < l->chunks; local++) {
-    chunk_ref c;
-    int rc = chunk_read(s, l, local, &c);
-    if (rc != SQLITE_OK) return rc;
-    *items = saturating_add(*items, s->kind->chunk_items(l, local, c.bytes));
-    chunk_done(&c);
-  }
-  return SQLITE_OK;
-}
-
 uint64_t chunks_cache_clears(const store *s) { return s->cache.clears; }
 
 /* --- every chunk, for the export --------------------------------------- */
@@ -225,19 +213,24 @@ static int visit_row(store *s, sqlite3_stmt *scan, chunk_visit visit,
   return rc == SQLITE_OK ? visit(ctx, l, local, data) : rc;
 }
 
-/* The rows in id order, then the changed chunks the cache holds.  The
+/* The rows in id order (of layer `only`'s range, or all), then the
+** changed chunks the cache holds.  It reads the rows that exist, never
+** every chunk number of a range: a layer of a huge capacity has few.  The
 ** loop's body is a function so that no path through it leaves
 ** sqlite3_step's SQLITE_ROW in rc: a method that answered SQLite with it
 ** would make a statement that never ends. */
-int chunks_each(store *s, chunk_visit visit, void *ctx) {
+static int each_in(store *s, const store_layer *only, chunk_visit visit,
+                   void *ctx) {
   sqlite3_stmt *scan = NULL;
-  int rc = shadow_scan_chunks(&s->tables, &scan);
-  int64_t expect = 0;
+  int64_t lo = only ? only->first_chunk : INT64_MIN;
+  int64_t hi = only ? only->first_chunk + only->chunks - 1 : INT64_MAX;
+  const store_layer *last = only ? only : store_newest(s);
+  int rc = shadow_scan_chunks(&s->tables, lo, hi, &scan);
+  int64_t expect = only ? lo : 0;
   while (rc == SQLITE_OK && (rc = sqlite3_step(scan)) == SQLITE_ROW)
     rc = visit_row(s, scan, visit, ctx, &expect);
   if (scan) shadow_done(scan);
   if (rc == SQLITE_DONE) {
-    const store_layer *last = store_newest(s);
     rc = !s->config.schedule->layered &&
                  expect != last->first_chunk + last->chunks
              ? chunk_missing(s, expect)
@@ -246,11 +239,35 @@ int chunks_each(store *s, chunk_visit visit, void *ctx) {
   for (size_t i = 0; rc == SQLITE_OK && i < s->cache.dirty; i++) {
     const cached_chunk *c = cache_find(&s->cache, s->cache.dirty_ids[i]);
     const store_layer *l = c ? chunk_layer_of(s, c->id) : NULL;
-    if (l == NULL) continue;
+    if (l == NULL || (only && l != only)) continue;
     int64_t local = c->id - l->first_chunk;
     rc = checked(s, l, local, (int)c->size, 1);
     if (rc == SQLITE_OK) rc = visit(ctx, l, local, c->bytes);
   }
+  return rc;
+}
+
+int chunks_each(store *s, chunk_visit visit, void *ctx) {
+  return each_in(s, NULL, visit, ctx);
+}
+
+/* A layer's items, as chunks_layer_items counts them visit by visit. */
+typedef struct items_count {
+  const store *s;
+  uint64_t items;
+} items_count;
+
+static int add_items(void *ctx, const store_layer *l, int64_t local,
+                     const unsigned char *bytes) {
+  items_count *n = ctx;
+  n->items = saturating_add(n->items, n->s->kind->chunk_items(l, local, bytes));
+  return SQLITE_OK;
+}
+
+int chunks_layer_items(store *s, const store_layer *l, uint64_t *items) {
+  items_count n = {s, 0};
+  int rc = each_in(s, l, add_items, &n);
+  *items = n.items;
   return rc;
 }
 

@@ -254,12 +254,17 @@ int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value) {
   return reset != SQLITE_OK ? reset : rc;
 }
 
-int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt) {
+int shadow_scan_chunks(shadow_tables *t, int64_t lo, int64_t hi,
+                       sqlite3_stmt **stmt) {
   *stmt = NULL;
   int rc = statement(t, &t->scan_chunks,
-                     "SELECT id, data FROM \"%w\".\"%w_chunks\" ORDER BY id");
-  if (rc == SQLITE_OK) *stmt = t->scan_chunks;
-  return rc;
+                     "SELECT id, data FROM \"%w\".\"%w_chunks\" WHERE id "
+                     "BETWEEN ?1 AND ?2 ORDER BY id");
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(t->scan_chunks, 1, lo);
+  sqlite3_bind_int64(t->scan_chunks, 2, hi);
+  *stmt = t->scan_chunks;
+  return SQLITE_OK;
 }
 
 int shadow_delete_slot(shadow_tables *t, int k, int64_t lo, int64_t hi) {

@@ -33,7 +33,7 @@ typedef struct shadow_tables {
   sqlite3_stmt *write_chunk; /* UPDATE ... SET data = ?2 WHERE id = ?1 */
   sqlite3_stmt *put_chunk;   /* the same, creating the row if need be */
   sqlite3_stmt *get_config;  /* SELECT value ... WHERE key = ?1 */
-  sqlite3_stmt *scan_chunks; /* SELECT id, data ... ORDER BY id */
+  sqlite3_stmt *scan_chunks; /* SELECT id, data ... BETWEEN ... ORDER BY id */
 } shadow_tables;
 
 /* Binds the names (copied); prepares nothing yet.  SQLITE_NOMEM or OK. */
@@ -90,8 +90,10 @@ int shadow_get_config(shadow_tables *t, const char *key, sqlite3_int64 *value);
 ** configuration rows gen.<k>.*, two range deletes on the primary keys. */
 int shadow_delete_slot(shadow_tables *t, int k, int64_t lo, int64_t hi);
 
-/* "SELECT id, data FROM chunks ORDER BY id" for a full read, prepared once:
-** step it, then shadow_done. */
-int shadow_scan_chunks(shadow_tables *t, sqlite3_stmt **stmt);
+/* "SELECT id, data FROM chunks WHERE id BETWEEN lo AND hi ORDER BY id",
+** prepared once: step it, then shadow_done.  A range reads only the rows
+** that exist in it, however wide it is. */
+int shadow_scan_chunks(shadow_tables *t, int64_t lo, int64_t hi,
+                       sqlite3_stmt **stmt);
 
 #endif

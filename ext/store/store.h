@@ -506,7 +506,8 @@ int chunk_write(store *s, const store_layer *l, int64_t local,
 int chunks_load_all(store *s, const store_layer *l);
 
 /* *items: the items counted in every chunk of layer l (the kind's
-** chunk_items), read through the cache. */
+** chunk_items): its rows that exist and this connection's changes, so
+** that a layer of a huge capacity costs its rows, not its chunk numbers. */
 int chunks_layer_items(store *s, const store_layer *l, uint64_t *items);
 
 /* How many times the cache was emptied: what a kind counted from cached
