@@ -58,7 +58,9 @@
 ** ends within 64 + (the rows it can return) + 1 calls of sqlite3_step, no
 ** row comes back with sqlite3_data_count() == 0, and sqlite3_finalize
 ** answers what the last step did (the bug class of a method that hands
-** sqlite3_step's SQLITE_ROW to SQLite: a statement that never ends);
+** sqlite3_step's SQLITE_ROW to SQLite: a statement that never ends), and
+** within 2 * 10^7 virtual machine instructions of its own and the
+** store's statements (one that loops inside a step);
 ** an exported filter is a valid filter of the store's kind by FORMAT.md
 ** (bloom_spec.h), layered for a scalable or windowed store;
 ** while the shadow tables are undamaged, the store and its export (probed
@@ -125,6 +127,26 @@ static int is_cuckoo;
 static int is_windowed;
 static const char *const *config_keys = bloom_keys;
 
+/* A statement that loops inside one step (a method that reads chunk rows
+** without end) never returns to count its steps: the progress handler
+** counts the virtual machine instructions of every statement it runs,
+** the store's own included, and a statement past FZ_MAX_PROGRESS calls of
+** FZ_PROGRESS_OPS instructions (far more than a store of FZ_STORE_PAGES
+** pages needs) does not end. */
+#define FZ_PROGRESS_OPS 1000
+#define FZ_MAX_PROGRESS 20000
+static long progress_calls;
+static const char *progress_sql;
+
+static int on_progress(void *unused) {
+  (void)unused;
+  if (++progress_calls > FZ_MAX_PROGRESS)
+    fz_die("%s: does not end: more than %d virtual machine instructions",
+           progress_sql ? progress_sql : "a statement",
+           FZ_MAX_PROGRESS * FZ_PROGRESS_OPS);
+  return 0;
+}
+
 /* An open connection to the shared in-memory database `uri`, with the
 ** extension registered and the limits of the run. */
 static sqlite3 *connect_to(const char *uri) {
@@ -138,6 +160,7 @@ static sqlite3 *connect_to(const char *uri) {
   if (sqlite3_bloom_init(db, &err, NULL) != SQLITE_OK)
     fz_die("sqlite3_bloom_init: %s", err ? err : "?");
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, FZ_BLOB_LIMIT);
+  sqlite3_progress_handler(db, FZ_PROGRESS_OPS, on_progress, NULL);
   char pages[64];
   snprintf(pages, sizeof pages, "PRAGMA max_page_count = %d", FZ_STORE_PAGES);
   sqlite3_exec(db, pages, NULL, NULL, NULL);
@@ -214,6 +237,8 @@ static int exec_sql(sqlite3 *db, const char *sql, const probe_value *binds,
   outcome o;
   memset(&o, 0, sizeof o);
   sqlite3_stmt *st = NULL;
+  progress_calls = 0;
+  progress_sql = sql;
   int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
   if (rc != SQLITE_OK) {
     check_error(db, rc, sql);
@@ -849,6 +874,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       is_cuckoo ? "cuckoo_store" : "bloom_store", (int)args_len, data);
   if (create == NULL) fz_die("out of memory");
   sqlite3_stmt *st = NULL;
+  progress_calls = 0;
+  progress_sql = "CREATE";
   int rc = sqlite3_prepare_v2(writer, create, -1, &st, NULL);
   sqlite3_free(create);
   if (rc == SQLITE_OK) {
