@@ -758,6 +758,38 @@ static void test_export_after_expiry(void) {
   vfs_clock_seconds = T0;
 }
 
+/* A generation's figures cost its rows, not its chunk numbers: a store of
+** a huge capacity (a layer of about 10^11 chunk numbers, nearly none of
+** them rows) answers its generation rows at once.  Once, each number was
+** read, and the statement never ended. */
+static int work_budget(void *left) {
+  return --*(int *)left < 0; /* past it, the statement is interrupted */
+}
+
+static void test_huge_capacity(void) {
+  for (int kind = 0; kind < 2; kind++) {
+    sqlite3 *db = open_db(NULL);
+    char sql[200];
+    /* 2 * 10^7 VM instructions, nested statements' included: the old
+    ** count took about one a chunk number, 10^11. */
+    int left = 20000;
+    snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE w USING %s(window = "
+             "3600, capacity = 1e15, clock = 'events')", modules[kind]);
+    must_exec(db, sql);
+    add_at(db, "w", 1, 1000000);
+    add_at(db, "w", 2, 1000000);
+    sqlite3_progress_handler(db, 1000, work_budget, &left);
+    int rows = bounded_rows(db, "SELECT generation, items, fpr FROM w", 3);
+    sqlite3_int64 items = q_int(db, "SELECT items FROM w", NOARGS);
+    sqlite3_progress_handler(db, 0, NULL, NULL);
+    tap_ok(rows == 1 && items == 2 && left >= 0,
+           "%s of capacity 1e15: its generation row counts 2 items from the "
+           "rows there are, within a bounded amount of work",
+           modules[kind]);
+    sqlite3_close(db);
+  }
+}
+
 /* Rows a reader does not use are ignored whatever they hold: those of an
 ** expired generation, of a slot without its number row, and of a layer
 ** past its generation's count.  Each change, made to a store holding 1 at
@@ -827,6 +859,7 @@ int main(void) {
   test_damage();
   test_ignored_rows();
   test_export_after_expiry();
+  test_huge_capacity();
   test_one_layer();
   for (int kind = 0; kind < 2; kind++) {
     simulate(kind, "", 4);
