@@ -124,8 +124,8 @@ check-threads: $(TSAN_DIR)/bloom.so $(TSAN_DIR)/threads.t
 	    $(PROVE) -v $(TSAN_DIR)/threads.t
 
 # The fault and abort sweeps visit one point in 13 under valgrind, as in
-# `make test` (every point in test-asan), and the model-based store test runs 2,000 steps
-# (200 a shape); everything else runs as in `make test`.
+# `make test` (every point in test-asan), and the model-based store test
+# runs 2,000 steps (200 a shape); everything else runs as in `make test`.
 # Its tests are listed by tests/sql/sql.mk, which is included after this
 # fragment: expanded a second time, when the rule runs, the list is whole.
 .SECONDEXPANSION:
