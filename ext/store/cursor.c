@@ -1,8 +1,8 @@
 /*
 ** A query's rows (store.h, "cursor.c"): a row for each probed value that
-** may be present (value = x, value IN (...)), the one row of the filter,
-** or the schedule's own rows; what each column gives; the rowid that lets
-** a DELETE name a probed value.
+** may be present (value = x, value IN (...)), the summary row (value
+** NULL, filter the export), or the schedule's own rows; what each column
+** gives; the rowid that lets a DELETE name a probed value.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where

@@ -595,8 +595,10 @@ int items_remove(store *s, filter_hash h);
 
 /* summary is the one visible column, so that SELECT * (a table browser's
 ** first query) gets a row that says what the store is, while value and
-** filter, HIDDEN, are named to be used.  The schedule's own columns, if
-** any, follow from COL_OWN (store_schedule.columns). */
+** filter, HIDDEN, are named to be used; on that row (PLAN_FILTER) value is
+** NULL and filter the export, for a browser that names every column.  The
+** schedule's own columns, if any, follow from COL_OWN
+** (store_schedule.columns). */
 enum { COL_SUMMARY, COL_VALUE, COL_FILTER, COL_OWN };
 
 typedef struct store_cursor {

@@ -24,9 +24,11 @@
 **
 ** Columns: summary (what the store is, one line: all SELECT * shows),
 ** value HIDDEN (writing it adds the item, by the value rules of the
-** *_build functions; NULL is not added) and filter HIDDEN.  A query must
-** constrain value with = or IN (a row comes back for each value that may
-** be present), or ask only for filter (one row, the filter).  The filter
+** *_build functions; NULL is not added) and filter HIDDEN.  A query that
+** constrains value with = or IN gets a row for each value that may be
+** present; any other gets the store's summary row, value NULL and filter
+** the export, so that a browser naming every column sees it (but value
+** alone, or value searched with <, LIKE..., is refused).  The filter
 ** is what the kind's *_build gives over the same values (bloom_store: byte
 ** for byte, in any order; cuckoo_store: the same header and answers); for
 ** a scalable store, whose items go to the newest of its layers
@@ -177,16 +179,44 @@ static int store_destroy(sqlite3_vtab *vtab) {
 
 /* --- queries ----------------------------------------------------------- */
 
+/* 1 if op compares value in a way only a list of the items could answer
+** (a range, a pattern, an inequality). */
+static int searches(unsigned char op) {
+  switch (op) {
+  case SQLITE_INDEX_CONSTRAINT_GT: case SQLITE_INDEX_CONSTRAINT_GE:
+  case SQLITE_INDEX_CONSTRAINT_LT: case SQLITE_INDEX_CONSTRAINT_LE:
+  case SQLITE_INDEX_CONSTRAINT_NE: case SQLITE_INDEX_CONSTRAINT_ISNOT:
+  case SQLITE_INDEX_CONSTRAINT_LIKE: case SQLITE_INDEX_CONSTRAINT_GLOB:
+  case SQLITE_INDEX_CONSTRAINT_REGEXP: case SQLITE_INDEX_CONSTRAINT_MATCH:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static int cannot_list(store *s) {
+  return store_error(s, "a filter cannot list its items: query it with WHERE "
+                     "value = ... or value IN (...); a row without them is "
+                     "the store's summary, its value NULL");
+}
+
 /* value = x gives a row when x may be present; value IN (...) a row for
-** each such x; a query that asks only for filter gets one row.  Anything
-** else would have to list the items, which a filter cannot do. */
+** each such x.  Without them the statement scans: it gets the store's rows
+** (the summary row; a windowed store's generations if it names their
+** columns), on which value is NULL, so that a browser naming every column
+** (Datasette, from PRAGMA table_xinfo) sees the store.  A filter cannot
+** list its items, so two scans, whose only answer would be nothing or a
+** NULL that reads as one, are refused: one that compares value otherwise
+** (<, LIKE, !=...), and one that asks for value and no other column
+** (SELECT value FROM s).  value IS NOT NULL asks nothing of the items: on
+** a scan's rows value is NULL. */
 static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
   store *s = (store *)vtab;
-  int eq = -1, unusable = 0;
+  int eq = -1, unusable = 0, search = 0, not_null = 0;
   for (int i = 0; i < info->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if (c->iColumn == COL_VALUE && c->op == SQLITE_INDEX_CONSTRAINT_ISNULL &&
-        c->usable) {
+    if (c->iColumn != COL_VALUE) continue;
+    if (c->op == SQLITE_INDEX_CONSTRAINT_ISNULL && c->usable) {
       /* value IS NULL: a filter never holds NULL. */
       info->aConstraintUsage[i].omit = 1;
       info->idxNum = PLAN_NONE;
@@ -194,15 +224,14 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
       info->estimatedRows = 1;
       return SQLITE_OK;
     }
+    search |= searches(c->op);
+    not_null |= c->op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL && c->usable;
     /* value IS x asks the same as value = x (and IS NULL: no row). */
-    if (c->iColumn != COL_VALUE || (c->op != SQLITE_INDEX_CONSTRAINT_EQ &&
-                                    c->op != SQLITE_INDEX_CONSTRAINT_IS))
+    if (c->op != SQLITE_INDEX_CONSTRAINT_EQ &&
+        c->op != SQLITE_INDEX_CONSTRAINT_IS)
       continue;
-    if (c->usable) {
-      eq = i;
-      break;
-    }
-    unusable = 1;
+    if (c->usable && eq < 0) eq = i;
+    if (!c->usable) unusable = 1;
   }
   if (eq >= 0) {
     info->aConstraintUsage[eq].argvIndex = 1;
@@ -213,6 +242,16 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
     return SQLITE_OK;
   }
   if (unusable) return SQLITE_CONSTRAINT; /* a plan that supplies it exists */
+  if (search) return cannot_list(s);
+  if (not_null) {
+    /* value IS NOT NULL on a scan: value is NULL on every row. */
+    info->idxNum = PLAN_NONE;
+    info->estimatedCost = 1;
+    info->estimatedRows = 1;
+    return SQLITE_OK;
+  }
+  const sqlite3_uint64 value = (sqlite3_uint64)1 << COL_VALUE;
+  if (info->colUsed == value) return cannot_list(s);
   const store_schedule *schedule = s->config.schedule;
   if (info->colUsed & schedule->row_columns << COL_OWN) {
     info->idxNum = PLAN_ROWS;
@@ -220,10 +259,6 @@ static int store_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info) {
     info->estimatedRows = schedule->row_count(s) + 1;
     return SQLITE_OK;
   }
-  if (info->colUsed & ((sqlite3_uint64)1 << COL_VALUE))
-    return store_error(s, "a filter cannot list its items: query it with "
-                       "WHERE value = ... or value IN (...), or select only "
-                       "the filter or summary column");
   info->idxNum = PLAN_FILTER;
   info->estimatedCost = 1e6;
   info->estimatedRows = 1;

@@ -264,6 +264,33 @@ static void test_refusals(void) {
                "bloom_store: a filter cannot list its items", 0);
   expect_error(db, "range on value", "SELECT filter FROM s WHERE value > 1",
                NOARGS, "bloom_store: a filter cannot list its items", 0);
+  expect_error(db, "a pattern on value beside summary",
+               "SELECT summary, value FROM s WHERE value LIKE 'x%'", NOARGS,
+               "bloom_store: a filter cannot list its items", 0);
+  expect_error(db, "value != x", "SELECT * FROM s WHERE value != 1", NOARGS,
+               "bloom_store: a filter cannot list its items", 0);
+  /* A scan naming every column (a browser, from PRAGMA table_xinfo): the
+  ** summary row, value NULL, filter the export. */
+  tap_ok(q_int(db, "SELECT count(*) = 1 AND min(summary) = (SELECT * FROM s) "
+                   "AND count(value) = 0 AND min(filter) = (SELECT filter "
+                   "FROM s) FROM (SELECT rowid, summary, value, filter FROM s)",
+               NOARGS) == 1,
+         "a scan naming every column is the summary row, value NULL, filter "
+         "the export");
+  tap_ok(q_int(db, "SELECT count(*) FROM s WHERE value IS NOT NULL", NOARGS)
+             == 0,
+         "value IS NOT NULL on a scan gives no row (value is NULL there)");
+  /* A probe stays a probe when the statement names filter too: a join on
+  ** value must not scan (it would pair every row with the summary row). */
+  must_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1), (2), ('x')");
+  tap_ok(q_int(db, "SELECT count(*) = 3 AND count(s.value) = 3 AND "
+                   "count(s.filter) = 0 FROM t JOIN s ON s.value = t.x",
+               NOARGS) == 1 &&
+             q_int(db, "SELECT count(*) FROM t WHERE EXISTS (SELECT filter "
+                       "FROM s WHERE s.value = t.x)", NOARGS) == 3,
+         "a join or a correlated EXISTS on value naming filter probes each "
+         "value (a row each, value set, filter NULL on a probe row)");
+  must_exec(db, "DROP TABLE t");
   expect_error(db, "UPDATE a match", "UPDATE s SET value = 3 WHERE value = 1",
                NOARGS, "bloom_store: an item cannot be changed", 0);
   expect_error(db, "DELETE a match", "DELETE FROM s WHERE value = 1", NOARGS,
