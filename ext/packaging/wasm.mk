@@ -73,7 +73,7 @@ WASM_MURMUR_OBJS = $(WASM)/obj/murmur/PMurHash.o $(WASM)/obj/murmur/murmurhash.o
 .PHONY: wasm wasm-deps dist-wasm
 
 wasm: wasm-deps
-	$(MAKE) --no-print-directory $(WASM_JS)
+	$(MAKE) --no-print-directory -j$(NPROC) $(WASM_JS)
 
 # deps's pattern: installs emscripten as root, else names it; npm (for
 # `npm pack`) as dist-deps finds it.

@@ -22,16 +22,16 @@ WASM_TEST_PACKAGES = chromium sqlite3 perl
 
 .PHONY: test-wasm bench-wasm
 
-test-wasm: deps wasm-deps
+test-wasm: deps
 	@$(MAKE) -s deps DEB_PACKAGES="$(WASM_TEST_PACKAGES)"
 	$(MAKE) --no-print-directory bloom.so
-	$(MAKE) --no-print-directory -j$(NPROC) $(WASM_JS)
+	$(MAKE) --no-print-directory wasm
 	$(MAKE) --no-print-directory $(NPM_WASM_TGZ)
 	BLOOM_SO=$(CURDIR)/bloom.so BLOOM_WASM_DIR=$(CURDIR)/$(WASM) \
 	BLOOM_VERSION=$(VERSION) BLOOM_NPM_WASM=$(CURDIR)/$(NPM_WASM_TGZ) \
 	    $(PROVE) tests/wasm/node.t tests/wasm/browser.t tests/wasm/package.t
 
-bench-wasm: deps wasm-deps
+bench-wasm: deps
 	$(MAKE) --no-print-directory bloom.so
-	$(MAKE) --no-print-directory -j$(NPROC) $(WASM_JS)
+	$(MAKE) --no-print-directory wasm
 	BLOOM_SO=$(CURDIR)/bloom.so BLOOM_WASM_DIR=$(CURDIR)/$(WASM) node tests/bench/wasm.js
