@@ -333,7 +333,9 @@
     }
     const m = await factory(opts);
     const rc = m._bloom_wasm_init();
-    if (rc !== SQLITE_OK) throw Object.assign(new Error(`sqlite-bloom: init failed (${rc})`), { code: rc });
+    if (rc !== SQLITE_OK) {
+      throw Object.assign(new Error(`sqlite-bloom: init failed (${rc})`), { code: rc });
+    }
     return new Sqlite(m);
   }
 

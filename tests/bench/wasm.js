@@ -41,7 +41,10 @@ const FLOOR = 'SELECT count(*) FROM probes WHERE i <> 0 AND @f IS NOT NULL';
 const fastest = (xs) => Math.min(...xs);
 
 function machine() {
-  const cpu = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) || [])[1];
+  const info = fs.readFileSync('/proc/cpuinfo', 'utf8');
+  const field = (name) => (info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm')) || [])[1];
+  const cpu = field('model name') &&
+    `${field('model name')} (family ${field('cpu family')}, model ${field('model')})`;
   const shell = spawnSync('sqlite3', ['-version'], { encoding: 'utf8' }).stdout.split(' ')[0];
   return `${cpu || os.cpus()[0].model}, ${os.cpus().length} cores, ${os.platform()} ` +
          `${os.release()}; Node.js ${process.version}; native: sqlite3 shell ${shell} ` +

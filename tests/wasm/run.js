@@ -96,9 +96,59 @@ function check(where, got, want) {
   }
 }
 
+// The JavaScript API's own promises (sqlite-bloom.d.ts), in Node.js.
+function apiChecks(sqlite) {
+  const throws = (f, re) => {
+    try { f(); return false; } catch (e) { return re.test(e.message) && typeof e.code === 'number'; }
+  };
+  const db = sqlite.open();
+  const big = 2n ** 60n + 1n;
+  const blob = new Uint8Array([0, 1, 2, 255]);
+  const [row] = db.all('SELECT ? AS i, ? AS b, ? AS r, ? AS t, ? AS x, ? AS e, ? AS n, ? AS y',
+                       [42, big, 1.5, 'naïve ✓', blob, new Uint8Array(0), null, true]);
+  ok(row.i === 42 && row.b === big && row.r === 1.5 && row.t === 'naïve ✓' && row.y === 1,
+     'API: numbers, a BigInt past 2^53, REAL, UTF-8 TEXT and a boolean round-trip',
+     JSON.stringify(row, (k, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+  ok(row.x instanceof Uint8Array && row.x.join() === '0,1,2,255' &&
+     row.e instanceof Uint8Array && row.e.length === 0 && row.n === null,
+     'API: BLOBs (an empty one too) come back as Uint8Arrays, NULL as null');
+  const types = db.all('SELECT typeof(?1) AS a, typeof(?2) AS b, typeof(?3) AS c, typeof(?4) AS d',
+                       [7, 7.25, '7', new Uint8Array([7])])[0];
+  ok(Object.values(types).join() === 'integer,real,text,blob',
+     'API: an integral number binds INTEGER, another REAL, a string TEXT, bytes BLOB',
+     Object.values(types).join());
+  const named = db.all('SELECT :a AS a, @b AS b, $c AS c', { a: 1, '@b': 2, c: 3 })[0];
+  ok(named.a === 1 && named.b === 2 && named.c === 3,
+     'API: named parameters, with or without their prefix');
+  db.exec('CREATE TABLE t(x)');
+  db.exec('INSERT INTO t VALUES (?); -- a comment\n INSERT INTO t VALUES (?)', [1]);
+  ok(db.all('SELECT group_concat(x) AS g FROM t')[0].g === '1',
+     'API: exec runs every statement, binding the first only (the second bound NULL)');
+  ok(db.run('UPDATE t SET x = x + 1') === 2, 'API: run answers the rows changed');
+  const st = db.prepare('SELECT x FROM t ORDER BY x DESC');  // 2, then NULL
+  ok(st.columns.join() === 'x' && st.step() && st.getArray()[0] === 2 && st.step() &&
+     st.get().x === null && !st.step() && !st.step(),
+     'API: step, get and getArray walk the rows, then stay at the end');
+  st.finalize();
+  st.finalize();
+  ok(throws(() => st.step(), /finalized/), 'API: a finalized statement throws (finalize twice is harmless)');
+  ok(throws(() => db.prepare('SELEC 1'), /syntax error/), "API: SQLite's errors are thrown with its message");
+  ok(throws(() => db.prepare('SELECT 1; SELECT 2'), /more than one statement/),
+     'API: prepare refuses two statements');
+  ok(throws(() => db.all('SELECT bloom_build(x, 0) FROM t'), /^bloom_build: /),
+     "API: an extension error is thrown with the function's name first");
+  ok(throws(() => db.all('SELECT ?', [{}]), /cannot bind/), 'API: an unbindable value is refused');
+  db.prepare('SELECT 1');
+  db.close();
+  db.close();
+  ok(throws(() => db.all('SELECT 1'), /closed/),
+     'API: close finalizes what is left, twice is harmless, a closed database throws');
+}
+
 async function inNode() {
   const api = require(path.join(wasmDir, 'sqlite-bloom.js'));
   const sqlite = await api.init();
+  apiChecks(sqlite);
   return scenario.run(sqlite);
 }
 
