@@ -186,8 +186,11 @@ my %recipes = (
     { by => 'Makefile', has => 'DEB_PACKAGES = gcc make sqlite3 libsqlite3-dev libmurmurhash-dev perl python3' },
   '/usr/bin/python3 -m venv env && env/bin/pip install build/dist/sqlite_bloom-*.whl' =>
     { by => 'tests/dist/wheel.sh', has => '"$python" -m venv "$tmp/venv"' },
-  'npm install ./build/dist/sqlite-bloom-*.tgz' =>
+  'npm install ./build/dist/sqlite-bloom-[0-9]*.tgz' =>
     { by => 'tests/dist/npm.sh', has => 'npm install --offline' },
+  'make wasm' => { by => 'tests/wasm/wasm.mk', has => '$(MAKE) --no-print-directory wasm' },
+  'npm install ./build/dist/sqlite-bloom-wasm-*.tgz' =>
+    { by => 'tests/wasm/package.t', has => 'npm install --offline' },
 );
 
 # --- each command, in the documents' order (the static link first) -----------

@@ -42,6 +42,8 @@ my %hosts = (
                             qr/function nodeSqlite3\b.*?loads: '([^']*)'/s],
   '`node:sqlite`'       => ['tests/hosts/scenario.js',
                             qr/function nodeSqlite\b.*?loads: "([^"]*)"/s],
+  # Not loaded: linked in; the page the browser test opens starts it so.
+  'a browser, WebAssembly' => ['tests/wasm/page.html', qr/await (SqliteBloom\.init\(\))/],
 );
 # The sqlite-utils row gives the command line and the API: both are checked
 # against it.

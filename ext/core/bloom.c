@@ -335,7 +335,9 @@ bloom_stats bloom_stats_of(const unsigned char *bits, uint64_t m, unsigned k) {
 void bloom_write_empty(unsigned char *dst, const bloom_sizing *sizing) {
   filter_header h = bloom_header_for(sizing);
   filter_write_header(dst, &h);
-  memset(dst + FILTER_HEADER_BYTES, 0, sizing->bytes - FILTER_HEADER_BYTES);
+  /* dst holds sizing->bytes bytes, so the count fits a size_t (32 bits on
+  ** wasm32). */
+  memset(dst + FILTER_HEADER_BYTES, 0, (size_t)(sizing->bytes - FILTER_HEADER_BYTES));
 }
 
 int bloom_shape_check(const filter_header *a, const filter_header *b,

@@ -618,7 +618,9 @@ filter_header cuckoo_header_for(const cuckoo_sizing *sizing) {
 void cuckoo_write_empty(unsigned char *dst, const cuckoo_sizing *sizing) {
   filter_header h = cuckoo_header_for(sizing);
   filter_write_header(dst, &h);
-  memset(dst + FILTER_HEADER_BYTES, 0, sizing->bytes - FILTER_HEADER_BYTES);
+  /* dst holds sizing->bytes bytes, so the count fits a size_t (32 bits on
+  ** wasm32). */
+  memset(dst + FILTER_HEADER_BYTES, 0, (size_t)(sizing->bytes - FILTER_HEADER_BYTES));
 }
 
 void cuckoo_insert_failure(cuckoo_status st, uint64_t buckets, uint64_t items,

@@ -51,6 +51,7 @@ NPM_TGZ       = $(DIST)/sqlite-bloom-$(VERSION).tgz
 dist: deps
 	$(MAKE) dist-deps
 	$(MAKE) $(TARBALL) $(DEB) $(WHEEL) $(NPM_TGZ)
+	$(MAKE) dist-wasm
 
 # What the wheel and the npm package are built and tested with, installed
 # as deps installs (as root) or named: Debian's npm only when no npm is on

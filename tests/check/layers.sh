@@ -15,6 +15,8 @@
 #   dqlite/     the dqlite node: reaches the extension only through
 #               sqlite3_bloom_init (includes dqlite/ only, no header of
 #               core/, functions/ or store/)
+#   wasm/       the WebAssembly build's C side: as dqlite/, through
+#               sqlite3_bloom_init only (includes wasm/ only)
 #   bloom_ext.c the entry point: may include any layer, and
 #               sqlite3_bloom.h, the public header (version, entry point)
 #
@@ -32,6 +34,7 @@ layer_of() {
     ext/functions/*) echo functions ;;
     ext/store/*) echo store ;;
     ext/dqlite/*) echo dqlite ;;
+    ext/wasm/*) echo wasm ;;
   esac
 }
 
@@ -42,6 +45,7 @@ allowed() {
     functions) echo 'core/ functions/' ;;
     store) echo 'core/ functions/ store/' ;;
     dqlite) echo 'dqlite/' ;;
+    wasm) echo 'wasm/' ;;
     entry) echo 'core/ functions/ store/ sqlite3_bloom.h' ;;
   esac
 }
@@ -56,7 +60,7 @@ done
 check "$([ -z "$stray" ] && echo 0 || echo 1)" \
   "every C file under ext/ is in a layer's folder" "outside every layer:$stray"
 
-for layer in core functions store dqlite entry; do
+for layer in core functions store dqlite wasm entry; do
   bad=""
   count=0
   for f in $files; do
@@ -76,7 +80,7 @@ for layer in core functions store dqlite entry; do
       bad="$bad $f:<sqlite3...>"
     fi
   done
-  [ "$count" -gt 0 ] || [ "$layer" = store ] || [ "$layer" = dqlite ] ||
+  [ "$count" -gt 0 ] || [ "$layer" = store ] || [ "$layer" = dqlite ] || [ "$layer" = wasm ] ||
     bad=" (no file in this layer)"
   check "$([ -z "$bad" ] && echo 0 || echo 1)" \
     "$layer: $count files include only $(allowed "$layer" | sed 's/^$/nothing of the extension/')" \
