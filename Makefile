@@ -16,7 +16,8 @@
 #   make check    the rest of the battery: the whole suite under ASan+UBSan
 #                 with every fault point, the long model run, I/O faults,
 #                 threads, valgrind, warnings (tests/check/check.mk)
-#   make dist     the source tarball and the Debian package, in build/dist/
+#   make dist     the source tarball, the Debian packages, the wheel and the
+#                 npm package, in build/dist/ (ext/packaging/dist.mk)
 #
 # On Debian, `make demo` and `make test` install missing packages with
 # apt-get when run as root, and otherwise print the command to run.

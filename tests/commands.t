@@ -188,6 +188,8 @@ my %recipes = (
     { by => 'tests/dist/wheel.sh', has => '"$python" -m venv "$tmp/venv"' },
   'npm install ./build/dist/sqlite-bloom-*.tgz' =>
     { by => 'tests/dist/npm.sh', has => 'npm install --offline' },
+  'apt-get install ./build/dist/libsqlite3-mod-bloom_*.deb ./build/dist/libsqlite3-mod-bloom-dev_*.deb' =>
+    { by => 'tests/dist/dist.sh', has => 'apt-get install -y -q' },
 );
 
 # --- each command, in the documents' order (the static link first) -----------
