@@ -62,10 +62,12 @@ ifeq ($(origin SOURCE_DATE_EPOCH),undefined)
 SOURCE_DATE_EPOCH := $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
 endif
 
-# What every package script is given besides its arguments.
-DIST_ENV = SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' DEB_MAINTAINER='$(DEB_MAINTAINER)' \
-           BLOOM_HOMEPAGE='$(BLOOM_HOMEPAGE)' BLOOM_REPOSITORY='$(BLOOM_REPOSITORY)' \
-           BLOOM_ISSUES='$(BLOOM_ISSUES)'
+# What every package script is given besides its arguments (the links
+# also to the tests that check them).
+DIST_LINKS = BLOOM_HOMEPAGE='$(BLOOM_HOMEPAGE)' BLOOM_REPOSITORY='$(BLOOM_REPOSITORY)' \
+             BLOOM_ISSUES='$(BLOOM_ISSUES)'
+DIST_ENV   = SOURCE_DATE_EPOCH='$(SOURCE_DATE_EPOCH)' DEB_MAINTAINER='$(DEB_MAINTAINER)' \
+             $(DIST_LINKS)
 
 .PHONY: dist dist-deps $(TARBALL) dist-always
 

@@ -32,8 +32,6 @@
 
 test-dist: dist
 	BLOOM_VERSION=$(VERSION) BLOOM_TARBALL=$(TARBALL) BLOOM_DEB_MOD=$(DEB_MOD) \
-	BLOOM_DEB_DEV=$(DEB_DEV) BLOOM_WHEEL=$(WHEEL) BLOOM_NPM=$(NPM_TGZ) \
-	BLOOM_HOMEPAGE='$(BLOOM_HOMEPAGE)' BLOOM_REPOSITORY='$(BLOOM_REPOSITORY)' \
-	BLOOM_ISSUES='$(BLOOM_ISSUES)' \
+	BLOOM_DEB_DEV=$(DEB_DEV) BLOOM_WHEEL=$(WHEEL) BLOOM_NPM=$(NPM_TGZ) $(DIST_LINKS) \
 	    $(PROVE) --exec sh tests/dist/dist.sh tests/dist/reproducible.sh \
 	        tests/dist/wheel.sh tests/dist/npm.sh

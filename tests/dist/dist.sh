@@ -14,7 +14,8 @@
 #   and README.md under bloom-VERSION/, nothing else; every source file in
 #   it carries the dedication (tests/license.t run in the unpacked tree);
 #   and `make` there builds a bloom.so, warning-free, that answers VERSION;
-# - the Debian packages are libsqlite3-mod-bloom (the module) and
+# - the Debian packages are libsqlite3-mod-bloom (the module, the very
+#   bytes the tarball's tree builds, stripped) and
 #   libsqlite3-mod-bloom-dev VERSION for this machine's architecture, with
 #   the project's Homepage; the module depends on libsqlite3-0, runs
 #   ldconfig's trigger and carries lintian overrides that say why; the -dev
@@ -147,6 +148,13 @@ check $? "bloom.pc says Version: $version (got '$said')"
 said=$(sed -n 's/^#define BLOOM_VERSION "\(.*\)"$/\1/p' "$tmp/$dev/usr/include/sqlite3_bloom.h")
 [ "$said" = "$version" ]
 check $? "sqlite3_bloom.h defines BLOOM_VERSION \"$version\" (got '$said')"
+# The module, built from the same sources in another folder (the tarball's,
+# above), stripped as deb.sh strips it, is the same bytes.
+strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+  -o "$tmp/tarball-bloom.so" "$src/bloom.so" 2>/dev/null &&
+  cmp -s "$tmp/tarball-bloom.so" "$tmp/$mod$lib/bloom.so"
+check $? "its bloom.so is byte for byte the one built in the unpacked tarball, in another folder" \
+  "$(cmp "$tmp/tarball-bloom.so" "$tmp/$mod$lib/bloom.so" 2>&1)"
 globals=$(nm -g --defined-only "$tmp/$dev$lib/libbloom.a" 2>&1 | awk 'NF == 3 { print $3 }' | tr '\n' ' ')
 [ "$globals" = "sqlite3_bloom_init " ]
 check $? "libbloom.a defines one global symbol, sqlite3_bloom_init (got: $globals)"

@@ -41,4 +41,5 @@ test-hosts: deps
 	    $(PROVE) $(patsubst %,tests/hosts/%.t,$(HOST_TESTS))
 	$(MAKE) dist-deps
 	$(MAKE) $(NPM_TGZ)
-	BLOOM_VERSION=$(VERSION) BLOOM_NPM=$(NPM_TGZ) $(PROVE) --exec sh tests/dist/npm.sh
+	BLOOM_VERSION=$(VERSION) BLOOM_NPM=$(NPM_TGZ) $(DIST_LINKS) \
+	    $(PROVE) --exec sh tests/dist/npm.sh
