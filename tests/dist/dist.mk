@@ -20,7 +20,8 @@
 #                              installed offline into a fresh project,
 #                              loaded by load(db) into each Node driver at
 #                              hand
-# Part of make test (about 35 s, 5 of them lintian).
+# Part of make test (about 25 s on 2 cores, 2 of them lintian, 4 the
+# second make dist).
 #
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
