@@ -27,7 +27,8 @@
 # or newer, PEP 600), the machine from its ELF header; a package index
 # refuses the linux_<machine> tag setuptools gives by itself.  pip knows no
 # manylinux tag older than glibc 2.5 on x86 and 2.17 elsewhere, so N is at
-# least that.  Its files are dated SOURCE_DATE_EPOCH (default: the last
+# least that.  A manylinux wheel may need no shared library but the C
+# runtime's (libc, libm, ...): any other is refused.  Its files are dated SOURCE_DATE_EPOCH (default: the last
 # commit's time), so the same commit gives the same bytes; BLOOM_HOMEPAGE,
 # BLOOM_REPOSITORY and BLOOM_ISSUES are its Home-page and Project-URL
 # links.  PYTHON (default /usr/bin/python3) runs setup.py.  Run from the
@@ -54,6 +55,11 @@ platform() {
     *) echo "wheel.sh: no manylinux tag for a $machine ($bits-bit, $endian endian) binary" >&2
        exit 1 ;;
   esac
+  others=$(LC_ALL=C readelf -d -W "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' |
+           grep -Ev '^(libc\.so\.6|libm\.so\.6|libdl\.so\.2|librt\.so\.1|libpthread\.so\.0|libgcc_s\.so\.1|ld-linux.*)$' |
+           tr '\n' ' ' | sed 's/ $//')
+  [ -z "$others" ] ||
+    { echo "wheel.sh: $1 needs $others: no manylinux wheel may" >&2; exit 1; }
   minor=$(LC_ALL=C readelf -V -W "$1" | sed -n 's/.*Name: GLIBC_2\.\([0-9]*\).*/\1/p' |
           sort -n | tail -n 1)
   [ -n "$minor" ] || { echo "wheel.sh: $1 needs no GLIBC_2.N symbol version" >&2; exit 1; }

@@ -19,9 +19,11 @@
 #   newest GLIBC_2.N among the versions of the module's dynamic symbols
 #   (objdump -T; at least 5 on x86, 17 elsewhere, the oldest pip knows),
 #   the machine this one's, which the module is built for; this glibc is
-#   that new; and ext/packaging/wheel.sh --platform, which names it, names
-#   a shared object calling arc4random (GLIBC_2.36) manylinux_2_36, and,
-#   if aarch64-linux-gnu-gcc is here, one built by it *_aarch64;
+#   that new; the module needs no shared library but libc and libm (the
+#   rest of manylinux's rule); and ext/packaging/wheel.sh --platform, which
+#   names it, names a shared object calling arc4random (GLIBC_2.36)
+#   manylinux_2_36, refuses one linked with libsqlite3, and, if
+#   aarch64-linux-gnu-gcc is here, names one built by it *_aarch64;
 # - in a fresh venv made by Debian's /usr/bin/python3 (python3-venv; as
 #   root it is installed if missing, else the checks are skipped naming
 #   it), `pip install --no-index` installs it; then, from an empty
@@ -77,6 +79,9 @@ elf_of() { LC_ALL=C readelf -h "$1" 2>/dev/null | grep -E '^ *(Class|Data|Machin
 [ -n "$(elf_of "$so")" ] && [ "$(elf_of "$so")" = "$(elf_of "$(command -v sh)")" ]
 check $? "its module is built for this machine, $machine (readelf -h, as /bin/sh)" \
   "$(elf_of "$so")"
+needed=$(objdump -p "$so" 2>/dev/null | awk '$1 == "NEEDED" { print $2 }' | sort | tr '\n' ' ')
+[ "$needed" = "libc.so.6 libm.so.6 " ]
+check $? "its module needs no library but libc and libm, as a manylinux wheel may (got: $needed)"
 name=sqlite_bloom-$version-py3-none-$plat.whl
 [ "$(basename "$wheel")" = "$name" ] && [ -s "$wheel" ]
 check $? "the wheel is $name: its module needs glibc 2.$need (objdump -T)"
@@ -88,6 +93,10 @@ got=$(${CC:-cc} -shared -fPIC -o "$tmp/new.so" "$tmp/new.c" 2>&1 &&
       sh ext/packaging/wheel.sh --platform "$tmp/new.so" 2>&1)
 [ "$got" = "manylinux_2_36_$machine" ]
 check $? "wheel.sh --platform follows the binary: a shared object calling arc4random is manylinux_2_36_$machine (got '$got')"
+got=$(${CC:-cc} -shared -fPIC -o "$tmp/linked.so" "$tmp/new.c" -Wl,--no-as-needed -lsqlite3 2>&1 &&
+      sh ext/packaging/wheel.sh --platform "$tmp/linked.so" 2>&1)
+case "$got" in *"needs libsqlite3.so.0"*) r=0 ;; *) r=1 ;; esac
+check $r "and refuses a shared object that needs libsqlite3.so.0 (got '$got')"
 if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
   got=$(aarch64-linux-gnu-gcc -shared -fPIC -o "$tmp/arm.so" "$tmp/new.c" 2>&1 &&
         sh ext/packaging/wheel.sh --platform "$tmp/arm.so" 2>&1)
