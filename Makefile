@@ -16,7 +16,8 @@
 #   make check    the rest of the battery: the whole suite under ASan+UBSan
 #                 with every fault point, the long model run, I/O faults,
 #                 threads, valgrind, warnings (tests/check/check.mk)
-#   make dist     the source tarball and the Debian package, in build/dist/
+#   make dist     the source tarball, the Debian packages, the wheel and the
+#                 npm package, in build/dist/ (ext/packaging/dist.mk)
 #
 # On Debian, `make demo` and `make test` install missing packages with
 # apt-get when run as root, and otherwise print the command to run.
@@ -79,10 +80,15 @@ LDCONFIG ?= ldconfig
 
 all: bloom.so
 
+# The checkout's folder is kept out of bloom.so (its debug information, and
+# so its build ID): the same sources give the same module in any folder,
+# and make dist the same packages.
+REPRO_FLAGS = -ffile-prefix-map=$(CURDIR)=.
+
 # Rebuilt when the Makefile changes too: the link flags (SONAME, exports)
 # are part of what make install delivers.
 bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS) Makefile
-	$(CC) $(STD) -Iext $(CFLAGS) $(WARNINGS) $(SO_FLAGS) -o $@ \
+	$(CC) $(STD) -Iext $(CFLAGS) $(WARNINGS) $(SO_FLAGS) $(REPRO_FLAGS) -o $@ \
 	    $(CORE_SRC) $(SQL_SRC) $(MURMUR_A) -lm
 
 $(BUILD)/asan/bloom.so: $(CORE_SRC) $(SQL_SRC) $(HEADERS) Makefile

@@ -191,6 +191,8 @@ my %recipes = (
   'make wasm' => { by => 'tests/wasm/wasm.mk', has => '$(MAKE) --no-print-directory wasm' },
   'npm install ./build/dist/sqlite-bloom-wasm-*.tgz' =>
     { by => 'tests/wasm/package.t', has => 'npm install --offline' },
+  'apt-get install ./build/dist/libsqlite3-mod-bloom_*.deb ./build/dist/libsqlite3-mod-bloom-dev_*.deb' =>
+    { by => 'tests/dist/dist.sh', has => 'apt-get install -y -q' },
 );
 
 # --- each command, in the documents' order (the static link first) -----------

@@ -13,8 +13,11 @@
 # STAGE is made anew as the package's tree:
 #
 #   package.json          written here: name sqlite-bloom, VERSION, the
-#                         license "SEE LICENSE IN LICENSE", and the os and
-#                         cpu the module was built for
+#                         license "SEE LICENSE IN LICENSE", the project's
+#                         links (homepage, repository, bugs: BLOOM_HOMEPAGE,
+#                         BLOOM_REPOSITORY, BLOOM_ISSUES in the
+#                         environment), and the os and cpu the module was
+#                         built for
 #   index.js, index.d.ts  getLoadablePath() and load(db), from
 #   README.md             ext/packaging/npm/
 #   LICENSE               ext/packaging/copyright
@@ -26,6 +29,10 @@
 set -eu
 [ $# = 4 ] || { echo "usage: $0 STAGE OUT.tgz VERSION BLOOM_SO" >&2; exit 2; }
 stage=$1 out=$2 version=$3 so=$4
+for url in "${BLOOM_HOMEPAGE:?}" "${BLOOM_REPOSITORY:?}" "${BLOOM_ISSUES:?}"; do
+  printf '%s\n' "$url" | grep -Eqx 'https?://[^[:space:]"\\]+' ||
+    { echo "npm.sh: not a URL: $url" >&2; exit 2; }
+done
 umask 022
 root=$(pwd)
 case "$out" in /*) ;; *) out=$root/$out ;; esac
@@ -48,6 +55,9 @@ cat >"$pkg/package.json" <<JSON
   "description": "Bloom and cuckoo filters for SQLite: the bloom extension, with getLoadablePath() and load(db)",
   "keywords": ["sqlite", "sqlite-extension", "bloom-filter", "cuckoo-filter"],
   "license": "SEE LICENSE IN LICENSE",
+  "homepage": "$BLOOM_HOMEPAGE",
+  "repository": { "type": "git", "url": "$BLOOM_REPOSITORY" },
+  "bugs": { "url": "$BLOOM_ISSUES" },
   "main": "index.js",
   "types": "index.d.ts",
   "files": ["index.js", "index.d.ts", "bloom.so", "README.md", "LICENSE"],

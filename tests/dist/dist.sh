@@ -1,6 +1,7 @@
 #!/bin/sh
 # make dist's packages (make test-dist, which builds them first and sets
-# BLOOM_VERSION, BLOOM_TARBALL and BLOOM_DEB):
+# BLOOM_VERSION, BLOOM_TARBALL, BLOOM_DEB_MOD, BLOOM_DEB_DEV and
+# BLOOM_HOMEPAGE):
 #
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
@@ -13,23 +14,35 @@
 #   and README.md under bloom-VERSION/, nothing else; every source file in
 #   it carries the dedication (tests/license.t run in the unpacked tree);
 #   and `make` there builds a bloom.so, warning-free, that answers VERSION;
-# - the Debian package is bloom VERSION for this machine's architecture,
-#   holds exactly the files ext/packaging/deb.sh lists, its copyright file
-#   is ext/packaging/copyright, and its changelog, pkg-config file and
-#   header say VERSION;
-# - run as root: `apt-get install ./bloom_*.deb`; in an empty directory
-#   `.load bloom` loads the package's module by bare name and it answers
-#   VERSION; pkg-config gives the flags that compile a program against
-#   sqlite3_bloom.h and link libbloom.a into it, which then runs the
-#   extension, and so does ext/REFERENCE.md's app.c, built as it says; `apt-get purge` leaves none of the package's files, and
-#   `.load bloom` fails again.  Not root, or with a bloom package or a
-#   make install in /usr/local already there, those checks are skipped
-#   (TAP skip) saying why.
+# - the Debian packages are libsqlite3-mod-bloom (the module, the very
+#   bytes the tarball's tree builds, stripped) and
+#   libsqlite3-mod-bloom-dev VERSION for this machine's architecture, with
+#   the project's Homepage; the module depends on libsqlite3-0, runs
+#   ldconfig's trigger and carries lintian overrides that say why; the -dev
+#   package depends on libsqlite3-dev and not on the module; each holds
+#   exactly the files ext/packaging/deb.sh lists, its copyright file is
+#   ext/packaging/copyright, its changelog's newest entry is VERSION and
+#   every entry is dated later than the one before; the pkg-config file and
+#   header say VERSION; lintian (installed as root if missing) finds no
+#   error and no warning in either;
+# - run as root: `apt-get install` of both .deb files; in an empty directory
+#   `.load bloom` loads the module package's file by bare name and it
+#   answers VERSION; pkg-config gives the flags that compile a program
+#   against sqlite3_bloom.h and link libbloom.a into it, which then runs
+#   the extension, and so does ext/REFERENCE.md's app.c, built as it says;
+#   `apt-get purge` of both leaves none of their files, and `.load bloom`
+#   fails again.  Not root, or with one of these packages (or make dist's
+#   former package, bloom) or a make install in /usr/local already there,
+#   those checks are skipped (TAP skip) saying why.
 cd "$(dirname "$0")/../.." || exit 1
 repo=$(pwd)
 version=${BLOOM_VERSION:?run through make test-dist}
 tarball=${BLOOM_TARBALL:?run through make test-dist}
-deb=${BLOOM_DEB:?run through make test-dist}
+mod_deb=${BLOOM_DEB_MOD:?run through make test-dist}
+dev_deb=${BLOOM_DEB_DEV:?run through make test-dist}
+homepage=${BLOOM_HOMEPAGE:?run through make test-dist}
+mod=libsqlite3-mod-bloom
+dev=libsqlite3-mod-bloom-dev
 tmp=$(mktemp -d)
 away=$(mktemp -d)
 trap 'rm -rf "$tmp" "$away"' EXIT
@@ -74,49 +87,104 @@ got=$(cd "$away" && shell "$src/bloom" "SELECT bloom_version();")
 [ "$got" = "$version" ]
 check $? "the tarball's bloom.so answers bloom_version() = $version (got '$got')"
 
-# --- the Debian package, as a file -------------------------------------------
+# --- the Debian packages, as files -------------------------------------------
 arch=$(dpkg --print-architecture)
-fields=$(dpkg-deb -f "$deb" Package Version Architecture | tr '\n' ' ')
-[ "$fields" = "Package: bloom Version: $version Architecture: $arch " ]
-check $? "the package is bloom $version for $arch (got: $fields)"
 multiarch=$(${CC:-cc} -print-multiarch)
 lib=/usr/lib/$multiarch
-dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sort >"$tmp/files"
-cat >"$tmp/want" <<WANT
-.$lib/bloom.so
-.$lib/libbloom.a
-.$lib/pkgconfig/bloom.pc
-./usr/include/sqlite3_bloom.h
-./usr/share/doc/bloom/changelog.gz
-./usr/share/doc/bloom/copyright
-WANT
-sort -o "$tmp/want" "$tmp/want"
-cmp -s "$tmp/files" "$tmp/want"
-check $? "it holds the module, libbloom.a, bloom.pc, the header, the changelog and the copyright, nothing else" \
-  "$(diff "$tmp/want" "$tmp/files")"
-mkdir "$tmp/deb"
-dpkg-deb -x "$deb" "$tmp/deb"
-cmp -s "$tmp/deb/usr/share/doc/bloom/copyright" ext/packaging/copyright
-check $? "its copyright file is ext/packaging/copyright (Debian's format, the dedication)"
-said=$(gzip -dc "$tmp/deb/usr/share/doc/bloom/changelog.gz" | head -n 1)
-[ "$said" = "bloom ($version) unstable; urgency=medium" ]
-check $? "its changelog's newest entry is $version (got '$said')"
-said=$(sed -n 's/^Version: //p' "$tmp/deb$lib/pkgconfig/bloom.pc")
+for p in $mod $dev; do
+  [ "$p" = $mod ] && deb=$mod_deb || deb=$dev_deb
+  fields=$(dpkg-deb -f "$deb" Package Version Architecture Multi-Arch Homepage | tr '\n' ' ')
+  [ "$fields" = "Package: $p Version: $version Architecture: $arch Multi-Arch: same Homepage: $homepage " ]
+  check $? "$(basename "$deb"): $p $version for $arch, Multi-Arch: same, Homepage $homepage (got: $fields)"
+  dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sort >"$tmp/$p.files"
+  case $p in
+    "$mod") printf '%s\n' ".$lib/bloom.so" "./usr/share/lintian/overrides/$mod" ;;
+    *) printf '%s\n' ".$lib/libbloom.a" ".$lib/pkgconfig/bloom.pc" ./usr/include/sqlite3_bloom.h ;;
+  esac >"$tmp/$p.want"
+  printf '%s\n' "./usr/share/doc/$p/changelog.gz" "./usr/share/doc/$p/copyright" >>"$tmp/$p.want"
+  sort -o "$tmp/$p.want" "$tmp/$p.want"
+  cmp -s "$tmp/$p.files" "$tmp/$p.want"
+  check $? "$p holds $(sed 's,.*/,,' "$tmp/$p.want" | tr '\n' ' ')and nothing else" \
+    "$(diff "$tmp/$p.want" "$tmp/$p.files")"
+  mkdir "$tmp/$p"
+  dpkg-deb -x "$deb" "$tmp/$p"
+  cmp -s "$tmp/$p/usr/share/doc/$p/copyright" ext/packaging/copyright
+  check $? "$p's copyright file is ext/packaging/copyright (Debian's format, the dedication)"
+  gzip -dc "$tmp/$p/usr/share/doc/$p/changelog.gz" >"$tmp/$p.changelog"
+  said=$(head -n 1 "$tmp/$p.changelog")
+  [ "$said" = "bloom ($version) unstable; urgency=medium" ]
+  check $? "$p's changelog's newest entry is $version (got '$said')"
+done
+# Each entry of a Debian changelog must be dated after the one below it
+# (lintian checks the newest two; CHANGES.md gives only days).
+entries=$(grep -c '^bloom (' "$tmp/$mod.changelog")
+unordered=$(sed -n 's/^ -- .*>  //p' "$tmp/$mod.changelog" |
+  while read -r when; do date -u -d "$when" +%s; done |
+  awk 'NR > 1 && $1 >= last { print NR": "$1" >= "last } { last = $1 }')
+[ "$entries" -gt 1 ] && [ -z "$unordered" ] &&
+  [ "$(sed -n 's/^ -- .*>  //p' "$tmp/$mod.changelog" | wc -l)" = "$entries" ]
+check $? "every one of its $entries changelog entries is dated after the one below it" "$unordered"
+cmp -s "$tmp/$mod.changelog" "$tmp/$dev.changelog"
+check $? "both packages carry the same changelog"
+
+fields=$(dpkg-deb -f "$mod_deb" Depends Enhances | tr '\n' ' ')
+case "$fields" in
+  "Depends: libc6 (>= 2."*"), libsqlite3-0 (>= 3.38.0) Enhances: libsqlite3-0 ") r=0 ;;
+  *) r=1 ;;
+esac
+check $r "$mod depends on libc6 and libsqlite3-0 (>= 3.38.0), enhances libsqlite3-0 (got: $fields)"
+said=$(dpkg-deb -I "$mod_deb" triggers 2>&1)
+[ "$said" = "activate-noawait ldconfig" ]
+check $? "$mod runs ldconfig through its trigger (got '$said')"
+grep -q '^# .*loadable extension module, not a normal shared' "$tmp/$mod/usr/share/lintian/overrides/$mod" &&
+  [ "$(grep -c "^$mod: " "$tmp/$mod/usr/share/lintian/overrides/$mod")" = 3 ]
+check $? "its lintian overrides (3) say why: a loadable module, not a normal library"
+fields=$(dpkg-deb -f "$dev_deb" Depends | tr '\n' ' ')
+[ "$fields" = "libsqlite3-dev (>= 3.38.0) " ]
+check $? "$dev depends on libsqlite3-dev (>= 3.38.0) alone, not on the module (got: $fields)"
+said=$(sed -n 's/^Version: //p' "$tmp/$dev$lib/pkgconfig/bloom.pc")
 [ "$said" = "$version" ]
 check $? "bloom.pc says Version: $version (got '$said')"
-said=$(sed -n 's/^#define BLOOM_VERSION "\(.*\)"$/\1/p' "$tmp/deb/usr/include/sqlite3_bloom.h")
+said=$(sed -n 's/^#define BLOOM_VERSION "\(.*\)"$/\1/p' "$tmp/$dev/usr/include/sqlite3_bloom.h")
 [ "$said" = "$version" ]
 check $? "sqlite3_bloom.h defines BLOOM_VERSION \"$version\" (got '$said')"
-globals=$(nm -g --defined-only "$tmp/deb$lib/libbloom.a" 2>&1 | awk 'NF == 3 { print $3 }' | tr '\n' ' ')
+# The module, built from the same sources in another folder (the tarball's,
+# above), stripped as deb.sh strips it, is the same bytes.
+strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+  -o "$tmp/tarball-bloom.so" "$src/bloom.so" 2>/dev/null &&
+  cmp -s "$tmp/tarball-bloom.so" "$tmp/$mod$lib/bloom.so"
+check $? "its bloom.so is byte for byte the one built in the unpacked tarball, in another folder" \
+  "$(cmp "$tmp/tarball-bloom.so" "$tmp/$mod$lib/bloom.so" 2>&1)"
+globals=$(nm -g --defined-only "$tmp/$dev$lib/libbloom.a" 2>&1 | awk 'NF == 3 { print $3 }' | tr '\n' ' ')
 [ "$globals" = "sqlite3_bloom_init " ]
 check $? "libbloom.a defines one global symbol, sqlite3_bloom_init (got: $globals)"
 
+# lintian, Debian's package checker: installed as root as deps installs.
+if ! command -v lintian >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s deps DEB_PACKAGES=lintian \
+    >"$tmp/deps.out" 2>&1
+fi
+if ! command -v lintian >/dev/null 2>&1; then
+  skip 1 "no lintian (the Debian package lintian; as root make test installs it)"
+else
+  lintian --no-tag-display-limit "$mod_deb" "$dev_deb" >"$tmp/lintian.out" 2>"$tmp/lintian.err"
+  status=$?
+  errors=$(grep -c '^E: ' "$tmp/lintian.out")
+  warnings=$(grep -c '^W: ' "$tmp/lintian.out")
+  [ "$status" = 0 ] && [ "$errors" = 0 ] && [ "$warnings" = 0 ]
+  check $? "lintian $(lintian --version | sed 's/^Lintian v//'): 0 errors and 0 warnings in both (got $errors and $warnings, exit $status)" \
+    "$(cat "$tmp/lintian.out"; grep -v 'root privileges' "$tmp/lintian.err")"
+fi
+
 # --- installed, used and purged (root) ---------------------------------------
 installed_checks=11
+installed_already=$(for p in $mod $dev bloom; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' && echo "$p"
+done | tr '\n' ' ')
 if [ "$(id -u)" != 0 ]; then
-  skip $installed_checks "not root: the package is not installed (make test-dist as root does it)"
-elif dpkg-query -W -f='${Status}' bloom 2>/dev/null | grep -q 'ok installed'; then
-  skip $installed_checks "a bloom package is installed already; not replacing it"
+  skip $installed_checks "not root: the packages are not installed (make test-dist as root does it)"
+elif [ -n "$installed_already" ]; then
+  skip $installed_checks "installed already: $installed_already; not replacing it"
 elif [ -e /usr/local/lib/bloom.so ] || [ -L /usr/local/lib/bloom.so ]; then
   skip $installed_checks "make install's /usr/local/lib/bloom.so is there, and .load bloom would find it first"
 else
@@ -129,14 +197,18 @@ else
   command -v pkg-config >/dev/null 2>&1 ||
     env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s deps DEB_PACKAGES=pkgconf \
       >"$tmp/deps.out" 2>&1
-  case "$deb" in /*) path=$deb ;; *) path=$repo/$deb ;; esac
+  paths=""
+  for deb in "$mod_deb" "$dev_deb"; do
+    case "$deb" in /*) paths="$paths $deb" ;; *) paths="$paths $repo/$deb" ;; esac
+  done
+  # shellcheck disable=SC2086 # two paths without spaces
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    -o DPkg::Lock::Timeout=300 "$path" >"$tmp/apt.out" 2>&1
-  said=$(dpkg-query -W -f='${Status} ${Version}' bloom 2>&1)
-  [ "$said" = "install ok installed $version" ]
-  check $? "apt-get install $(basename "$deb") installs bloom $version (status: $said)" \
+    -o DPkg::Lock::Timeout=300 $paths >"$tmp/apt.out" 2>&1
+  said=$(dpkg-query -W -f='${Package} ${Status} ${Version};' $mod $dev 2>&1)
+  [ "$said" = "$mod install ok installed $version;$dev install ok installed $version;" ]
+  check $? "apt-get install of both .deb files installs $mod and $dev $version (status: $said)" \
     "$(tail -n 10 "$tmp/apt.out")"
-  dpkg -L bloom 2>/dev/null | while read -r f; do [ -d "$f" ] || echo "$f"; done |
+  dpkg -L $mod $dev 2>/dev/null | while read -r f; do [ -d "$f" ] || echo "$f"; done |
     sort >"$tmp/owned"
 
   got=$(cd "$away" && shell bloom "SELECT bloom_version();")
@@ -144,8 +216,9 @@ else
   check $? "\`.load bloom\` by bare name in an empty directory, bloom_version() = $version (got '$got')"
   loaded=$(cd "$away" && LD_DEBUG=files sqlite3 :memory: ".load bloom" 2>&1 |
            sed -n 's/.*calling init: \(.*bloom\.so\)$/\1/p' | head -n 1)
-  [ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$lib/bloom.so")" ]
-  check $? "the module loaded is the package's $lib/bloom.so (loaded: $loaded)"
+  [ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$lib/bloom.so")" ] &&
+    dpkg -S "$lib/bloom.so" 2>/dev/null | grep -q "^$mod:"
+  check $? "the module loaded is $mod's $lib/bloom.so (loaded: $loaded)"
 
   said=$(pkg-config --modversion bloom 2>&1)
   [ "$said" = "$version" ]
@@ -202,14 +275,15 @@ APP
   check $? "ext/REFERENCE.md's app.c builds with \`cc app.c \$(pkg-config --cflags --libs bloom)\` and runs (got '$got')"
 
   DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
-    -o DPkg::Lock::Timeout=300 bloom >"$tmp/purge.out" 2>&1
-  said=$(dpkg-query -W -f='${Status}' bloom 2>/dev/null)
-  [ -z "$said" ] || [ "$said" = "unknown ok not-installed" ]
-  check $? "apt-get purge bloom removes the package (status: '$said')" \
+    -o DPkg::Lock::Timeout=300 $mod $dev >"$tmp/purge.out" 2>&1
+  said=$(dpkg-query -W -f='${Status};' $mod $dev 2>/dev/null)
+  case "$said" in ""|"unknown ok not-installed;unknown ok not-installed;") r=0 ;; *) r=1 ;; esac
+  check $r "apt-get purge $mod $dev removes both (status: '$said')" \
     "$(tail -n 10 "$tmp/purge.out")"
   left=$(while read -r f; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done <"$tmp/owned")
-  [ -s "$tmp/owned" ] && [ -z "$left" ] && [ ! -e /usr/share/doc/bloom ]
-  check $? "none of its $(wc -l <"$tmp/owned") files is left, nor /usr/share/doc/bloom (left: $left)"
+  [ -s "$tmp/owned" ] && [ -z "$left" ] && [ ! -e /usr/share/doc/$mod ] &&
+    [ ! -e /usr/share/doc/$dev ]
+  check $? "none of their $(wc -l <"$tmp/owned") files is left, nor their /usr/share/doc folders (left: $left)"
   got=$(cd "$away" && shell bloom "SELECT bloom_version();")
   [ "$got" != "$version" ]
   check $? "after the purge, \`.load bloom\` fails (got '$got')"

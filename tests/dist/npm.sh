@@ -1,5 +1,6 @@
 #!/bin/sh
-# make dist's npm package (make test-dist sets BLOOM_VERSION and BLOOM_NPM).
+# make dist's npm package (make test-dist sets BLOOM_VERSION, BLOOM_NPM and
+# the project's links, BLOOM_HOMEPAGE, BLOOM_REPOSITORY and BLOOM_ISSUES).
 # Prints TAP.
 #
 # bloom is dedicated to the public domain by its authors: anyone may use,
@@ -12,12 +13,14 @@
 # - the package is sqlite-bloom-VERSION.tgz; it holds package.json,
 #   index.js, index.d.ts, README.md, LICENSE and the module bloom.so under
 #   package/, nothing else; package.json says sqlite-bloom VERSION, the
-#   license "SEE LICENSE IN LICENSE", and this os and cpu; LICENSE is
+#   license "SEE LICENSE IN LICENSE", this os and cpu, and the project's
+#   links as homepage, repository (git) and bugs; LICENSE is
 #   ext/packaging/copyright; its module answers VERSION;
 # - `npm install --offline` of the tarball into a fresh project directory
 #   installs sqlite-bloom VERSION; there getLoadablePath() is the installed
 #   module, which the sqlite3 shell loads, and load(db) loads it into each
-#   driver at hand: node:sqlite when this Node has it (22.13 and later),
+#   driver at hand: node:sqlite when this Node has it (22.13 and later) or
+#   make test-hosts has installed a Node 22 (build/hosts/node22/),
 #   better-sqlite3 and node-sqlite3 when make test-hosts has installed them
 #   (in build/hosts/node/); a driver missing is a TAP skip saying why.
 cd "$(dirname "$0")/../.." || exit 1
@@ -53,6 +56,12 @@ fields=$(node -e '
 ' "$p/package.json" 2>&1)
 [ "$fields" = "sqlite-bloom|$version|SEE LICENSE IN LICENSE|index.js|linux|$arch" ]
 check $? "package.json: sqlite-bloom $version, license in LICENSE, main index.js, linux $arch (got: $fields)"
+fields=$(node -e '
+  const p = require(process.argv[1]);
+  console.log([p.homepage, p.repository.type, p.repository.url, p.bugs.url].join("|"));
+' "$p/package.json" 2>&1)
+[ "$fields" = "${BLOOM_HOMEPAGE:?}|git|${BLOOM_REPOSITORY:?}|${BLOOM_ISSUES:?}" ]
+check $? "package.json links the project: homepage, repository (git), bugs (got: $fields)"
 cmp -s "$p/LICENSE" ext/packaging/copyright
 check $? "its LICENSE is ext/packaging/copyright"
 got=$(cd "$tmp" && sqlite3 :memory: ".load $p/bloom" "SELECT bloom_version();" 2>&1)
@@ -104,21 +113,28 @@ if (driver === 'better-sqlite3') {
   }));
 }
 JS
-has_node_sqlite=$(node -e '
+# node:sqlite: this Node's, or the Node 22 make test-hosts installs.
+sqlite_node=node
+node22=$repo/build/hosts/node22/node_modules/.bin/node
+[ -x "$node22" ] && sqlite_node=$node22
+has_node_sqlite=$("$sqlite_node" -e '
   try { const s = require("node:sqlite"); console.log(typeof s.DatabaseSync.prototype.loadExtension === "function" ? "yes" : "no"); }
   catch (e) { console.log("no"); }' 2>/dev/null)
 for driver in node:sqlite better-sqlite3 sqlite3; do
-  if [ "$driver" = node:sqlite ] && [ "$has_node_sqlite" != yes ]; then
-    skip 1 "node:sqlite with loadExtension needs Node.js 22.13 or later (this is $(node --version))"
-    continue
-  fi
-  if [ "$driver" != node:sqlite ] && [ ! -d "$drivers/$driver" ]; then
+  run=node
+  if [ "$driver" = node:sqlite ]; then
+    if [ "$has_node_sqlite" != yes ]; then
+      skip 1 "node:sqlite with loadExtension needs Node.js 22.13 or later (this is $(node --version); make test-hosts installs one)"
+      continue
+    fi
+    run=$sqlite_node
+  elif [ ! -d "$drivers/$driver" ]; then
     skip 1 "the npm package $driver is not in build/hosts/node (make test-hosts installs it)"
     continue
   fi
-  out=$(cd "$app" && NODE_PATH=$drivers node use.js "$driver" "$version" 2>&1)
+  out=$(cd "$app" && NODE_PATH=$drivers "$run" --no-warnings use.js "$driver" "$version" 2>&1)
   case "$out" in
-    "ok - "*) check 0 "${out#ok - }" ;;
+    "ok - "*) check 0 "${out#ok - } ($("$run" --version))" ;;
     *) check 1 "$driver: load(db) from the installed package" "$out" ;;
   esac
 done

@@ -1,6 +1,7 @@
 #!/bin/sh
-# make dist's Python wheel (make test-dist sets BLOOM_VERSION and
-# BLOOM_WHEEL).  Prints TAP.
+# make dist's Python wheel (make test-dist sets BLOOM_VERSION, BLOOM_WHEEL
+# and the project's links, BLOOM_HOMEPAGE, BLOOM_REPOSITORY and
+# BLOOM_ISSUES).  Prints TAP.
 #
 # bloom is dedicated to the public domain by its authors: anyone may use,
 # copy, modify and distribute it, for any purpose, without asking.  Where
@@ -12,8 +13,17 @@
 # - the wheel is sqlite_bloom-VERSION-py3-none-<platform>.whl, tagged so in
 #   its WHEEL file, not pure; it holds sqlite_bloom/__init__.py, the module
 #   sqlite_bloom/bloom.so and the .dist-info files, nothing else; its
-#   METADATA says sqlite-bloom VERSION; its license file is
-#   ext/packaging/copyright;
+#   METADATA says sqlite-bloom VERSION, with the project's links as
+#   Home-page and Project-URL; its license file is ext/packaging/copyright;
+# - the platform is what its module needs: manylinux_2_N_<machine>, N the
+#   newest GLIBC_2.N among the versions of the module's dynamic symbols
+#   (objdump -T; at least 5 on x86, 17 elsewhere, the oldest pip knows),
+#   the machine this one's, which the module is built for; this glibc is
+#   that new; the module needs no shared library but libc and libm (the
+#   rest of manylinux's rule); and ext/packaging/wheel.sh --platform, which
+#   names it, names a shared object calling arc4random (GLIBC_2.36)
+#   manylinux_2_36, refuses one linked with libsqlite3, and, if
+#   aarch64-linux-gnu-gcc is here, names one built by it *_aarch64;
 # - in a fresh venv made by Debian's /usr/bin/python3 (python3-venv; as
 #   root it is installed if missing, else the checks are skipped naming
 #   it), `pip install --no-index` installs it; then, from an empty
@@ -34,10 +44,6 @@ trap 'rm -rf "$tmp"' EXIT
 . "$repo/tests/lib/tap.sh"
 
 # --- the wheel, as a file ----------------------------------------------------
-plat=linux_$(uname -m)
-name=sqlite_bloom-$version-py3-none-$plat.whl
-[ "$(basename "$wheel")" = "$name" ] && [ -s "$wheel" ]
-check $? "the wheel is $name"
 info=sqlite_bloom-$version.dist-info
 "$python" - "$wheel" "$tmp" <<'PY' >"$tmp/list" 2>&1
 import sys, zipfile
@@ -47,7 +53,7 @@ with zipfile.ZipFile(wheel) as z:
         print(name)
     z.extractall(out + "/unpacked")
 PY
-check $? "it is a zip archive" "$(cat "$tmp/list")"
+check $? "$(basename "$wheel") is a zip archive" "$(cat "$tmp/list")"
 cat >"$tmp/want" <<WANT
 $info/COPYRIGHT
 $info/METADATA
@@ -61,9 +67,50 @@ cmp -s "$tmp/list" "$tmp/want"
 check $? "it holds sqlite_bloom/__init__.py, sqlite_bloom/bloom.so and the .dist-info files, nothing else" \
   "$(diff "$tmp/want" "$tmp/list")"
 u=$tmp/unpacked
+so=$u/sqlite_bloom/bloom.so
+# The platform its module needs, read here from the module itself.
+machine=$(uname -m)
+case "$machine" in x86_64|i686) floor=5 ;; *) floor=17 ;; esac
+need=$(objdump -T "$so" 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*' | sed 's/GLIBC_2\.//' |
+       sort -n | tail -n 1)
+[ "${need:-0}" -ge "$floor" ] || need=$floor
+plat=manylinux_2_${need}_$machine
+elf_of() { LC_ALL=C readelf -h "$1" 2>/dev/null | grep -E '^ *(Class|Data|Machine):'; }
+[ -n "$(elf_of "$so")" ] && [ "$(elf_of "$so")" = "$(elf_of "$(command -v sh)")" ]
+check $? "its module is built for this machine, $machine (readelf -h, as /bin/sh)" \
+  "$(elf_of "$so")"
+needed=$(objdump -p "$so" 2>/dev/null | awk '$1 == "NEEDED" { print $2 }' | sort | tr '\n' ' ')
+[ "$needed" = "libc.so.6 libm.so.6 " ]
+check $? "its module needs no library but libc and libm, as a manylinux wheel may (got: $needed)"
+name=sqlite_bloom-$version-py3-none-$plat.whl
+[ "$(basename "$wheel")" = "$name" ] && [ -s "$wheel" ]
+check $? "the wheel is $name: its module needs glibc 2.$need (objdump -T)"
+here=$(getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc 2\.\([0-9]*\).*/\1/p')
+[ -n "$here" ] && [ "$here" -ge "$need" ]
+check $? "this machine's glibc (2.$here) is that new, so pip here may install it"
+printf '#include <stdlib.h>\nunsigned pick(void) { return arc4random(); }\n' >"$tmp/new.c"
+got=$(${CC:-cc} -shared -fPIC -o "$tmp/new.so" "$tmp/new.c" 2>&1 &&
+      sh ext/packaging/wheel.sh --platform "$tmp/new.so" 2>&1)
+[ "$got" = "manylinux_2_36_$machine" ]
+check $? "wheel.sh --platform follows the binary: a shared object calling arc4random is manylinux_2_36_$machine (got '$got')"
+got=$(${CC:-cc} -shared -fPIC -o "$tmp/linked.so" "$tmp/new.c" -Wl,--no-as-needed -lsqlite3 2>&1 &&
+      sh ext/packaging/wheel.sh --platform "$tmp/linked.so" 2>&1)
+case "$got" in *"needs libsqlite3.so.0"*) r=0 ;; *) r=1 ;; esac
+check $r "and refuses a shared object that needs libsqlite3.so.0 (got '$got')"
+if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
+  got=$(aarch64-linux-gnu-gcc -shared -fPIC -o "$tmp/arm.so" "$tmp/new.c" 2>&1 &&
+        sh ext/packaging/wheel.sh --platform "$tmp/arm.so" 2>&1)
+  [ "$got" = "manylinux_2_36_aarch64" ]
+  check $? "and its machine: built by aarch64-linux-gnu-gcc, manylinux_2_36_aarch64 (got '$got')"
+else
+  skip 1 "no aarch64-linux-gnu-gcc (the Debian package gcc-aarch64-linux-gnu) to build another machine's binary"
+fi
 fields=$(grep -E '^(Name|Version): ' "$u/$info/METADATA" 2>/dev/null | tr '\n' ' ')
 [ "$fields" = "Name: sqlite-bloom Version: $version " ]
 check $? "its METADATA says sqlite-bloom $version (got: $fields)"
+fields=$(grep -E '^(Home-page|Project-URL): ' "$u/$info/METADATA" 2>/dev/null | tr '\n' '|')
+[ "$fields" = "Home-page: ${BLOOM_HOMEPAGE:?}|Project-URL: Homepage, $BLOOM_HOMEPAGE|Project-URL: Source, ${BLOOM_REPOSITORY:?}|Project-URL: Issues, ${BLOOM_ISSUES:?}|" ]
+check $? "its METADATA links the project: Home-page and Project-URL Homepage, Source, Issues (got: $fields)"
 fields=$(grep -E '^(Root-Is-Purelib|Tag): ' "$u/$info/WHEEL" 2>/dev/null | tr '\n' ' ')
 [ "$fields" = "Root-Is-Purelib: false Tag: py3-none-$plat " ]
 check $? "its WHEEL file says a platform wheel, py3-none-$plat (got: $fields)"

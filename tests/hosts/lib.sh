@@ -106,6 +106,34 @@ need_node() {
   fi
 }
 
+# need_node22: a Node.js that has node:sqlite with loadExtension (22.13
+# and later) in $node22: npm's node-linux-<arch> package, which carries
+# Node.js itself, at a pinned version, installed into build/hosts/node22/
+# when missing or when the pin changes (a 50 MB download, 185 MB unpacked;
+# offline after that).  npm carries it for x86_64 and aarch64; elsewhere
+# the test is skipped saying so.
+NODE22_VERSION=22.23.3
+need_node22() {
+  if ! command -v npm >/dev/null 2>&1; then
+    need_deb nodejs npm
+  fi
+  case "$(uname -m)" in
+    x86_64) arch=x64 ;;
+    aarch64) arch=arm64 ;;
+    *) skip_all "npm carries no Node.js $NODE22_VERSION for $(uname -m) (node-linux-<arch>)" ;;
+  esac
+  dir=$repo/build/hosts/node22
+  node22=$dir/node_modules/.bin/node
+  [ "$("$node22" --version 2>/dev/null)" = "v$NODE22_VERSION" ] && return 0
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  (cd "$dir" && npm install --prefix . --no-audit --no-fund --no-package-lock \
+     "node-linux-$arch@$NODE22_VERSION") >"$tmp/npm.out" 2>&1 &&
+    [ "$("$node22" --version 2>/dev/null)" = "v$NODE22_VERSION" ] ||
+    fail_all "npm install of node-linux-$arch@$NODE22_VERSION into build/hosts/node22 failed" \
+      "$tmp/npm.out"
+}
+
 # TAP for the shell-script hosts: check <0 = pass> <name> [todo] prints one
 # test; a failing one with a todo is a TAP TODO and does not count in
 # $failed (the script's exit status).

@@ -13,7 +13,8 @@
 //
 // better-sqlite3 and sqlite3 (node-sqlite3) come from npm (make test-hosts
 // installs them into build/hosts/node/); node:sqlite is Node's own (22.13
-// and later).  better-sqlite3 binds a JS number as REAL, which a filter
+// and later: make test-hosts runs it in the Node.js 22 it installs into
+// build/hosts/node22/).  better-sqlite3 binds a JS number as REAL, which a filter
 // takes as the INTEGER of the same value, and turns SQLITE_DBCONFIG_DEFENSIVE
 // on.
 'use strict';

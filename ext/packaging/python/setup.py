@@ -1,10 +1,12 @@
 """The wheel of make dist, built offline by ext/packaging/wheel.sh.
 
 Run in the tree wheel.sh stages (this file, README.md, COPYRIGHT and
-sqlite_bloom/ with bloom.so in it) with BLOOM_VERSION set: Debian's
+sqlite_bloom/ with bloom.so in it) with BLOOM_VERSION and the project's
+links (BLOOM_HOMEPAGE, BLOOM_REPOSITORY, BLOOM_ISSUES) set: Debian's
 python3-setuptools and python3-wheel, no network.  The module is a C
 library for one platform but no Python extension module, so the wheel is
-tagged py3-none-<platform>: any Python 3 on that platform installs it.
+tagged py3-none-<platform>: any Python 3 on that platform installs it
+(wheel.sh gives the platform, with bdist_wheel --plat-name).
 """
 
 # bloom is dedicated to the public domain by its authors: anyone may use,
@@ -45,6 +47,12 @@ setup(
                 "with loadable_path() and load(conn)",
     long_description=long_description,
     long_description_content_type="text/markdown",
+    url=os.environ["BLOOM_HOMEPAGE"],
+    project_urls={
+        "Homepage": os.environ["BLOOM_HOMEPAGE"],
+        "Source": os.environ["BLOOM_REPOSITORY"],
+        "Issues": os.environ["BLOOM_ISSUES"],
+    },
     license="Public domain (see COPYRIGHT)",
     license_files=["COPYRIGHT"],
     classifiers=[
