@@ -26,9 +26,8 @@ CROSS_DEB_PACKAGES = $(DEB_PACKAGES) gcc-aarch64-linux-gnu gcc-s390x-linux-gnu \
                      qemu-user-static
 CROSS_DIR = $(BUILD)/cross
 
-# What runs under emulation (all of it on a 2-core machine in about 8
-# minutes; tests/README.md, "Other machines"), slowest first, as prove
-# starts them in this order:
+# What runs under emulation (about 9 minutes of CPU in all; tests/README.md,
+# "Other machines"), slowest first, as prove starts them in this order:
 # - on both machines: every unit test; every SQL test but the fault sweeps
 #   (abort, oom: allocation and step counts, nothing of byte order, and the
 #   paths they fail are run by the others); the scripts of tests/cross/
@@ -66,12 +65,6 @@ cross-deps:
 
 cross-build: bloom.so $(CROSS_TESTS) $(foreach a,$(CROSS_ARCHES),\
     $(CROSS_DIR)/$(a)/bloom.so $(CROSS_DIR)/$(a)/sqlpipe)
-
-# A native build of the server, to check tests/cross/remote.py against
-# the real sqlite3 module (tests/cross/README.txt).
-$(CROSS_DIR)/native/sqlpipe: tests/cross/sqlpipe.c $(TEST_HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -O2 -o $@ $< -lsqlite3
 
 # The rules of one architecture ($(1)).  A compiled test is linked as
 # link_test links it, with the architecture's compiler and libraries; a

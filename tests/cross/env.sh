@@ -34,14 +34,12 @@ NATIVE_BLOOM_SO=$(pwd)/bloom.so
 BLOOM_SO=$CROSS_BLOOM_SO
 export CROSS_ARCH CROSS_QEMU CROSS_BLOOM_SO CROSS_SQLPIPE NATIVE_BLOOM_SO BLOOM_SO
 
-# The shell, for the tests that run it by name: written once, replaced
-# whole (two tests may start at once).
-if [ ! -x "$cross_dir/bin/sqlite3" ]; then
-  mkdir -p "$cross_dir/bin"
-  printf '#!/bin/sh\nexec %s %s "$@"\n' "$CROSS_QEMU" "$cross_sysroot/usr/bin/sqlite3" \
-    >"$cross_dir/bin/sqlite3.$$"
-  chmod +x "$cross_dir/bin/sqlite3.$$"
-  mv -f "$cross_dir/bin/sqlite3.$$" "$cross_dir/bin/sqlite3"
-fi
+# The shell, for the tests that run it by name: written by every test (the
+# paths are this tree's), replaced whole (two tests may start at once).
+mkdir -p "$cross_dir/bin"
+printf '#!/bin/sh\nexec %s %s "$@"\n' "$CROSS_QEMU" "$cross_sysroot/usr/bin/sqlite3" \
+  >"$cross_dir/bin/sqlite3.$$"
+chmod +x "$cross_dir/bin/sqlite3.$$"
+mv -f "$cross_dir/bin/sqlite3.$$" "$cross_dir/bin/sqlite3"
 PATH=$cross_dir/bin:$PATH
 export PATH
