@@ -1,6 +1,6 @@
 /*
-** bloom_test(filter, value) and cuckoo_test(filter, value): 1 if value may
-** be in the filter, 0 if it certainly is not, NULL if either argument is
+** bloom_test(filter, value), cuckoo_test(filter, value) and
+** quotient_test(filter, value): 1 if value may be in the filter, 0 if it certainly is not, NULL if either argument is
 ** NULL.  One body, given the kind by a one-line entry point per SQL name
 ** (a constant, rather than the registry row, which would cost a call a
 ** row).
@@ -61,7 +61,9 @@ static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
   if (st != ARG_OK) return;
   filter_hash h;
   if (sql_hash_typed(ctx, argv[1], type, f->header.seed, &h) != ARG_OK) return;
-  sqlite3_result_int(ctx, filter_contains(f, h));
+  int maybe = kind == FILTER_KIND_QUOTIENT ? sql_filter_contains(ctx, f, h)
+                                           : filter_contains(f, h);
+  if (maybe >= 0) sqlite3_result_int(ctx, maybe);
 }
 
 void sql_bloom_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
@@ -72,4 +74,9 @@ void sql_bloom_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 void sql_cuckoo_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   filter_test(ctx, argv, FILTER_KIND_CUCKOO);
+}
+
+void sql_quotient_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  filter_test(ctx, argv, FILTER_KIND_QUOTIENT);
 }
