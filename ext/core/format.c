@@ -253,9 +253,9 @@ static int check_quotient(const unsigned char *b, size_t body,
   if (b[FILTER_OFF_BLOCK_BYTES + 2] != 0 || b[FILTER_OFF_BLOCK_BYTES + 3] != 0)
     return fail(err, err_size, "header bytes 14 and 15 are not 0");
   unsigned bb = h->block_bytes;
-  if (bb < 64 || bb > 1024 || (bb & (bb - 1)) != 0)
-    return fail(err, err_size, "block size %u is not a power of two from 64 "
-                "to 1024 bytes", bb);
+  if (bb < 64 || bb > 1024 || bb % 64 != 0)
+    return fail(err, err_size, "block size %u is not a multiple of 64 from "
+                "64 to 1024 bytes", bb);
   if (h->blocks == 0 || (uint64_t)body % bb != 0 ||
       (uint64_t)body / bb != h->blocks)
     return fail(err, err_size,

@@ -128,7 +128,7 @@ typedef struct filter_header {
   uint64_t buckets;          /* cuckoo: a power of two (layout 0), even
                                 (layout 1) */
   unsigned cuckoo_layout;    /* cuckoo: CUCKOO_LAYOUT_XOR or _SUB */
-  unsigned block_bytes;      /* quotient: a power of two, 64..1024 */
+  unsigned block_bytes;      /* quotient: a multiple of 64, 64..1024 */
   uint64_t blocks;           /* quotient: >= 1 */
   /* layered (kind 3); capacity and count are then the layers' sums */
   unsigned layer_kind;       /* FILTER_KIND_BLOOM or FILTER_KIND_CUCKOO */

@@ -66,24 +66,31 @@ double quotient_model_fpr(double lambda, unsigned block_bytes) {
   return sum;
 }
 
-unsigned quotient_block_bytes_for(double p) {
-  /* 256 bytes (4 cache lines) down to p = 2^-10, then 512 down to 2^-16,
-  ** then 1024: the fewer entries a block holds, the more their number
-  ** varies from block to block, and a crowded block pays in precision
-  ** (FORMAT.md, "Kind 4", has the bits per item). */
-  if (p >= 0x1p-10) return 256;
-  if (p >= 0x1p-16) return 512;
-  return 1024;
+unsigned quotient_block_sizes_for(double p, unsigned sizes[5]) {
+  /* 256 bytes (4 cache lines) down to p = 2^-8; then whichever of 256,
+  ** 320, 384, 448 and 512 makes the smallest blob, down to 2^-16; then
+  ** 1024.  The fewer entries a block holds, the more their number varies
+  ** from block to block, and a crowded block pays in key bits: at 0.1%,
+  ** 256-byte blocks take 12.37 bits per item, 512-byte ones 12.16; and
+  ** among five sizes one rounds a small filter's block count up by little
+  ** (FORMAT.md, "Kind 4", has the figures). */
+  if (p >= 0x1p-8) {
+    sizes[0] = 256;
+    return 1;
+  }
+  if (p >= 0x1p-16) {
+    for (unsigned i = 0; i < 5; i++) sizes[i] = 256 + 64 * i;
+    return 5;
+  }
+  sizes[0] = 1024;
+  return 1;
 }
 
-quotient_sizing_status quotient_sizing_for(uint64_t n, double p,
-                                           double min_fpr, uint64_t max_bytes,
-                                           quotient_sizing *sizing) {
-  if (n < 1 || n > (uint64_t)INT64_MAX) return QUOTIENT_SIZING_BAD_N;
-  if (!(p >= min_fpr && p < 1.0)) return QUOTIENT_SIZING_BAD_P;
-  unsigned bb = quotient_block_bytes_for(p);
-  if (max_bytes < FILTER_HEADER_BYTES + (uint64_t)bb)
-    return QUOTIENT_SIZING_TOO_BIG;
+/* The fewest blocks of bb bytes for n at rate p; 0 if none within
+** max_bytes. */
+static uint64_t blocks_for(uint64_t n, double p, unsigned bb,
+                           uint64_t max_bytes, double *expected) {
+  if (max_bytes < FILTER_HEADER_BYTES + (uint64_t)bb) return 0;
   uint64_t max_blocks = (max_bytes - FILTER_HEADER_BYTES) / bb;
   double target = p * QUOTIENT_SIZING_MARGIN;
   double dn = (double)n;
@@ -92,7 +99,7 @@ quotient_sizing_status quotient_sizing_for(uint64_t n, double p,
   uint64_t lo = 0, hi = 1;
   double rate = quotient_model_fpr(dn / (double)hi, bb);
   while (!(rate <= target)) {
-    if (hi >= max_blocks) return QUOTIENT_SIZING_TOO_BIG;
+    if (hi >= max_blocks) return 0;
     lo = hi;
     hi = hi > max_blocks / 2 ? max_blocks : 2 * hi;
     rate = quotient_model_fpr(dn / (double)hi, bb);
@@ -107,12 +114,34 @@ quotient_sizing_status quotient_sizing_for(uint64_t n, double p,
       lo = mid;
     }
   }
+  *expected = rate;
+  return hi;
+}
+
+quotient_sizing_status quotient_sizing_for(uint64_t n, double p,
+                                           double min_fpr, uint64_t max_bytes,
+                                           quotient_sizing *sizing) {
+  if (n < 1 || n > (uint64_t)INT64_MAX) return QUOTIENT_SIZING_BAD_N;
+  if (!(p >= min_fpr && p < 1.0)) return QUOTIENT_SIZING_BAD_P;
+  unsigned sizes[5];
+  unsigned count = quotient_block_sizes_for(p, sizes);
+  int found = 0;
+  for (unsigned i = 0; i < count; i++) {
+    double rate = 0.0;
+    uint64_t k = blocks_for(n, p, sizes[i], max_bytes, &rate);
+    /* the smaller blob; on a tie the smaller block, the first */
+    if (k == 0 || (found && k * sizes[i] >= sizing->blocks *
+                                                sizing->block_bytes))
+      continue;
+    found = 1;
+    sizing->block_bytes = sizes[i];
+    sizing->blocks = k;
+    sizing->expected_fpr = rate;
+  }
+  if (!found) return QUOTIENT_SIZING_TOO_BIG;
   sizing->capacity = n;
   sizing->target_fpr = p;
-  sizing->block_bytes = bb;
-  sizing->blocks = hi;
-  sizing->bytes = FILTER_HEADER_BYTES + hi * bb;
-  sizing->expected_fpr = rate;
+  sizing->bytes = FILTER_HEADER_BYTES + sizing->blocks * sizing->block_bytes;
   return QUOTIENT_SIZING_OK;
 }
 
@@ -191,24 +220,57 @@ static inline uint64_t unary_word(const unsigned char *block,
   return valid >= 64 ? w : w & (((uint64_t)1 << valid) - 1);
 }
 
+/* The bits set in x.  By hand: without -mpopcnt, which a portable build
+** cannot assume, __builtin_popcountll is a call into libgcc's table, and a
+** probe counts every word of a block's unary part. */
 static inline unsigned popcount64(uint64_t x) {
-  return (unsigned)__builtin_popcountll(x);
+  x = x - ((x >> 1) & 0x5555555555555555u);
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+  return (unsigned)((x * 0x0101010101010101u) >> 56);
 }
 
+/* in_byte[b][r]: the position of the r-th set bit of the byte b (8 when
+** b has no more): a table, so that a probe's select has no loop. */
+static const unsigned char in_byte[256][8] = {
+#define R(b, r) (unsigned char)nth_bit(b, r)
+#define ROW(b) {R(b, 0), R(b, 1), R(b, 2), R(b, 3), R(b, 4), R(b, 5), \
+                R(b, 6), R(b, 7)}
+#define NB(b, r, i) (((b) >> (i) & 1) && \
+                     ((((b) & ((1u << (i)) - 1)) * 0x8040201u >> 3 & \
+                       0x11111111u) * 0x11111111u >> 28) == (r))
+#define nth_bit(b, r)                                                  \
+  (NB(b, r, 0) ? 0 : NB(b, r, 1) ? 1 : NB(b, r, 2) ? 2 : NB(b, r, 3) ? 3 \
+   : NB(b, r, 4) ? 4 : NB(b, r, 5) ? 5 : NB(b, r, 6) ? 6               \
+   : NB(b, r, 7) ? 7 : 8)
+#define ROW4(b) ROW(b), ROW(b + 1), ROW(b + 2), ROW(b + 3)
+#define ROW16(b) ROW4(b), ROW4(b + 4), ROW4(b + 8), ROW4(b + 12)
+#define ROW64(b) ROW16(b), ROW16(b + 16), ROW16(b + 32), ROW16(b + 48)
+    ROW64(0u), ROW64(64u), ROW64(128u), ROW64(192u)
+#undef ROW64
+#undef ROW16
+#undef ROW4
+#undef nth_bit
+#undef NB
+#undef ROW
+#undef R
+};
+
 /* The position of the k-th set bit (0-based) of x, which has more than k:
-** the byte that holds it by the bytes' running counts, then a few steps
-** inside that byte. */
+** the bytes' running counts find its byte (the bytes whose count is at
+** most k, counted by a borrow in each byte), the table the bit. */
 static inline unsigned select64(uint64_t x, unsigned k) {
   uint64_t s = x - ((x >> 1) & 0x5555555555555555u);
   s = (s & 0x3333333333333333u) + ((s >> 2) & 0x3333333333333333u);
   s = (s + (s >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-  uint64_t prefix = s * 0x0101010101010101u; /* byte i: bytes 0..i */
-  unsigned byte = 0;
-  while (byte < 7 && ((prefix >> (8 * byte)) & 0xffu) <= k) byte++;
-  unsigned before = byte ? (unsigned)(prefix >> (8 * (byte - 1))) & 0xffu : 0;
+  uint64_t prefix = s * 0x0101010101010101u; /* byte i: bytes 0..i, <= 64 */
+  uint64_t above = ((prefix | 0x8080808080808080u) -
+                    (uint64_t)(k + 1) * 0x0101010101010101u) &
+                   0x8080808080808080u; /* byte i: its count is above k */
+  unsigned byte = 8 - popcount64(above);
+  unsigned before = byte ? (unsigned)(prefix >> (8 * byte - 8)) & 0xffu : 0;
   unsigned b = (unsigned)(x >> (8 * byte)) & 0xffu;
-  for (unsigned r = k - before; r > 0; r--) b &= b - 1;
-  return 8 * byte + (unsigned)__builtin_ctz(b);
+  return 8 * byte + in_byte[b][k - before];
 }
 
 /* The header's fields, checked against each other and the block size
@@ -257,10 +319,66 @@ int quotient_block_check(const unsigned char *block, unsigned block_bytes,
   return 0;
 }
 
+/* One pass over a unary part of `bits` bits, without a branch that
+** depends on the data: returns its count of ones (a probe checks it is c,
+** so that every index it computes is one of the c entries), and finds the
+** word that holds the closing 0 of bucket q (*at_word) and the zeros
+** before that word (*zeros_before).  Written once, compiled twice on
+** x86-64: with the popcnt instruction, which a portable build cannot
+** assume, and without. */
+#define UNARY_SCAN_BODY                                                    \
+  uint64_t ones = 0, zeros = 0, words = (bits + 63) / 64;                 \
+  *at_word = 0;                                                            \
+  *zeros_before = 0;                                                       \
+  for (uint64_t j = 0; j < words; j++) {                                   \
+    uint64_t valid = j + 1 < words ? 64 : bits - 64 * j;                   \
+    uint64_t w = unary_word(block, block_bytes, j, valid);                 \
+    unsigned o = POPCOUNT(w);                                              \
+    int before = zeros <= q;                                               \
+    *at_word = before ? j : *at_word;                                      \
+    *zeros_before = before ? zeros : *zeros_before;                        \
+    zeros += valid - o;                                                    \
+    ones += o;                                                             \
+  }                                                                        \
+  return ones;
+
+#define POPCOUNT popcount64
+static uint64_t unary_scan_portable(const unsigned char *block,
+                                    unsigned block_bytes, uint64_t bits,
+                                    uint64_t q, uint64_t *at_word,
+                                    uint64_t *zeros_before) {
+  UNARY_SCAN_BODY
+}
+#undef POPCOUNT
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define POPCOUNT(x) (unsigned)__builtin_popcountll(x)
+__attribute__((target("popcnt"))) static uint64_t unary_scan_popcnt(
+    const unsigned char *block, unsigned block_bytes, uint64_t bits,
+    uint64_t q, uint64_t *at_word, uint64_t *zeros_before) {
+  UNARY_SCAN_BODY
+}
+#undef POPCOUNT
+#endif
+
+static inline uint64_t unary_scan(const unsigned char *block,
+                                  unsigned block_bytes, uint64_t bits,
+                                  uint64_t q, uint64_t *at_word,
+                                  uint64_t *zeros_before) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("popcnt"))
+    return unary_scan_popcnt(block, block_bytes, bits, q, at_word,
+                             zeros_before);
+#endif
+  return unary_scan_portable(block, block_bytes, bits, q, at_word,
+                             zeros_before);
+}
+
 int quotient_contains(const unsigned char *body, uint64_t blocks,
                       unsigned block_bytes, filter_hash h) {
   const unsigned char *block =
       body + quotient_block_of(h, blocks) * block_bytes;
+  const unsigned char *end = block + block_bytes;
   /* The block's other lines while the first is read: the low field the
   ** probe needs is known only after the unary part is decoded. */
   for (unsigned off = 64; off < block_bytes; off += 64)
@@ -272,40 +390,43 @@ int quotient_contains(const unsigned char *body, uint64_t blocks,
   uint64_t v = (uint64_t)s.buckets << s.low_bits;
   uint64_t key = mul_high64(h.h2, v);
   uint64_t q = key >> s.low_bits;
-  uint64_t r = key & (((uint64_t)1 << s.low_bits) - 1);
-  /* One pass over the unary part: where bucket q's closing 0 is, and the
-  ** count of ones, which must be c (so that every index below is one of
-  ** the c entries). */
-  uint64_t bits = (uint64_t)s.count + s.buckets, ones = 0, zeros = 0;
-  uint64_t close = UINT64_MAX;
-  for (uint64_t j = 0; 64 * j < bits; j++) {
-    uint64_t valid = bits - 64 * j > 64 ? 64 : bits - 64 * j;
-    uint64_t w = unary_word(block, block_bytes, j, valid);
-    unsigned o = popcount64(w);
-    uint64_t z = valid - o;
-    if (close == UINT64_MAX && q < zeros + z) {
-      uint64_t holes = ~w & (valid >= 64 ? UINT64_MAX
-                                         : ((uint64_t)1 << valid) - 1);
-      close = 64 * j + select64(holes, (unsigned)(q - zeros));
-    }
-    zeros += z;
-    ones += o;
+  uint64_t mask = ((uint64_t)1 << s.low_bits) - 1;
+  /* One pass over the unary part, without a branch that depends on the
+  ** data: the count of ones, which must be c (so that every index below
+  ** is one of the c entries), and the word that holds bucket q's closing
+  ** 0 with the zeros before it. */
+  uint64_t bits = (uint64_t)s.count + s.buckets;
+  uint64_t words = (bits + 63) / 64, at_word, zeros_before;
+  if (unary_scan(block, block_bytes, bits, q, &at_word, &zeros_before) !=
+      s.count)
+    return -1;
+  uint64_t valid = at_word + 1 < words ? 64 : bits - 64 * at_word;
+  uint64_t holes = ~unary_word(block, block_bytes, at_word, valid) &
+                   (valid >= 64 ? UINT64_MAX : ((uint64_t)1 << valid) - 1);
+  uint64_t close = 64 * at_word + select64(holes, (unsigned)(q - zeros_before));
+  /* Bucket q's entries are the run of ones just before its closing 0:
+  ** read the up to 56 bits before it and count the ones at their top. */
+  uint64_t e = QUOTIENT_BLOCK_HEADER_BITS + close; /* block bit of the 0 */
+  uint64_t from = e > 56 + QUOTIENT_BLOCK_HEADER_BITS
+                      ? e - 56 : QUOTIENT_BLOCK_HEADER_BITS;
+  uint64_t span = e - from; /* 0..56 bits, all in the unary part */
+  uint64_t run = 0;
+  if (span > 0) {
+    uint64_t w = load_upto64(block + from / 8, end) >> (from % 8);
+    uint64_t gaps = ~w << (64 - span); /* bit e - 1 at the top */
+    run = gaps == 0 ? span : (uint64_t)__builtin_clzll(gaps);
+    if (run == span)
+      while (from > QUOTIENT_BLOCK_HEADER_BITS &&
+             (block[(from - 1) / 8] >> ((from - 1) % 8) & 1u)) {
+        from--; /* a bucket of more than 56 entries, bit by bit */
+        run++;
+      }
   }
-  if (ones != s.count) return -1;
-  /* The entries of bucket q are the ones just before its closing 0; the
-  ** ones before that 0 number close - q. */
+  uint64_t r = key & mask;
   uint64_t lows = QUOTIENT_BLOCK_HEADER_BITS + bits;
-  uint64_t i = close - q;
-  for (uint64_t t = close; t > 0; t--) {
-    uint64_t bit = QUOTIENT_BLOCK_HEADER_BITS + t - 1;
-    if (!(block[bit / 8] >> (bit % 8) & 1u)) break;
-    i--;
-    uint64_t at = lows + i * s.low_bits;
-    uint64_t low = s.low_bits == 0
-                       ? 0
-                       : load_upto64(block + at / 8, block + block_bytes) >>
-                                 (at % 8) &
-                             (((uint64_t)1 << s.low_bits) - 1);
+  for (uint64_t i = close - q - run; i < close - q; i++) {
+    uint64_t pos = lows + i * s.low_bits;
+    uint64_t low = load_upto64(block + pos / 8, end) >> (pos % 8) & mask;
     if (low == r) return 1;
   }
   return 0;

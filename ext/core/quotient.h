@@ -43,7 +43,8 @@
 /* M * 2^l < 2^13 * 2^51 = 2^64: V is a u64, and an l-bit field read
 ** from any bit of a byte fits one 64-bit load (7 + 51 < 64). */
 #define QUOTIENT_MAX_LOW_BITS 51u
-/* Block sizes: powers of two; 1024 bytes keeps c + M within 13 bits. */
+/* Block sizes: multiples of 64 (whole cache lines); 1024 bytes keeps
+** c + M within 13 bits. */
 #define QUOTIENT_MIN_BLOCK_BYTES 64u
 #define QUOTIENT_MAX_BLOCK_BYTES 1024u
 #define QUOTIENT_SIZING_MARGIN 0.97
@@ -71,8 +72,9 @@ double quotient_block_fpr(uint64_t c, uint64_t v);
 ** sum over c of Pois(c; lambda) * quotient_block_fpr(c, V(c)). */
 double quotient_model_fpr(double lambda, unsigned block_bytes);
 
-/* The block size this version picks for rate p (FORMAT.md). */
-unsigned quotient_block_bytes_for(double p);
+/* The block sizes this version weighs for rate p (FORMAT.md): writes 1 or
+** 3 of them into sizes, smallest first, and returns how many. */
+unsigned quotient_block_sizes_for(double p, unsigned sizes[5]);
 
 typedef struct quotient_sizing {
   uint64_t capacity;    /* n */
@@ -90,8 +92,9 @@ typedef enum {
   QUOTIENT_SIZING_TOO_BIG /* the blob would exceed max_bytes */
 } quotient_sizing_status;
 
-/* The fewest blocks whose model rate at n entries is at most
-** QUOTIENT_SIZING_MARGIN * p. */
+/* For each block size quotient_block_sizes_for weighs, the fewest blocks
+** whose model rate at n entries is at most QUOTIENT_SIZING_MARGIN * p;
+** then the size whose blob is smallest (the smaller size on a tie). */
 quotient_sizing_status quotient_sizing_for(uint64_t n, double p,
                                            double min_fpr, uint64_t max_bytes,
                                            quotient_sizing *sizing);
@@ -114,6 +117,49 @@ void quotient_encode_block(unsigned char *block, unsigned block_bytes,
 ** *shape filled; -1 with the reason in err otherwise. */
 int quotient_block_check(const unsigned char *block, unsigned block_bytes,
                          quotient_shape *shape, char *err, size_t err_size);
+
+/* What probing a quotient filter needs of its header. */
+typedef struct quotient_quick {
+  const unsigned char *body;
+  uint64_t blocks;
+  uint32_t seed;
+  unsigned block_bytes;
+} quotient_quick;
+
+/* 0 with *q filled if blob[0..len) is a valid quotient filter, exactly when
+** filter_parse(blob, len, FILTER_KIND_QUOTIENT, ...) accepts it; -1
+** otherwise, with no reason (filter_parse words it).  As filter_bloom_quick
+** does for Bloom filters: a few compares of 8-byte header words, for
+** quotient_test, which validates its filter argument on every row. */
+static inline int filter_quotient_quick(const void *blob, size_t len,
+                                        quotient_quick *q) {
+  const uint64_t head =
+      FILTER_MAGIC_LE32 | (uint64_t)FILTER_VERSION << 8 * FILTER_OFF_VERSION |
+      (uint64_t)FILTER_KIND_QUOTIENT << 8 * FILTER_OFF_KIND |
+      (uint64_t)FILTER_HASH_MURMUR3_X64_128 << 8 * FILTER_OFF_HASH;
+  const unsigned char *b = blob;
+  if (b == NULL || len < FILTER_HEADER_BYTES) return -1;
+  uint32_t shape = load_le32(b + FILTER_OFF_BLOCK_BYTES); /* bytes 12-15 */
+  uint64_t blocks = load_le64(b + FILTER_OFF_BLOCKS);
+  uint64_t capacity = load_le64(b + FILTER_OFF_CAPACITY);
+  uint64_t fpr_bits = load_le64(b + FILTER_OFF_TARGET_FPR);
+  double fpr;
+  memcpy(&fpr, &fpr_bits, sizeof fpr);
+  size_t body = len - FILTER_HEADER_BYTES;
+  if (load_le64(b + FILTER_OFF_MAGIC) != head ||
+      (load_le64(b + FILTER_OFF_RESERVED) |
+       load_le64(b + FILTER_OFF_RESERVED + 8)) != 0 ||
+      shape < QUOTIENT_MIN_BLOCK_BYTES || shape > QUOTIENT_MAX_BLOCK_BYTES ||
+      shape % 64 != 0 || blocks == 0 ||
+      (uint64_t)body % shape != 0 || (uint64_t)body / shape != blocks ||
+      capacity - 1 >= (uint64_t)INT64_MAX || !(fpr > 0.0 && fpr < 1.0))
+    return -1;
+  q->body = b + FILTER_HEADER_BYTES;
+  q->blocks = blocks;
+  q->seed = load_le32(b + FILTER_OFF_SEED);
+  q->block_bytes = shape;
+  return 0;
+}
 
 /* 1 if the filter may hold h, 0 if it certainly does not, -1 if h's block
 ** is damaged (quotient_block_check refuses it). */

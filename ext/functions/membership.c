@@ -51,8 +51,22 @@ static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
     sqlite3_result_int(ctx, bloom_contains(q.body, q.blocks, q.k, qh));
     return;
   }
-  /* A bloom_ref reference, a cuckoo or layered filter, or a blob the
-  ** quick check refused: the general path, which also words the error. */
+  quotient_quick qq;
+  if (kind == FILTER_KIND_QUOTIENT &&
+      sqlite3_value_type(argv[0]) == SQLITE_BLOB &&
+      filter_quotient_quick(sqlite3_value_blob(argv[0]),
+                            (size_t)sqlite3_value_bytes(argv[0]), &qq) == 0) {
+    filter_hash qh;
+    if (sql_hash_typed(ctx, argv[1], type, qq.seed, &qh) != ARG_OK) return;
+    int maybe = quotient_contains(qq.body, qq.blocks, qq.block_bytes, qh);
+    /* a damaged block: the general path below words the error */
+    if (maybe >= 0) {
+      sqlite3_result_int(ctx, maybe);
+      return;
+    }
+  }
+  /* A bloom_ref reference, a cuckoo or layered filter, or a blob a quick
+  ** check refused: the general path, which also words the error. */
   filter_view parsed;
   const filter_view *f;
   arg_status st = sql_filter_ref(ctx, argv[0], kind | FILTER_WANT_LAYERED,

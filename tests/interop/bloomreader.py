@@ -616,9 +616,9 @@ class QuotientKind:
         bb = h.hashes & 0xFFFF
         if h.hashes >> 16:
             raise FormatError("header bytes 14 and 15 must be 0")
-        if bb not in (64, 128, 256, 512, 1024):
-            raise FormatError("block_bytes %d is not 64..1024, a power of two"
-                              % bb)
+        if not 64 <= bb <= 1024 or bb % 64:
+            raise FormatError("block_bytes %d is not a multiple of 64 from 64 "
+                              "to 1024" % bb)
         if h.bits < 1 or len(body) != h.bits * bb:   # Python ints cannot wrap
             raise FormatError("blocks %d of %d bytes do not match a %d-byte "
                               "body" % (h.bits, bb, len(body)))
@@ -737,17 +737,27 @@ def quotient_model_fpr(lam, block_bytes):
     return total
 
 
-def quotient_block_bytes(p):
-    """"Block size": 256 bytes when p >= 2^-10, 512 when p >= 2^-16, else
-    1024."""
-    return 256 if p >= 2.0 ** -10 else 512 if p >= 2.0 ** -16 else 1024
+def quotient_block_sizes(p):
+    """"Block size": 256 bytes when p >= 2^-8; 256, 320, 384, 448 and 512
+    when p >= 2^-16; else 1024."""
+    if p >= 2.0 ** -8:
+        return [256]
+    return [256, 320, 384, 448, 512] if p >= 2.0 ** -16 else [1024]
 
 
-def quotient_sizing(n, p, max_blocks=None):
-    """(block_bytes, blocks) of "Sizing" for n items at rate p."""
-    bb = quotient_block_bytes(p)
-    if max_blocks is None:
-        max_blocks = (I64_MAX - 64) // bb
+def quotient_sizing(n, p):
+    """(block_bytes, blocks) of "Sizing" for n items at rate p: for each
+    block size the fewest blocks, then the smallest blob (the smaller block
+    size on a tie)."""
+    best = None
+    for bb in quotient_block_sizes(p):
+        k = _quotient_blocks(n, p, bb, (I64_MAX - 64) // bb)
+        if k is not None and (best is None or k * bb < best[0] * best[1]):
+            best = (bb, k)
+    return best
+
+
+def _quotient_blocks(n, p, bb, max_blocks):
     target = p * 0.97
     lo, hi = 0, 1
     while not quotient_model_fpr(float(n) / hi, bb) <= target:
@@ -761,7 +771,7 @@ def quotient_sizing(n, p, max_blocks=None):
             hi = mid
         else:
             lo = mid
-    return bb, hi
+    return hi
 
 
 def quotient_encode_block(block_bytes, h2s):

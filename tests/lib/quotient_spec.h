@@ -22,8 +22,7 @@ static inline int spec_quotient_valid(const unsigned char *b, size_t len) {
   if (!spec_common_valid(b, len, 4)) return 0;
   unsigned bb = (unsigned)b[12] | (unsigned)b[13] << 8;
   if (b[14] != 0 || b[15] != 0) return 0;
-  if (bb != 64 && bb != 128 && bb != 256 && bb != 512 && bb != 1024)
-    return 0;
+  if (bb < 64 || bb > 1024 || bb % 64 != 0) return 0;
   uint64_t blocks = le64(b + 16);
   __extension__ typedef unsigned __int128 u128;
   return blocks >= 1 && (u128)(len - SPEC_HEADER) == (u128)blocks * bb;

@@ -338,7 +338,7 @@ static void test_header(void) {
          "header: an empty filter parses, %llu blocks of 256 bytes",
          (unsigned long long)sz.blocks);
   struct { int off; unsigned char val; size_t len_delta; } bad[] = {
-      {12, 0x80, 0}, /* block size 128 + 256: not a power of two */
+      {12, 0x90, 0}, /* block size 144 + 256: not a multiple of 64 */
       {13, 0x08, 0}, /* 2048 + 0: too large */
       {12, 0x20, 0}, /* 32 bytes (with byte 13 cleared below) */
       {14, 1, 0}, {15, 1, 0}, {16, 0, 0}, /* blocks changed */
@@ -360,6 +360,19 @@ static void test_header(void) {
   }
   tap_ok(all, "header: bad block sizes, bytes 14-15, block count, length "
          "are refused");
+  {
+    /* a size that is a multiple of 64 but not a power of two reads */
+    quotient_sizing s3 = sz;
+    s3.block_bytes = 384;
+    s3.blocks = 3;
+    s3.bytes = 64 + 3 * 384;
+    unsigned char *d = malloc(s3.bytes);
+    quotient_write_empty(d, &s3);
+    tap_ok(filter_parse(d, s3.bytes, FILTER_KIND_QUOTIENT, &f, why,
+                        sizeof why) == 0 && f.header.block_bytes == 384,
+           "header: 384-byte blocks are valid");
+    free(d);
+  }
   tap_ok(filter_parse(blob, sz.bytes, FILTER_KIND_BLOOM, &f, why,
                       sizeof why) == -1 &&
              strstr(why, "quotient") != NULL,
