@@ -1,9 +1,9 @@
 /*
 ** bloom_test(filter, value), cuckoo_test(filter, value) and
-** quotient_test(filter, value): 1 if value may be in the filter, 0 if it certainly is not, NULL if either argument is
-** NULL.  One body, given the kind by a one-line entry point per SQL name
-** (a constant, rather than the registry row, which would cost a call a
-** row).
+** quotient_test(filter, value): 1 if value may be in the filter, 0 if it
+** certainly is not, NULL if either argument is NULL.  One body, given
+** the kind by a one-line entry point per SQL name (a constant, rather than
+** the registry row, which would cost a call a row).
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
