@@ -106,13 +106,14 @@ $(QUOTIENT_BIN): tests/bench/quotient.c tests/bench/sqlbench.h tests/bench/machi
         bench-quotient
 
 bench: bloom.so $(BENCH_BIN) $(COUNTING_BIN) $(STORE_BIN) $(SCALABLE_BIN) \
-       $(CUCKOO_BIN) $(WINDOW_BIN)
+       $(CUCKOO_BIN) $(WINDOW_BIN) $(QUOTIENT_BIN)
 	$(BENCH_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(COUNTING_BIN)
 	$(CUCKOO_BIN) $(CURDIR)/bloom.so
 	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(SCALABLE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
 	$(WINDOW_BIN) $(CURDIR)/bloom.so
+	$(QUOTIENT_BIN) $(CURDIR)/bloom.so
 
 bench-store: bloom.so $(STORE_BIN)
 	$(STORE_BIN) $(CURDIR)/bloom.so $(CURDIR)/tests/bench
