@@ -327,19 +327,28 @@ int quotient_block_check(const unsigned char *block, unsigned block_bytes,
 ** x86-64: with the popcnt instruction, which a portable build cannot
 ** assume, and without. */
 #define UNARY_SCAN_BODY                                                    \
-  uint64_t ones = 0, zeros = 0, words = (bits + 63) / 64;                 \
-  *at_word = 0;                                                            \
-  *zeros_before = 0;                                                       \
-  for (uint64_t j = 0; j < words; j++) {                                   \
-    uint64_t valid = j + 1 < words ? 64 : bits - 64 * j;                   \
-    uint64_t w = unary_word(block, block_bytes, j, valid);                 \
+  uint64_t ones = 0, zeros = 0, full = bits / 64, j = 0;                  \
+  uint64_t at = 0, before_at = 0;                                          \
+  /* whole words: 4 + 8 (j + 1) <= 4 + bits / 8 <= block_bytes */         \
+  for (; j < full; j++) {                                                  \
+    uint64_t w = load_le64(block + 4 + 8 * j);                             \
     unsigned o = POPCOUNT(w);                                              \
     int before = zeros <= q;                                               \
-    *at_word = before ? j : *at_word;                                      \
-    *zeros_before = before ? zeros : *zeros_before;                        \
-    zeros += valid - o;                                                    \
+    at = before ? j : at;                                                  \
+    before_at = before ? zeros : before_at;                                \
+    zeros += 64 - o;                                                       \
     ones += o;                                                             \
   }                                                                        \
+  if (bits % 64) {                                                         \
+    uint64_t w = unary_word(block, block_bytes, j, bits % 64);             \
+    unsigned o = POPCOUNT(w);                                              \
+    int before = zeros <= q;                                               \
+    at = before ? j : at;                                                  \
+    before_at = before ? zeros : before_at;                                \
+    ones += o;                                                             \
+  }                                                                        \
+  *at_word = at;                                                           \
+  *zeros_before = before_at;                                               \
   return ones;
 
 #define POPCOUNT popcount64
@@ -401,17 +410,21 @@ int quotient_contains(const unsigned char *body, uint64_t blocks,
       s.count)
     return -1;
   uint64_t valid = at_word + 1 < words ? 64 : bits - 64 * at_word;
-  uint64_t holes = ~unary_word(block, block_bytes, at_word, valid) &
+  uint64_t word = unary_word(block, block_bytes, at_word, valid);
+  uint64_t holes = ~word &
                    (valid >= 64 ? UINT64_MAX : ((uint64_t)1 << valid) - 1);
-  uint64_t close = 64 * at_word + select64(holes, (unsigned)(q - zeros_before));
-  /* Bucket q's entries are the run of ones just before its closing 0:
-  ** read the up to 56 bits before it and count the ones at their top. */
-  uint64_t e = QUOTIENT_BLOCK_HEADER_BITS + close; /* block bit of the 0 */
-  uint64_t from = e > 56 + QUOTIENT_BLOCK_HEADER_BITS
-                      ? e - 56 : QUOTIENT_BLOCK_HEADER_BITS;
-  uint64_t span = e - from; /* 0..56 bits, all in the unary part */
-  uint64_t run = 0;
-  if (span > 0) {
+  unsigned at = select64(holes, (unsigned)(q - zeros_before));
+  uint64_t close = 64 * at_word + at;
+  /* Bucket q's entries are the run of ones just before its closing 0: in
+  ** the same word, or, when the run reaches the word's first bit, read
+  ** from the up to 56 bits before the 0. */
+  uint64_t gap = at == 0 ? 0 : ~word << (64 - at); /* bit at - 1 on top */
+  uint64_t run = gap == 0 ? at : (uint64_t)__builtin_clzll(gap);
+  if (run == at && close > 0) {
+    uint64_t e = QUOTIENT_BLOCK_HEADER_BITS + close; /* block bit of the 0 */
+    uint64_t from = e > 56 + QUOTIENT_BLOCK_HEADER_BITS
+                        ? e - 56 : QUOTIENT_BLOCK_HEADER_BITS;
+    uint64_t span = e - from; /* 1..56 bits, all in the unary part */
     uint64_t w = load_upto64(block + from / 8, end) >> (from % 8);
     uint64_t gaps = ~w << (64 - span); /* bit e - 1 at the top */
     run = gaps == 0 ? span : (uint64_t)__builtin_clzll(gaps);

@@ -174,6 +174,30 @@ static void test_blocks(void) {
   tap_ok(agree, "blocks: the probe agrees with a whole-block decode");
 }
 
+/* A bucket of more entries than a 64-bit word holds (100 copies of one
+** key, then others): the probe's run of ones crosses words. */
+static void test_long_bucket(void) {
+  uint64_t st = seed_print(0x6c6f6e67ULL, "long bucket");
+  uint64_t h2s[160], copy[160];
+  unsigned char b[1024];
+  int found = 1, agree = 1;
+  for (int i = 0; i < 160; i++)
+    h2s[i] = i < 100 ? 0x123456789abcdefULL : splitmix64(&st);
+  memcpy(copy, h2s, sizeof h2s);
+  quotient_encode_block(b, 1024, copy, 160);
+  filter_hash h = {0, 0};
+  for (int i = 0; i < 160; i++) {
+    h.h2 = h2s[i];
+    found &= quotient_contains(b, 1, 1024, h) == 1;
+  }
+  for (int k = 0; k < 20000; k++) {
+    h.h2 = splitmix64(&st);
+    agree &= quotient_contains(b, 1, 1024, h) == spec_probe(b, h.h2);
+  }
+  tap_ok(found && agree, "a bucket of 100 copies: every entry found, and "
+         "every probe agrees with a whole-block decode");
+}
+
 static void test_damage(void) {
   uint64_t st = seed_print(0x64616d616765ULL, "damage");
   uint64_t h2s[200];
@@ -383,6 +407,7 @@ static void test_header(void) {
 int main(void) {
   test_shapes();
   test_blocks();
+  test_long_bucket();
   test_damage();
   test_sizing();
   test_header();
