@@ -25,6 +25,7 @@
 ** through the core (the same bytes quotient_build and bloom_build make of
 ** the same integers), so that a run takes a few minutes.
 */
+#define _DEFAULT_SOURCE /* sync(), in sqlbench.h */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
