@@ -323,9 +323,7 @@ int quotient_block_check(const unsigned char *block, unsigned block_bytes,
 ** depends on the data: returns its count of ones (a probe checks it is c,
 ** so that every index it computes is one of the c entries), and finds the
 ** word that holds the closing 0 of bucket q (*at_word) and the zeros
-** before that word (*zeros_before).  Written once, compiled twice on
-** x86-64: with the popcnt instruction, which a portable build cannot
-** assume, and without. */
+** before that word (*zeros_before). */
 #define UNARY_SCAN_BODY                                                    \
   uint64_t ones = 0, zeros = 0, full = bits / 64, j = 0;                  \
   uint64_t at = 0, before_at = 0;                                          \
@@ -351,37 +349,21 @@ int quotient_block_check(const unsigned char *block, unsigned block_bytes,
   *zeros_before = before_at;                                               \
   return ones;
 
-#define POPCOUNT popcount64
-static uint64_t unary_scan_portable(const unsigned char *block,
-                                    unsigned block_bytes, uint64_t bits,
-                                    uint64_t q, uint64_t *at_word,
-                                    uint64_t *zeros_before) {
-  UNARY_SCAN_BODY
-}
-#undef POPCOUNT
-
-#if defined(__x86_64__) && defined(__GNUC__)
+/* popcnt when the build may use it (-mpopcnt, -march=...); a portable
+** build counts by hand, since choosing at run time would read libgcc's
+** writable CPU model, and the extension keeps no writable global. */
+#ifdef __POPCNT__
 #define POPCOUNT(x) (unsigned)__builtin_popcountll(x)
-__attribute__((target("popcnt"))) static uint64_t unary_scan_popcnt(
-    const unsigned char *block, unsigned block_bytes, uint64_t bits,
-    uint64_t q, uint64_t *at_word, uint64_t *zeros_before) {
-  UNARY_SCAN_BODY
-}
-#undef POPCOUNT
+#else
+#define POPCOUNT popcount64
 #endif
-
 static inline uint64_t unary_scan(const unsigned char *block,
                                   unsigned block_bytes, uint64_t bits,
                                   uint64_t q, uint64_t *at_word,
                                   uint64_t *zeros_before) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("popcnt"))
-    return unary_scan_popcnt(block, block_bytes, bits, q, at_word,
-                             zeros_before);
-#endif
-  return unary_scan_portable(block, block_bytes, bits, q, at_word,
-                             zeros_before);
+  UNARY_SCAN_BODY
 }
+#undef POPCOUNT
 
 int quotient_contains(const unsigned char *body, uint64_t blocks,
                       unsigned block_bytes, filter_hash h) {

@@ -165,8 +165,8 @@ static void test_params(void) {
       "SELECT quotient_build(1, 10, 0)", "p must be a number",
       "SELECT quotient_build(1, 10, 1)", "p must be a number",
       "SELECT quotient_build(1, 10, 1e-13)", "p must be a number",
-      "SELECT quotient_build(x, 10 + x) FROM (SELECT 1 AS x UNION ALL "
-      "SELECT 2)", "n and p must be the same on every row",
+      ("SELECT quotient_build(x, 10 + x) FROM (SELECT 1 AS x UNION ALL "
+       "SELECT 2)"), "n and p must be the same on every row",
   };
   int ok = 1;
   char prefix[200];
