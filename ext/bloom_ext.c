@@ -52,6 +52,7 @@ static void sql_bloom_version(sqlite3_context *ctx, int argc,
 
 #define BLOOM FILTER_KIND_BLOOM
 #define CUCKOO FILTER_KIND_CUCKOO
+#define QUOTIENT FILTER_KIND_QUOTIENT
 
 /* Functions that run the SQL they are given (the *_probe functions): not
 ** DETERMINISTIC, since the result follows a table's contents, and
@@ -95,6 +96,12 @@ static const sql_function functions[] = {
     SCALAR("cuckoo_add", 2, 2, SQL_PURE, CUCKOO, sql_cuckoo_add),
     SCALAR("cuckoo_delete", 2, 2, SQL_PURE, CUCKOO, sql_cuckoo_delete),
     TABLE("cuckoo_info", CUCKOO, sql_info_module, sql_cuckoo_info_spec),
+    AGGREGATE("quotient_build", 2, 3, QUOTIENT, sql_quotient_build_step,
+              sql_quotient_build_final),
+    SCALAR("quotient_test", 2, 2, SQL_PURE, QUOTIENT, sql_quotient_test),
+    {"quotient_probe", 2, 2, SQL_QUERYING, QUOTIENT, sql_filter_probe, NULL,
+     NULL, NULL, NULL, sql_probe_connection},
+    TABLE("quotient_info", QUOTIENT, sql_info_module, sql_quotient_info_spec),
     STORE("bloom_store", BLOOM, store_module),
     STORE("cuckoo_store", CUCKOO, store_module),
 };

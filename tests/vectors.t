@@ -1,8 +1,8 @@
 #!/bin/sh
 # Golden vectors (tests/vectors/, see README.txt there): the extension must
-# read each stored blob (Bloom, cuckoo and layered) and answer bloom_test/cuckoo_test
-# and bloom_info/cuckoo_info exactly as
-# recorded, and refuse the malformed ones.  See tests/vectors/vectors.py.
+# read each stored blob (Bloom, cuckoo, layered and quotient) and answer
+# bloom_test/cuckoo_test/quotient_test and bloom_info/cuckoo_info/quotient_info
+# exactly as recorded, and refuse the malformed ones.  See tests/vectors/vectors.py.
 # BLOOM_SO names the extension; BLOOM_PRELOAD is preloaded into Python (the
 # ASan runtime for a sanitizer build).
 #

@@ -18,10 +18,16 @@
 #include "core/format.h"
 #include "core/hash.h"
 #include "core/layered.h"
+#include "core/quotient.h"
 
 /* 1 if a validated filter (filter_parse said yes, layered or not) may hold h, 0 if it
-** certainly does not.  Inline: it runs once per probed row. */
+** certainly does not; -1 only for a quotient filter whose block for h is
+** damaged (filter_parse checks no block: quotient.h).  Inline: it runs
+** once per probed row. */
 static inline int filter_contains(const filter_view *f, filter_hash h) {
+  if (f->header.kind == FILTER_KIND_QUOTIENT)
+    return quotient_contains(f->body, f->header.blocks, f->header.block_bytes,
+                             h);
   if (f->header.kind == FILTER_KIND_CUCKOO)
     return cuckoo_contains(f->body, cuckoo_shape_of(&f->header), h);
   if (f->header.kind == FILTER_KIND_LAYERED)

@@ -25,6 +25,7 @@ const char *filter_kind_name(unsigned kind) {
     case FILTER_KIND_BLOOM: return "bloom";
     case FILTER_KIND_CUCKOO: return "cuckoo";
     case FILTER_KIND_LAYERED: return "layered";
+    case FILTER_KIND_QUOTIENT: return "quotient";
     default: return "unknown";
   }
 }
@@ -58,6 +59,8 @@ static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
                         char *err, size_t err_size);
 static int check_layered(const unsigned char *b, size_t len, filter_header *h,
                          char *err, size_t err_size);
+static int check_quotient(const unsigned char *b, size_t body,
+                          filter_header *h, char *err, size_t err_size);
 
 int filter_kind_check(const filter_header *h, unsigned want_kind, char *err,
                       size_t err_size) {
@@ -99,7 +102,7 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
                 h->version, FILTER_VERSION);
   h->kind = b[FILTER_OFF_KIND];
   if (h->kind != FILTER_KIND_BLOOM && h->kind != FILTER_KIND_CUCKOO &&
-      h->kind != FILTER_KIND_LAYERED)
+      h->kind != FILTER_KIND_LAYERED && h->kind != FILTER_KIND_QUOTIENT)
     return fail(err, err_size, "unknown filter kind %u", h->kind);
   h->layer_kind = 0;
   h->layers = 0;
@@ -137,6 +140,8 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
   h->slots_per_bucket = 0;
   h->buckets = 0;
   h->cuckoo_layout = 0;
+  h->block_bytes = 0;
+  h->blocks = 0;
   h->capacity = load_le64(b + FILTER_OFF_CAPACITY);
   h->target_fpr = load_le_double(b + FILTER_OFF_TARGET_FPR);
   h->count = load_le64(b + FILTER_OFF_COUNT);
@@ -153,6 +158,8 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
     if (check_layered(b, len, h, err, err_size) != 0) return -1;
   } else if (h->kind == FILTER_KIND_CUCKOO) {
     if (check_cuckoo(b, body, h, err, err_size) != 0) return -1;
+  } else if (h->kind == FILTER_KIND_QUOTIENT) {
+    if (check_quotient(b, body, h, err, err_size) != 0) return -1;
   } else if (check_bloom(b, body, h, err, err_size) != 0) {
     return -1;
   }
@@ -232,6 +239,29 @@ static int check_cuckoo(const unsigned char *b, size_t body, filter_header *h,
                 "item count %llu exceeds the slot count (%llu buckets x %d)",
                 (unsigned long long)h->count,
                 (unsigned long long)h->buckets, CUCKOO_SLOTS_PER_BUCKET);
+  return 0;
+}
+
+/* The body is blocks * block_bytes bytes, checked by division (the
+** product can wrap).  The blocks themselves are checked by the probe that
+** reads one (core/quotient.h): validation stays O(1). */
+static int check_quotient(const unsigned char *b, size_t body,
+                          filter_header *h, char *err, size_t err_size) {
+  h->block_bytes = (unsigned)b[FILTER_OFF_BLOCK_BYTES] |
+                   (unsigned)b[FILTER_OFF_BLOCK_BYTES + 1] << 8;
+  h->blocks = load_le64(b + FILTER_OFF_BLOCKS);
+  if (b[FILTER_OFF_BLOCK_BYTES + 2] != 0 || b[FILTER_OFF_BLOCK_BYTES + 3] != 0)
+    return fail(err, err_size, "header bytes 14 and 15 are not 0");
+  unsigned bb = h->block_bytes;
+  if (bb < 64 || bb > 1024 || bb % 64 != 0)
+    return fail(err, err_size, "block size %u is not a multiple of 64 from "
+                "64 to 1024 bytes", bb);
+  if (h->blocks == 0 || (uint64_t)body % bb != 0 ||
+      (uint64_t)body / bb != h->blocks)
+    return fail(err, err_size,
+                "header says %llu blocks of %u bytes but the blob holds %llu "
+                "bytes of blocks", (unsigned long long)h->blocks, bb,
+                (unsigned long long)body);
   return 0;
 }
 
@@ -330,6 +360,10 @@ void filter_write_header(unsigned char *dst, const filter_header *h) {
     dst[FILTER_OFF_GROWTH] = (unsigned char)(h->growth & 0xffu);
     dst[FILTER_OFF_GROWTH + 1] = (unsigned char)(h->growth >> 8 & 0xffu);
     store_le_double(dst + FILTER_OFF_TIGHTENING, h->tightening);
+  } else if (h->kind == FILTER_KIND_QUOTIENT) {
+    dst[FILTER_OFF_BLOCK_BYTES] = (unsigned char)(h->block_bytes & 0xffu);
+    dst[FILTER_OFF_BLOCK_BYTES + 1] = (unsigned char)(h->block_bytes >> 8);
+    store_le64(dst + FILTER_OFF_BLOCKS, h->blocks);
   } else if (h->kind == FILTER_KIND_CUCKOO) {
     dst[FILTER_OFF_FINGERPRINT_BITS] = (unsigned char)h->fingerprint_bits;
     dst[FILTER_OFF_SLOTS] = (unsigned char)h->slots_per_bucket;

@@ -40,6 +40,8 @@ enum {
   FILTER_OFF_FINGERPRINT_BITS = 12, /* cuckoo: u8 */
   FILTER_OFF_SLOTS = 13,            /* cuckoo: u8 */
   FILTER_OFF_CUCKOO_LAYOUT = 14,    /* cuckoo: u8; byte 15 zero */
+  FILTER_OFF_BLOCK_BYTES = 12,      /* quotient: u16; bytes 14-15 zero */
+  FILTER_OFF_BLOCKS = 16,           /* quotient: u64 */
   FILTER_OFF_BITS = 16,             /* bloom */
   FILTER_OFF_BUCKETS = 16,          /* cuckoo */
   FILTER_OFF_CAPACITY = 24,
@@ -61,6 +63,9 @@ enum {
 /* A scalable filter: layers of one kind 1 or 2, oldest first (FORMAT.md,
 ** "Kind 3").  Never nested. */
 #define FILTER_KIND_LAYERED 3
+/* Sorted, compressed hash keys in fixed blocks (core/quotient.h); never a
+** layer of kind 3. */
+#define FILTER_KIND_QUOTIENT 4
 #define FILTER_MAX_LAYERS 64
 
 /* Or'ed into filter_parse's want_kind: also accept a layered filter whose
@@ -116,12 +121,15 @@ typedef struct filter_header {
   double target_fpr;   /* p the filter was sized for */
   uint64_t count;      /* bloom: non-NULL values added, duplicates included
                           (bloom_info: `inserted`); cuckoo: fingerprints
-                          stored (cuckoo_info: `items`) */
+                          stored (cuckoo_info: `items`); quotient: entries
+                          (quotient_info: `items`) */
   unsigned fingerprint_bits; /* cuckoo: f, bits per slot */
   unsigned slots_per_bucket; /* cuckoo: CUCKOO_SLOTS_PER_BUCKET */
   uint64_t buckets;          /* cuckoo: a power of two (layout 0), even
                                 (layout 1) */
   unsigned cuckoo_layout;    /* cuckoo: CUCKOO_LAYOUT_XOR or _SUB */
+  unsigned block_bytes;      /* quotient: a multiple of 64, 64..1024 */
+  uint64_t blocks;           /* quotient: >= 1 */
   /* layered (kind 3); capacity and count are then the layers' sums */
   unsigned layer_kind;       /* FILTER_KIND_BLOOM or FILTER_KIND_CUCKOO */
   unsigned layers;           /* 1..FILTER_MAX_LAYERS */

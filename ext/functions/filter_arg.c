@@ -10,6 +10,8 @@
 */
 #include "functions/filter_arg.h"
 
+#include "core/filter.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -75,4 +77,18 @@ unsigned char *sql_copy_filter(sqlite3_context *ctx, const filter_view *f) {
   }
   memcpy(out, f->blob, f->blob_bytes);
   return out;
+}
+
+int sql_filter_contains(sqlite3_context *ctx, const filter_view *f,
+                        filter_hash h) {
+  int maybe = filter_contains(f, h);
+  if (maybe >= 0) return maybe;
+  /* Only a quotient filter's block answers -1: word what is wrong. */
+  uint64_t b = quotient_block_of(h, f->header.blocks);
+  quotient_shape shape;
+  char why[160] = "";
+  quotient_block_check(f->body + b * f->header.block_bytes,
+                       f->header.block_bytes, &shape, why, sizeof why);
+  sql_error(ctx, "block %llu is damaged: %s", (unsigned long long)b, why);
+  return -1;
 }

@@ -13,6 +13,7 @@
 #define FUNCTIONS_FILTER_ARG_H
 
 #include "core/format.h"
+#include "core/hash.h"
 #include "functions/errors.h"
 
 /* The pointer type under which bloom_ref hands a parsed filter_view to the
@@ -32,6 +33,11 @@ arg_status sql_filter_arg(sqlite3_context *ctx, sqlite3_value *arg,
 ** the bloom_ref's own parsed filter, or at *storage, filled by parsing. */
 arg_status sql_filter_ref(sqlite3_context *ctx, sqlite3_value *arg, unsigned kind,
                           filter_view *storage, const filter_view **view);
+
+/* filter_contains with the error of a damaged quotient block set on ctx:
+** 1 or 0 as the filter answers, -1 after setting the error. */
+int sql_filter_contains(sqlite3_context *ctx, const filter_view *f,
+                        filter_hash h);
 
 /* A fresh copy of a filter's blob, for the functions that return a
 ** changed filter; NULL after setting SQLITE_NOMEM on ctx. */

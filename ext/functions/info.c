@@ -27,6 +27,13 @@
 **   the model rate at that load (core/cuckoo.h).  Both come from the
 **   header's item count, so this costs the same for any filter size.
 **
+** quotient_info: kind TEXT, version INTEGER, hash TEXT, blocks INTEGER,
+**   block_bytes INTEGER, bytes INTEGER, capacity INTEGER, target_fpr REAL,
+**   items INTEGER, bits_per_item REAL, full_blocks INTEGER,
+**   estimated_fpr REAL.  It checks every block (quotient_stats_of), so it
+**   costs time in proportion to the filter's size, and a damaged block is
+**   an error.
+**
 ** A layered filter (kind 3) of the function's kind gives one row of
 ** totals: bits, bytes, capacity, inserted / items, bits_set and
 ** estimated_items are sums over the layers (capacity, target_fpr and the
@@ -49,6 +56,7 @@
 #include "core/bloom.h"
 #include "core/cuckoo.h"
 #include "core/layered.h"
+#include "core/quotient.h"
 #include "functions/onerow_vtab.h"
 #include "functions/registry.h"
 
@@ -62,6 +70,9 @@ typedef enum info_field {
   /* cuckoo */
   FIELD_BUCKETS, FIELD_SLOTS_PER_BUCKET, FIELD_FINGERPRINT_BITS, FIELD_ITEMS,
   FIELD_LOAD_FACTOR,
+  /* quotient */
+  FIELD_BLOCKS, FIELD_BLOCK_BYTES, FIELD_ENTRIES, FIELD_BITS_PER_ITEM,
+  FIELD_FULL_BLOCKS,
   /* bloom_layers */
   FIELD_LAYER
 } info_field;
@@ -83,6 +94,11 @@ static const unsigned char cuckoo_fields[] = {
     FIELD_SLOTS_PER_BUCKET, FIELD_FINGERPRINT_BITS, FIELD_BYTES,
     FIELD_CAPACITY, FIELD_TARGET_FPR, FIELD_ITEMS, FIELD_LOAD_FACTOR,
     FIELD_ESTIMATED_FPR};
+
+static const unsigned char quotient_fields[] = {
+    FIELD_KIND, FIELD_VERSION, FIELD_HASH, FIELD_BLOCKS, FIELD_BLOCK_BYTES,
+    FIELD_BYTES, FIELD_CAPACITY, FIELD_TARGET_FPR, FIELD_ENTRIES,
+    FIELD_BITS_PER_ITEM, FIELD_FULL_BLOCKS, FIELD_ESTIMATED_FPR};
 
 static const unsigned char layer_fields[] = {
     FIELD_LAYER, FIELD_KIND, FIELD_VERSION, FIELD_HASH, FIELD_BITS,
@@ -139,6 +155,22 @@ const info_spec sql_cuckoo_info_spec = {
     .fields = cuckoo_fields,
 };
 
+const info_spec sql_quotient_info_spec = {
+    .base = {
+        .schema = "CREATE TABLE x(kind TEXT, version INTEGER, hash TEXT,"
+                  " blocks INTEGER, block_bytes INTEGER, bytes INTEGER,"
+                  " capacity INTEGER, target_fpr REAL, items INTEGER,"
+                  " bits_per_item REAL, full_blocks INTEGER,"
+                  " estimated_fpr REAL, filter HIDDEN)",
+        .first_arg = sizeof quotient_fields,
+        .args = 1,
+        .required = 1,
+        .usage = "needs a filter argument, as in SELECT * FROM "
+                 "quotient_info(f)",
+    },
+    .fields = quotient_fields,
+};
+
 /* What one row shows: a filter of one kind, a layer of a layered filter,
 ** or a layered filter's totals (then header is the outer one, of kind 3). */
 typedef struct info_row {
@@ -147,6 +179,7 @@ typedef struct info_row {
   sqlite3_int64 bytes;
   uint64_t bits, buckets; /* sums for totals */
   bloom_stats stats;      /* Bloom: counted over the bit arrays */
+  quotient_stats qstats;  /* quotient: over the blocks */
   double estimated_fpr;
 } info_row;
 
@@ -160,28 +193,36 @@ static double row_load(const info_row *r) {
          ((double)r->buckets * CUCKOO_SLOTS_PER_BUCKET);
 }
 
-/* The row of one filter of kind 1 or 2. */
-static void row_of_plain(const filter_view *f, info_row *r) {
+/* The row of one filter of kind 1, 2 or 4.  0, or -1 with the reason in
+** err for a quotient filter with a damaged block (the only kind whose body
+** can be malformed). */
+static int row_of_plain(const filter_view *f, info_row *r, char *err,
+                        size_t err_size) {
   memset(r, 0, sizeof *r);
   r->header = f->header;
   r->bytes = (sqlite3_int64)f->blob_bytes;
   r->bits = f->header.bits;
   r->buckets = f->header.buckets;
-  if (f->header.kind == FILTER_KIND_BLOOM) {
+  if (f->header.kind == FILTER_KIND_QUOTIENT) {
+    if (quotient_stats_of(f->body, f->header.blocks, f->header.block_bytes,
+                          &r->qstats, err, err_size) != 0)
+      return -1;
+    r->estimated_fpr = r->qstats.estimated_fpr;
+  } else if (f->header.kind == FILTER_KIND_BLOOM) {
     r->stats = bloom_stats_of(f->body, f->header.bits, f->header.hashes);
     r->estimated_fpr = r->stats.estimated_fpr;
   } else {
     r->estimated_fpr = cuckoo_model_fpr(
         row_load(r), f->header.fingerprint_bits, f->header.buckets);
   }
+  return 0;
 }
 
 /* The totals of a filter: its own row when not layered. */
-static void row_of_filter(const filter_view *f, info_row *r) {
-  if (f->header.kind != FILTER_KIND_LAYERED) {
-    row_of_plain(f, r);
-    return;
-  }
+static int row_of_filter(const filter_view *f, info_row *r, char *err,
+                         size_t err_size) {
+  if (f->header.kind != FILTER_KIND_LAYERED)
+    return row_of_plain(f, r, err, err_size);
   info_row sum;
   memset(&sum, 0, sizeof sum);
   /* ln of the chance that no layer says maybe, summed with log1p so that
@@ -192,7 +233,7 @@ static void row_of_filter(const filter_view *f, info_row *r) {
     filter_view layer;
     info_row one;
     filter_layer_next(&w, &layer);
-    row_of_plain(&layer, &one);
+    row_of_plain(&layer, &one, NULL, 0); /* layers: kinds 1 and 2 */
     sum.bits += one.bits;
     sum.buckets += one.buckets;
     sum.stats.bits_set += one.stats.bits_set;
@@ -207,6 +248,7 @@ static void row_of_filter(const filter_view *f, info_row *r) {
   ** all empty give 0.0 as an empty filter does, not -0.0 */
   sum.estimated_fpr = 0.0 - expm1(log_clear);
   *r = sum;
+  return 0;
 }
 
 typedef struct info_cursor {
@@ -239,18 +281,21 @@ static int info_filter(sqlite3_vtab_cursor *cur, int idx_num,
   int found;
   int rc = read_arg(cur, idx_num, argc, argv, &f, &found);
   if (rc != SQLITE_OK || !found) return rc;
+  char why[200];
   if (spec->per_layer) {
     c->rows = filter_layer_count(&f);
     filter_layer_walk w = filter_layers_of(&f);
     for (unsigned i = 0; i < c->rows; i++) {
       filter_view layer;
       filter_layer_next(&w, &layer);
-      row_of_plain(&layer, &c->info[i]);
+      if (row_of_plain(&layer, &c->info[i], why, sizeof why) != 0)
+        return onerow_error(cur, "%s", why);
       c->info[i].layer = i;
     }
   } else {
     c->rows = 1;
-    row_of_filter(&f, &c->info[0]);
+    if (row_of_filter(&f, &c->info[0], why, sizeof why) != 0)
+      return onerow_error(cur, "%s", why);
   }
   c->row = 0;
   c->base.eof = 0;
@@ -356,6 +401,23 @@ static void col_fingerprint_bits(sqlite3_context *ctx, const info_row *r) {
 static void col_load_factor(sqlite3_context *ctx, const info_row *r) {
   sqlite3_result_double(ctx, row_load(r));
 }
+static void col_blocks(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int64(ctx, (sqlite3_int64)r->header.blocks);
+}
+static void col_block_bytes(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int(ctx, (int)r->header.block_bytes);
+}
+/* The body's bits per entry: NULL for an empty filter. */
+static void col_bits_per_item(sqlite3_context *ctx, const info_row *r) {
+  if (r->header.count == 0)
+    sqlite3_result_null(ctx);
+  else
+    sqlite3_result_double(ctx, (double)(r->bytes - FILTER_HEADER_BYTES) *
+                                   8.0 / (double)r->header.count);
+}
+static void col_full_blocks(sqlite3_context *ctx, const info_row *r) {
+  sqlite3_result_int64(ctx, (sqlite3_int64)r->qstats.full_blocks);
+}
 
 /* Every field: the kind of filter it belongs to (0: any; a row of the other
 ** kind shows NULL), and how its value is computed. */
@@ -382,6 +444,11 @@ static const struct {
     [FIELD_FINGERPRINT_BITS] = {FILTER_KIND_CUCKOO, col_fingerprint_bits},
     [FIELD_ITEMS] = {FILTER_KIND_CUCKOO, col_count},
     [FIELD_LOAD_FACTOR] = {FILTER_KIND_CUCKOO, col_load_factor},
+    [FIELD_BLOCKS] = {FILTER_KIND_QUOTIENT, col_blocks},
+    [FIELD_BLOCK_BYTES] = {FILTER_KIND_QUOTIENT, col_block_bytes},
+    [FIELD_ENTRIES] = {FILTER_KIND_QUOTIENT, col_count},
+    [FIELD_BITS_PER_ITEM] = {FILTER_KIND_QUOTIENT, col_bits_per_item},
+    [FIELD_FULL_BLOCKS] = {FILTER_KIND_QUOTIENT, col_full_blocks},
 };
 _Static_assert(sizeof columns / sizeof columns[0] == FIELD_LAYER + 1,
                "a row for every info_field");

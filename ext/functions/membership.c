@@ -1,9 +1,9 @@
 /*
-** bloom_test(filter, value) and cuckoo_test(filter, value): 1 if value may
-** be in the filter, 0 if it certainly is not, NULL if either argument is
-** NULL.  One body, given the kind by a one-line entry point per SQL name
-** (a constant, rather than the registry row, which would cost a call a
-** row).
+** bloom_test(filter, value), cuckoo_test(filter, value) and
+** quotient_test(filter, value): 1 if value may be in the filter, 0 if it
+** certainly is not, NULL if either argument is NULL.  One body, given
+** the kind by a one-line entry point per SQL name (a constant, rather than
+** the registry row, which would cost a call a row).
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
@@ -51,8 +51,22 @@ static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
     sqlite3_result_int(ctx, bloom_contains(q.body, q.blocks, q.k, qh));
     return;
   }
-  /* A bloom_ref reference, a cuckoo or layered filter, or a blob the
-  ** quick check refused: the general path, which also words the error. */
+  quotient_quick qq;
+  if (kind == FILTER_KIND_QUOTIENT &&
+      sqlite3_value_type(argv[0]) == SQLITE_BLOB &&
+      filter_quotient_quick(sqlite3_value_blob(argv[0]),
+                            (size_t)sqlite3_value_bytes(argv[0]), &qq) == 0) {
+    filter_hash qh;
+    if (sql_hash_typed(ctx, argv[1], type, qq.seed, &qh) != ARG_OK) return;
+    int maybe = quotient_contains(qq.body, qq.blocks, qq.block_bytes, qh);
+    /* a damaged block: the general path below words the error */
+    if (maybe >= 0) {
+      sqlite3_result_int(ctx, maybe);
+      return;
+    }
+  }
+  /* A bloom_ref reference, a cuckoo or layered filter, or a blob a quick
+  ** check refused: the general path, which also words the error. */
   filter_view parsed;
   const filter_view *f;
   arg_status st = sql_filter_ref(ctx, argv[0], kind | FILTER_WANT_LAYERED,
@@ -61,7 +75,9 @@ static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
   if (st != ARG_OK) return;
   filter_hash h;
   if (sql_hash_typed(ctx, argv[1], type, f->header.seed, &h) != ARG_OK) return;
-  sqlite3_result_int(ctx, filter_contains(f, h));
+  int maybe = kind == FILTER_KIND_QUOTIENT ? sql_filter_contains(ctx, f, h)
+                                           : filter_contains(f, h);
+  if (maybe >= 0) sqlite3_result_int(ctx, maybe);
 }
 
 void sql_bloom_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
@@ -72,4 +88,9 @@ void sql_bloom_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 void sql_cuckoo_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   filter_test(ctx, argv, FILTER_KIND_CUCKOO);
+}
+
+void sql_quotient_test(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  filter_test(ctx, argv, FILTER_KIND_QUOTIENT);
 }

@@ -1,5 +1,5 @@
 /*
-** bloom_probe(query, value) and cuckoo_probe(query, value): the filter a
+** bloom_probe(query, value), cuckoo_probe and quotient_probe: the filter a
 ** query names, read once per statement.  The fastest way to probe many rows:
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
@@ -35,6 +35,7 @@
 #include "core/layered.h"
 #include "functions/aligned.h"
 #include "functions/errors.h"
+#include "functions/filter_arg.h"
 #include "functions/registry.h"
 #include "functions/value_hash.h"
 
@@ -249,7 +250,10 @@ void sql_filter_probe(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   if (st == ARG_OK) {
     filter_hash h;
     st = sql_hash_value(ctx, argv[1], copy->view.header.seed, &h);
-    if (st == ARG_OK) sqlite3_result_int(ctx, filter_contains(&copy->view, h));
+    if (st == ARG_OK) {
+      int maybe = sql_filter_contains(ctx, &copy->view, h);
+      if (maybe >= 0) sqlite3_result_int(ctx, maybe);
+    }
   }
   if (st == ARG_NULL) sqlite3_result_null(ctx);
 }

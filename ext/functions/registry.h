@@ -49,19 +49,23 @@ static inline const sql_function *sql_function_of(sqlite3_context *ctx) {
 /* membership.c */
 void sql_bloom_test(sqlite3_context *, int, sqlite3_value **);
 void sql_cuckoo_test(sqlite3_context *, int, sqlite3_value **);
-/* probe.c: bloom_probe, cuckoo_probe */
+void sql_quotient_test(sqlite3_context *, int, sqlite3_value **);
+/* probe.c: bloom_probe, cuckoo_probe, quotient_probe */
 void sql_filter_probe(sqlite3_context *, int, sqlite3_value **);
 void *sql_probe_connection(const sql_function *row);
-/* info.c: bloom_info, cuckoo_info, bloom_layers */
+/* info.c: bloom_info, cuckoo_info, quotient_info, bloom_layers */
 extern const sqlite3_module sql_info_module, sql_layers_module;
 extern const struct info_spec sql_bloom_info_spec, sql_cuckoo_info_spec,
-    sql_layers_spec;
+    sql_quotient_info_spec, sql_layers_spec;
 /* bloom_build.c */
 void sql_bloom_build_step(sqlite3_context *, int, sqlite3_value **);
 void sql_bloom_build_final(sqlite3_context *);
 /* cuckoo_build.c */
 void sql_cuckoo_build_step(sqlite3_context *, int, sqlite3_value **);
 void sql_cuckoo_build_final(sqlite3_context *);
+/* quotient_build.c */
+void sql_quotient_build_step(sqlite3_context *, int, sqlite3_value **);
+void sql_quotient_build_final(sqlite3_context *);
 /* bloom_add.c */
 void sql_bloom_add(sqlite3_context *, int, sqlite3_value **);
 /* cuckoo_update.c: cuckoo_add, cuckoo_delete */

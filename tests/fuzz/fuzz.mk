@@ -25,7 +25,8 @@ FUZZ_CC      ?= clang
 FUZZ_DIR      = tests/fuzz
 FUZZ_WORK     = $(FUZZ_DIR)/corpus-work
 FUZZ_TARGETS  = $(patsubst $(FUZZ_DIR)/fuzz_%.c,%,$(wildcard $(FUZZ_DIR)/fuzz_*.c))
-FUZZ_HEADERS  = $(FUZZ_DIR)/fuzz_common.h tests/lib/bloom_spec.h $(HEADERS)
+FUZZ_HEADERS  = $(FUZZ_DIR)/fuzz_common.h tests/lib/bloom_spec.h \
+                tests/lib/quotient_spec.h $(HEADERS)
 FUZZ_CFLAGS   = $(STD) -g $(WARNINGS) -DSQLITE_CORE -Iext -Itests
 FUZZ_SAN      = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer

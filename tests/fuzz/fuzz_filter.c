@@ -2,9 +2,9 @@
 ** Fuzz target "filter": one blob plus probe values through every function
 ** that reads one filter: bloom_test, bloom_add, bloom_count, bloom_info,
 ** bloom_union/intersect of the blob with itself, cuckoo_test/add/delete/info,
-** and bloom_ref: alone, and feeding its reference to each of those
-** functions; and bloom_probe / cuckoo_probe, given a query that reads the
-** blob from a table.
+** quotient_test/info, and bloom_ref: alone, and feeding its reference to each of those
+** functions; and bloom_probe / cuckoo_probe / quotient_probe, given a
+** query that reads the blob from a table.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
@@ -36,14 +36,22 @@
 **  - cuckoo_add and cuckoo_delete write valid blobs of the same size; a value
 **    cuckoo_add accepted tests 1;
 **  - bloom_probe / cuckoo_probe on the stored blob answer as bloom_test /
-**    cuckoo_test on the bound blob (both work alike, or both fail).
+**    cuckoo_test on the bound blob (both work alike, or both fail);
+**  - quotient_test, quotient_probe and quotient_info (tests/lib/
+**    quotient_spec.h): a valid kind-4 header and valid blocks are read, an
+**    invalid header refused; with a damaged block quotient_info refuses,
+**    and a probe either answers or refuses naming a block that is damaged
+**    (with one block, it must refuse); quotient_info's figures are the
+**    header's, and full_blocks is the document's count.
 */
 #include "fuzz_common.h"
+#include "lib/quotient_spec.h"
 
 static sqlite3_stmt *s_info, *s_count, *s_test, *s_add1, *s_add3, *s_ref,
     *s_union, *s_intersect;
 static sqlite3_stmt *s_ctest, *s_cadd, *s_cdel, *s_cinfo;
 static sqlite3_stmt *s_store, *s_probe, *s_cprobe;
+static sqlite3_stmt *s_qtest, *s_qinfo, *s_qprobe;
 
 /* The same call on the blob (?1) and on bloom_ref(?1)'s reference; ?2 is a
 ** probe value. */
@@ -75,6 +83,11 @@ static ref_pair pairs[] = {
     {"cuckoo_info", "SELECT items, ?2 FROM cuckoo_info(?1)",
      "SELECT i.items, ?2 FROM bloom_ref(?1) AS r, cuckoo_info(r.filter) AS i",
      0, 0},
+    {"quotient_test", "SELECT quotient_test(?1, ?2)",
+     "SELECT quotient_test(r.filter, ?2) FROM bloom_ref(?1) AS r", 0, 0},
+    {"quotient_info", "SELECT estimated_fpr, ?2 FROM quotient_info(?1)",
+     "SELECT i.estimated_fpr, ?2 FROM bloom_ref(?1) AS r,"
+     " quotient_info(r.filter) AS i", 0, 0},
 };
 #define NPAIRS (sizeof pairs / sizeof pairs[0])
 
@@ -100,6 +113,10 @@ static void init(void) {
   s_store = fz_prepare("REPLACE INTO stored(rowid, f) VALUES (1, ?1)");
   s_probe = fz_prepare("SELECT bloom_probe('SELECT f FROM stored', ?1)");
   s_cprobe = fz_prepare("SELECT cuckoo_probe('SELECT f FROM stored', ?1)");
+  s_qtest = fz_prepare("SELECT quotient_test(?1, ?2)");
+  s_qinfo = fz_prepare("SELECT bytes, blocks, block_bytes, items, full_blocks,"
+                       " estimated_fpr FROM quotient_info(?1)");
+  s_qprobe = fz_prepare("SELECT quotient_probe('SELECT f FROM stored', ?1)");
   for (size_t i = 0; i < NPAIRS; i++) {
     pairs[i].d = fz_prepare(pairs[i].direct);
     pairs[i].r = fz_prepare(pairs[i].via_ref);
@@ -171,11 +188,13 @@ static void check_probes(const unsigned char *blob, size_t len,
   fz_step(s_store, "stored", &done, 0);
   if (done.rc != SQLITE_DONE) fz_die("storing the blob failed: %s", done.msg);
   fz_result_free(&done);
-  const call tests[2] = {{s_test, "bloom_test", 1, 2},
-                         {s_ctest, "cuckoo_test", 1, 2}};
-  const call probes[2] = {{s_probe, "bloom_probe", 0, 1},
-                          {s_cprobe, "cuckoo_probe", 0, 1}};
-  for (int i = 0; i < 2; i++) {
+  const call tests[3] = {{s_test, "bloom_test", 1, 2},
+                         {s_ctest, "cuckoo_test", 1, 2},
+                         {s_qtest, "quotient_test", 1, 2}};
+  const call probes[3] = {{s_probe, "bloom_probe", 0, 1},
+                          {s_cprobe, "cuckoo_probe", 0, 1},
+                          {s_qprobe, "quotient_probe", 0, 1}};
+  for (int i = 0; i < 3; i++) {
     char what[96];
     snprintf(what, sizeof what, "%s answers differently from %s",
              probes[i].names, tests[i].names);
@@ -355,6 +374,53 @@ static void check_cuckoo(const unsigned char *blob, size_t len,
   }
 }
 
+/* Kind 4: qhead, the header is valid; then the blocks decide. */
+static void check_quotient(const unsigned char *blob, size_t len,
+                           const fz_value *vals, size_t nv, int qhead) {
+  const int qall = qhead && spec_quotient_blocks_valid(blob);
+  fz_result r;
+  fz_bind_blob(s_qinfo, 1, blob, len);
+  fz_step(s_qinfo, "quotient_info", &r, 1);
+  agree("quotient_info", &r, qall);
+  if (r.rc == SQLITE_ROW) {
+    sqlite3_stmt *st = s_qinfo;
+    unsigned bb = spec_quotient_block_bytes(blob);
+    uint64_t full = 0;
+    for (uint64_t b = 0; b < le64(blob + 16); b++) {
+      uint32_t w = le32(blob + SPEC_HEADER + b * bb);
+      full += (w & 8191) != 0 && (w >> 13 & 8191) == 0;
+    }
+    if ((size_t)r.i != len ||
+        (uint64_t)sqlite3_column_int64(st, 1) != le64(blob + 16) ||
+        (unsigned)sqlite3_column_int(st, 2) != bb ||
+        (uint64_t)sqlite3_column_int64(st, 4) != full)
+      fz_die("quotient_info: bytes, blocks, block_bytes or full_blocks");
+    double e = sqlite3_column_double(st, 5);
+    if (!(e >= 0.0 && e <= 1.0)) fz_die("quotient_info estimated_fpr %g", e);
+  }
+  fz_done(s_qinfo);
+  for (size_t i = 0; i < nv && i < 3; i++) {
+    if (vals[i].type == SQLITE_NULL) continue;
+    fz_bind_blob(s_qtest, 1, blob, len);
+    fz_bind_value(s_qtest, 2, &vals[i]);
+    fz_step(s_qtest, "quotient_test", &r, 0);
+    if (!qhead || qall || le64(blob + 16) == 1) {
+      agree("quotient_test", &r, qall);
+    } else if (!fz_ok(&r)) {
+      /* the refusal names the block the value fell in: a damaged one */
+      unsigned long long b;
+      unsigned bb = spec_quotient_block_bytes(blob);
+      if (sscanf(r.msg, "quotient_test: block %llu is damaged", &b) != 1 ||
+          b >= le64(blob + 16) ||
+          spec_quotient_block_valid(blob + SPEC_HEADER + b * bb, bb))
+        fz_die("quotient_test refused for a block that is not damaged: %s",
+               r.msg);
+    }
+    if (fz_ok(&r) && r.type != SQLITE_INTEGER) fz_die("quotient_test type");
+    fz_result_free(&r);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   init();
   size_t tail = 0;
@@ -382,6 +448,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const int valid = spec_bloom_valid(blob, len) || layered;
   const int cvalid =
       spec_cuckoo_valid(blob, len) || spec_layered_valid(blob, len, 2);
+  const int qhead = spec_quotient_valid(blob, len);
   fz_result r;
 
   check_info(blob, len, valid && !layered, layered);
@@ -446,7 +513,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   fz_bind_blob(s_ref, 1, blob, len);
   fz_step(s_ref, "bloom_ref", &r, 0);
-  agree("bloom_ref", &r, valid || cvalid);
+  agree("bloom_ref", &r, valid || cvalid || qhead);
   if (r.rc == SQLITE_DONE) fz_die("bloom_ref gave no row for a blob");
   fz_result_free(&r);
   /* The first non-NULL probe only: with a NULL probe some functions answer
@@ -463,6 +530,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_self_combine(s_intersect, "bloom_intersect", blob, len, valid, 1);
 
   check_cuckoo(blob, len, vals, nv, cvalid);
+  check_quotient(blob, len, vals, nv, qhead);
 
   free(blob);
   return 0;

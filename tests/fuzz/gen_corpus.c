@@ -557,6 +557,34 @@ int main(int argc, char **argv) {
     put_le64(b.p + SPEC_HEADER, le64(b.p + SPEC_HEADER) + 1);
     filter_seed("layered-bad-directory", b, 1);
   }
+  {
+    /* quotient filters: one block, several, 1024-byte blocks; a damaged
+    ** block (count one more) in a one-block and in a many-block filter; a
+    ** full block; a bad block size */
+    buf q1 = blob_of(SERIES(40) "SELECT quotient_build(x, 100, 0.01) FROM s");
+    filter_seed("quotient-one-block", copy_of(&q1), 1);
+    buf qn = blob_of(SERIES(2000) "SELECT quotient_build(x, 2000, 0.01) "
+                                  "FROM s");
+    filter_seed("quotient-blocks", copy_of(&qn), 1);
+    filter_seed("quotient-tiny-rate",
+                blob_of(SERIES(200) "SELECT quotient_build(x, 300, 1e-9) "
+                                    "FROM s"), 1);
+    buf b = copy_of(&q1);
+    b.p[SPEC_HEADER] = (unsigned char)(b.p[SPEC_HEADER] + 1);
+    filter_seed("quotient-bad-count", b, 1);
+    b = copy_of(&qn);
+    b.p[SPEC_HEADER + 3 * 256 + 9] ^= 0x40; /* a unary bit of block 3 */
+    filter_seed("quotient-bad-unary", b, 1);
+    b = copy_of(&q1);
+    memset(b.p + SPEC_HEADER, 0, 256);
+    b.p[SPEC_HEADER] = 7; /* full: 7 entries, no bucket */
+    filter_seed("quotient-full-block", b, 1);
+    b = copy_of(&q1);
+    b.p[12] = 0x60; /* 96 bytes */
+    filter_seed("quotient-bad-block-bytes", b, 1);
+    free(q1.p);
+    free(qn.p);
+  }
 
   /* --- algebra --- */
   algebra_seed("layered-same-shape", &layered_bloom, &layered_bloom_other);

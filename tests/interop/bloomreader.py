@@ -11,7 +11,9 @@ standard library; no SQLite needed.
     key(v1, v2, ...)        # the bytes of bloom_key(v1, v2, ...), or None
     bloom_add(blob, *values), bloom_union(a, b), bloom_intersect(a, b),
     bloom_merge(blobs), cuckoo_delete(blob, value)   # result blobs
-    bloom_plan(n, p), cuckoo_sizing(n, p)   # the sizing of "this version"
+    bloom_plan(n, p), cuckoo_sizing(n, p), quotient_sizing(n, p)
+                            # the sizing of "this version"
+    quotient_build(values, n, p)   # the kind-4 blob quotient_build makes
     layered_blob(layers, ...)   # a kind-3 blob of layer blobs
 
 Python values stand for SQL values as Python's sqlite3 module binds them:
@@ -43,7 +45,8 @@ __all__ = ["FormatError", "Filter", "Text", "murmur3_x64_128",
            "KINDS", "pow_k", "bloom_add", "bloom_union", "bloom_intersect",
            "bloom_merge", "cuckoo_delete", "bloom_model_fpr", "bloom_plan",
            "cuckoo_fpr", "cuckoo_sizing", "TOLERANCE", "layered_blob",
-           "layered_add"]
+           "layered_add", "quotient_sizing", "quotient_build",
+           "quotient_model_fpr", "quotient_shape"]
 
 M64 = (1 << 64) - 1
 M32 = (1 << 32) - 1
@@ -53,7 +56,7 @@ I64_MAX = (1 << 63) - 1
 # reproduce the evaluation bit for bit may use, per figure.
 TOLERANCE = {"fill_ratio": 0.0, "load_factor": 0.0, "estimated_items": 1e-12,
              "cuckoo_estimated_fpr": 1e-12, "bloom_estimated_fpr": 1e-8,
-             "expected_fpr": 1e-10}
+             "expected_fpr": 1e-10, "quotient_estimated_fpr": 1e-8}
 
 
 def pow_k(x, k):
@@ -597,6 +600,218 @@ class LayeredKind:
         return rows
 
 
+class QuotientKind:
+    """Kind 4: quotient filter ("Kind 4" in FORMAT.md): blocks of sorted keys,
+    each block a 32-bit word (c, M, l), a unary part, then the low parts.
+
+    In the header, bytes 12-13 are block_bytes and bytes 14-15 must be 0
+    (Header.hashes holds those 4 bytes as a u32); Header.bits holds blocks
+    and Header.inserted holds items.  Every block is checked when the filter
+    is read (quotient_info's rule); a probe reads one.
+    """
+
+    name = "quotient"
+
+    def __init__(self, h, body):
+        bb = h.hashes & 0xFFFF
+        if h.hashes >> 16:
+            raise FormatError("header bytes 14 and 15 must be 0")
+        if not 64 <= bb <= 1024 or bb % 64:
+            raise FormatError("block_bytes %d is not a multiple of 64 from 64 "
+                              "to 1024" % bb)
+        if h.bits < 1 or len(body) != h.bits * bb:   # Python ints cannot wrap
+            raise FormatError("blocks %d of %d bytes do not match a %d-byte "
+                              "body" % (h.bits, bb, len(body)))
+        self.block_bytes = bb
+        self.blocks = h.bits
+        self.header = h
+        self.body = body
+        self.shapes = [self.block(b) for b in range(self.blocks)]
+        self._keys = {}         # block -> its keys, decoded once
+
+    def block(self, b):
+        """(c, M, l, bits) of block b, checked; bits is the block as an
+        integer, bit t of it the block's bit t."""
+        raw = self.body[b * self.block_bytes:(b + 1) * self.block_bytes]
+        x = int.from_bytes(raw, "little")
+        word = x & M32
+        c, m, l = word & 8191, (word >> 13) & 8191, word >> 26
+        if c == 0 and (m or l):
+            raise FormatError("block %d: empty with M or l set" % b)
+        if c and m == 0 and l:
+            raise FormatError("block %d: full with l set" % b)
+        if c and m:
+            if l > 51 or 32 + c + m + c * l > 8 * self.block_bytes:
+                raise FormatError("block %d: c %d, M %d, l %d do not fit"
+                                  % (b, c, m, l))
+            unary = (x >> 32) & ((1 << (c + m)) - 1)
+            if bin(unary).count("1") != c:
+                raise FormatError("block %d: the unary part does not hold "
+                                  "%d ones" % (b, c))
+        return c, m, l, x
+
+    def entries(self, b):
+        """[(key, ...)] of a coded block, in order (FORMAT.md's decoding)."""
+        c, m, l, x = self.shapes[b]
+        keys, q, pos, i = [], 0, 32, 0
+        lows = 32 + c + m
+        while q < m:
+            if x >> pos & 1:
+                low = (x >> (lows + i * l)) & ((1 << l) - 1)
+                keys.append(q << l | low)
+                i += 1
+            else:
+                q += 1
+            pos += 1
+        return keys
+
+    def test_hash(self, h1, h2):
+        b = (h1 * self.blocks) >> 64
+        c, m, l, x = self.shapes[b]
+        if c == 0:
+            return 0
+        if m == 0:
+            return 1
+        v = m << l
+        keys = self._keys.get(b)
+        if keys is None:
+            keys = self._keys[b] = frozenset(self.entries(b))
+        return 1 if (h2 * v) >> 64 in keys else 0
+
+    def header_info(self, h):
+        items = h.inserted
+        bpi = None if items == 0 else \
+            float(h.length - 64) * 8.0 / float(items)
+        return {"blocks": self.blocks, "block_bytes": self.block_bytes,
+                "bytes": h.length, "capacity": h.capacity,
+                "target_fpr": h.target_fpr, "items": items,
+                "bits_per_item": bpi}
+
+    def stats(self):
+        s, full = 0.0, 0
+        for c, m, l, _ in self.shapes:
+            if c and m == 0:
+                full += 1
+            s = s + quotient_block_fpr(c, m << l)
+        return {"full_blocks": full, "estimated_fpr": s / float(self.blocks)}
+
+
+def quotient_block_fpr(c, v):
+    """F(c) of "Rate model": 1 - (1 - 1/V)^c as -expm1(c * log1p(-1/V))."""
+    if c == 0:
+        return 0.0
+    if v <= 1:
+        return 1.0
+    return -math.expm1(float(c) * math.log1p(-1.0 / float(v)))
+
+
+def quotient_shape(c, block_bytes):
+    """(M, l, V) of "Shape of a block" for c entries; V = 0 when empty or
+    full."""
+    bits = 8 * block_bytes
+    best = (0, 0, 0)
+    for l in range(52):
+        m = min(8191, bits - 32 - c * (l + 1))
+        if c == 0 or m < 1:
+            break
+        if m << l > best[2]:
+            best = (m, l, m << l)
+    return best
+
+
+def quotient_model_fpr(lam, block_bytes):
+    """q(lambda) of "Rate model", in FORMAT.md's order."""
+    if not lam > 0:
+        return 0.0
+    if lam > 1e5:
+        return 1.0
+    big_l = math.log(lam)
+    last = lam + 12 * math.sqrt(lam) + 30
+    total, lp, i = 0.0, -lam, 0
+    while i <= last:
+        if i > 0:
+            lp = lp + (big_l - math.log(i))
+        total = total + math.exp(lp) * quotient_block_fpr(
+            i, quotient_shape(i, block_bytes)[2])
+        i += 1
+    return total
+
+
+def quotient_block_sizes(p):
+    """"Block size": 256 bytes when p >= 2^-8; 256, 320, 384, 448 and 512
+    when p >= 2^-16; else 1024."""
+    if p >= 2.0 ** -8:
+        return [256]
+    return [256, 320, 384, 448, 512] if p >= 2.0 ** -16 else [1024]
+
+
+def quotient_sizing(n, p):
+    """(block_bytes, blocks) of "Sizing" for n items at rate p: for each
+    block size the fewest blocks, then the smallest blob (the smaller block
+    size on a tie)."""
+    best = None
+    for bb in quotient_block_sizes(p):
+        k = _quotient_blocks(n, p, bb, (I64_MAX - 64) // bb)
+        if k is not None and (best is None or k * bb < best[0] * best[1]):
+            best = (bb, k)
+    return best
+
+
+def _quotient_blocks(n, p, bb, max_blocks):
+    target = p * 0.97
+    lo, hi = 0, 1
+    while not quotient_model_fpr(float(n) / hi, bb) <= target:
+        if hi >= max_blocks:
+            return None
+        lo = hi
+        hi = max_blocks if hi > max_blocks // 2 else 2 * hi
+    while hi - lo > 1:
+        mid = lo + (hi - lo) // 2
+        if quotient_model_fpr(float(n) / mid, bb) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def quotient_encode_block(block_bytes, h2s):
+    """The bytes of one block holding the entries of the given h2 values
+    ("Blocks" and "Shape of a block")."""
+    c = len(h2s)
+    m, l, v = quotient_shape(c, block_bytes)
+    x = min(c, 8191) | m << 13 | l << 26
+    if v:
+        keys = sorted((h2 * v) >> 64 for h2 in h2s)
+        lows = 32 + c + m
+        for i, k in enumerate(keys):
+            x |= 1 << (32 + (k >> l) + i)
+            x |= (k & ((1 << l) - 1)) << (lows + i * l)
+    return x.to_bytes(block_bytes, "little")
+
+
+def quotient_build(values, n, p):
+    """The blob quotient_build(value, n, p) makes of the values (NULLs
+    skipped; one entry per distinct (type code, length, hash), as
+    "quotient_build" says), by FORMAT.md alone."""
+    distinct = {}
+    for v in values:
+        enc = encode_value(v)
+        if enc is None:
+            continue
+        h = hash_value(v)
+        distinct[(h, enc[0], len(enc[1]))] = h
+    if len(distinct) > n:
+        raise ValueError("capacity exceeded")
+    bb, nblocks = quotient_sizing(n, p)
+    groups = {}
+    for h1, h2 in distinct.values():
+        groups.setdefault((h1 * nblocks) >> 64, []).append(h2)
+    body = b"".join(quotient_encode_block(bb, groups.get(b, []))
+                    for b in range(nblocks))
+    return HEADER.pack(MAGIC, 1, 4, 1, 0, 0, bb, nblocks, n, p,
+                       len(distinct), bytes(16)) + body
+
+
 def layered_blob(layers, growth=2, tightening=0.5, target_fpr=0.01):
     """A kind-3 blob of the given layer blobs, oldest first (FORMAT.md,
     "Kind 3"): layer kind and seed from layer 0, capacity and count the
@@ -614,7 +829,7 @@ def layered_blob(layers, growth=2, tightening=0.5, target_fpr=0.01):
 
 
 # kind byte -> class; a kind not here is rejected as unknown
-KINDS = {1: BloomKind, 2: CuckooKind, 3: LayeredKind}
+KINDS = {1: BloomKind, 2: CuckooKind, 3: LayeredKind, 4: QuotientKind}
 
 
 class Filter:

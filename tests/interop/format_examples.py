@@ -46,7 +46,7 @@ from bloomhost import ROOT, Tap, bloom_so, connect              # noqa: E402
 import interop                                                  # noqa: E402
 
 FORMAT = os.path.join(ROOT, "ext", "FORMAT.md")
-INFO_FN = {1: "bloom_info", 2: "cuckoo_info"}
+INFO_FN = {1: "bloom_info", 2: "cuckoo_info", 4: "quotient_info"}
 
 
 def format_text():
@@ -341,7 +341,42 @@ def check_kind3(tap, conn, section, blob):
            "sql: %s" % sql_says, "reader: %s" % reader_says)
 
 
-CHECKS = {1: check_kind1, 2: check_kind2, 3: check_kind3}
+def check_kind4(tap, conn, section, blob):
+    f = br.Filter(blob)
+    bad = []
+    m = re.search(r"`c` = (\d+),\s+`M` = (\d+), `l` = (\d+)", section)
+    if not m or tuple(int(x) for x in m.groups()) != f.impl.shapes[0][:3]:
+        bad.append("the block's c, M, l: text %s, reader %s"
+                   % (m and m.groups(), f.impl.shapes[0][:3]))
+    c, big_m, l, _ = f.impl.shapes[0]
+    v = big_m << l
+    told = 0
+    for value, text in bullets(section).items():
+        h1, h2 = br.hash_value(value)
+        g = re.search(r"h2 = `(0x[0-9a-f]+)`.*?key = `(0x[0-9a-f]+)`, bucket "
+                      r"`q` = (\d+), low `(0x[0-9a-f]+)`\. Entry (\d+): its 1 "
+                      r"bit is unary position (\d+) \+ (\d+) \(block bit "
+                      r"(\d+): body byte (\d+), blob offset (\d+), "
+                      r"`0x([0-9A-F]{2})`\)", text)
+        if not g:
+            bad.append("%r: no h2, key, q, low, entry and bytes" % (value,))
+            continue
+        told += 1
+        x = [int(t, 0) for t in g.groups()[:10]] + [int(g.group(11), 16)]
+        key = (h2 * v) >> 64
+        keys = f.impl.entries(0)
+        i = keys.index(key) if key in keys else -1
+        bit = 32 + (key >> l) + i
+        want = [h2, key, key >> l, key & ((1 << l) - 1), i, key >> l, i, bit,
+                bit // 8, 64 + bit // 8, blob[64 + bit // 8]]
+        if x != want:
+            bad.append("%r: the text says %s, the reader %s" % (value, x, want))
+    tap.ok(told == 2 and not bad, "kind-4 example: the block's c, M, l and "
+           "each value's key, bucket, low part, entry and bytes are the "
+           "reader's", *bad)
+
+
+CHECKS = {1: check_kind1, 2: check_kind2, 3: check_kind3, 4: check_kind4}
 
 
 def check_example(tap, conn, heading, section):

@@ -56,8 +56,8 @@ from probes import make_probes, storage_class             # noqa: E402
 # add its functions here, a class to bloomreader.KINDS, and its filters to
 # build_filters.  Every info column must agree exactly, the estimates
 # included (see the module's docstring).
-TEST_FN = {1: "bloom_test", 2: "cuckoo_test"}
-INFO_FN = {1: "bloom_info", 2: "cuckoo_info"}
+TEST_FN = {1: "bloom_test", 2: "cuckoo_test", 4: "quotient_test"}
+INFO_FN = {1: "bloom_info", 2: "cuckoo_info", 4: "quotient_info"}
 
 PROBE_SETUP = """
 CREATE TEMP TABLE probes(id INTEGER PRIMARY KEY, nparts INTEGER, v, a, b, c);
@@ -213,6 +213,62 @@ def cuckoo_worked_example_hex():
     return hex_block(section)
 
 
+def quotient_worked_example_hex():
+    """The kind-4 worked example's blob, read from the text of ext/FORMAT.md:
+    the dump leaves out lines of zeros, so each line goes at its offset, up
+    to the length the text states."""
+    with open(os.path.join(ROOT, "ext", "FORMAT.md"), encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("## Kind 4: quotient filter", 1)[1]
+    section = section.split("### Worked example", 1)[1].split("\n## ", 1)[0]
+    size = int(re.search(r"gives a (\d+)-byte blob", section).group(1))
+    blob = bytearray(size)
+    for line in section.splitlines():
+        m = re.match(r"^    (\d+)\s+([0-9A-F ]+)$", line)
+        if m:
+            data = bytes.fromhex(m.group(2).replace(" ", ""))
+            blob[int(m.group(1)):int(m.group(1)) + len(data)] = data
+    return blob.hex().upper()
+
+
+def check_quotient(tap, conn, filters, values):
+    """Kind 4 from FORMAT.md's text: the worked example's places, the
+    reader's writing of every quotient_build filter byte for byte, the
+    sizing over a grid of n and p."""
+    blob = bytes.fromhex(quotient_worked_example_hex())
+    f = br.Filter(blob)
+    got = [((h2 * (1912 << 51)) >> 64) >> 51 for h1, h2 in
+           (br.hash_value(42), br.hash_value("abc"))]
+    tap.ok(len(blob) == 320 and f.impl.shapes[0][:3] == (2, 1912, 51) and
+           got == [402, 1718] and f.test(42) == 1 and f.test("abc") == 1,
+           "FORMAT.md's quotient worked example: 320 bytes, c 2, M 1912, "
+           "l 51, buckets 402 and 1718", "got %d bytes, %r, %r"
+           % (len(blob), f.impl.shapes[0][:3], got))
+    tap.ok(br.quotient_build(["abc", 42], 10, 0.01) == blob,
+           "the reader writes the quotient worked example's bytes")
+    bad = []
+    for name, blob, members in filters:
+        if blob[5] != 4:
+            continue
+        h = br.Header(blob)
+        mine = br.quotient_build([values[i] for i in members], h.capacity,
+                                 h.target_fpr)
+        if mine != blob:
+            bad.append("%s: the reader's writing differs" % name)
+    sizes = 0
+    for n in (1, 10, 100, 999, 10000, 123457, 1000000):
+        for p in (0.5, 0.1, 0.01, 0.001, 2.0 ** -10, 1e-5, 1e-9, 1e-12):
+            got = conn.execute("SELECT blocks, block_bytes FROM quotient_info("
+                               "(SELECT quotient_build(NULL, ?1, ?2)))",
+                               (n, p)).fetchone()
+            want = br.quotient_sizing(n, p)
+            sizes += 1
+            if tuple(got)[::-1] != want:
+                bad.append("n %d p %g: sql %r, reader %r" % (n, p, got, want))
+    tap.ok(not bad, "every quotient_build filter is the reader's writing "
+           "byte for byte, and %d sizings agree" % sizes, *bad)
+
+
 def check_cuckoo_worked_example(tap, conn):
     blob = bytes.fromhex(cuckoo_worked_example_hex())
     tap.ok(len(blob) == 91 and blob[14] == 1,
@@ -313,6 +369,20 @@ def build_filters(conn, ids_values):
                 blob, [i for i, v in zip(ids, vals) if v is not None]))
     out.extend(cuckoo_filters(conn, build))
     out.extend(layered_filters(conn))
+    q = "SELECT quotient_build(val, %s) FROM pv WHERE {cond}"
+    build("quotient_build(n=1500, p=0.01), 1000 members", q % "1500, 0.01",
+          "id % 97 = 14")
+    build("quotient_build(n=25000, p=0.001), 20000 members",
+          q % "25000, 0.001", "id % 5 = 1")
+    build("quotient_build(n=3000, p=1e-5), 2000 members", q % "3000, 1e-5",
+          "id % 50 = 15")
+    build("quotient_build(n=2500, p=1e-10), 2000 members",
+          q % "2500, 1e-10", "id % 50 = 16")
+    build("quotient_build(val, NULL) sized from the data",
+          "SELECT quotient_build(val, NULL) FROM pv WHERE {cond}",
+          "id % 11 = 6")
+    build("quotient_build(n=400, p=0.3), at its capacity", q % "400, 0.3",
+          "id % 250 = 17")
     return out
 
 
@@ -575,6 +645,18 @@ def exact_figures(blob):
                 x = decimal.Decimal(bits_set) / decimal.Decimal(m)
                 items = float(-(decimal.Decimal(m) / k) * (1 - x).ln())
         return {"estimated_items": items, "bloom_estimated_fpr": fpr}
+    if f.header.kind == 4:
+        with decimal.localcontext() as ctx:
+            ctx.prec = 60
+            D = decimal.Decimal
+            total = D(0)
+            for c, m, l, _ in f.impl.shapes:
+                v = m << l
+                if c and v <= 1:
+                    total += 1
+                elif c:
+                    total += 1 - (1 - 1 / D(v)) ** c
+            return {"quotient_estimated_fpr": float(total / f.impl.blocks)}
     items, nb, fb = f.header.inserted, f.impl.buckets, f.impl.f
     if items == 0:
         return {"cuckoo_estimated_fpr": 0.0}
@@ -1500,6 +1582,7 @@ def main():
                "%s: the same answers in a %s database" % (name, enc),
                *["probe %d %s %r" % (i, classes[i], values[i]) for i in bad[:5]])
 
+    check_quotient(tap, conn, filters, values)
     check_text_encodings(tap, conn, conn16)
     check_mutations(tap, conn, filters[0][1], values)
     for name, blob, members in filters:

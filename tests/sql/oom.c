@@ -237,6 +237,25 @@ static const scenario SCENARIOS[] = {
       "CREATE TABLE cf(f); INSERT INTO cf SELECT cuckoo_build(v, 100, 0.01)"
       " FROM vals;"},
      "SELECT i.* FROM cf, cuckoo_info(cf.f) AS i", NULL, NULL},
+    {"quotient_build", NULL, {SETUP_T},
+     "SELECT quotient_build(x, 2000, 0.01) FROM t", NULL, NULL},
+    {"quotient_build GROUP BY", NULL, {SETUP_T},
+     "SELECT x % 5, quotient_build(x, 500, 0.001) FROM t GROUP BY 1", NULL,
+     NULL},
+    {"quotient_build(v, NULL) sized from the data", NULL, {SETUP_T},
+     "SELECT quotient_build(x % 1500, NULL) FROM t", NULL, NULL},
+    {"quotient_build over its capacity (an error)", NULL, {SETUP_T},
+     "SELECT quotient_build(x, 100, 0.01) FROM t", NULL,
+     "quotient_build: capacity exceeded"},
+    {"quotient_test and quotient_info, UTF-16le", "UTF-16le",
+     {SETUP_VALS,
+      "CREATE TABLE qf(f); INSERT INTO qf SELECT quotient_build(v, 100, 0.01)"
+      " FROM vals;"},
+     "SELECT quotient_test(f, v), (SELECT estimated_fpr FROM"
+     " quotient_info(qf.f)) FROM qf, vals", NULL, NULL},
+    {"quotient_probe over a quotient_build in its query", NULL, {SETUP_T},
+     "SELECT count(*) FROM t WHERE quotient_probe('SELECT quotient_build(x, "
+     "100) FROM t WHERE x <= 50', t.x)", NULL, NULL},
     {"cuckoo_probe over a cuckoo_build in its query", NULL, {SETUP_T},
      "SELECT count(*) FROM t WHERE cuckoo_probe('SELECT cuckoo_build(x, 100) "
      "FROM t WHERE x <= 50', t.x)", NULL, NULL},
@@ -561,8 +580,9 @@ static void run_scenario(const scenario *sc) {
 
 /* A call of each function the extension registers, by name and argument
 ** count (-1: a table-valued function, looked up in pragma_module_list;
-** -2: variadic).  @B and @C stand for a literal Bloom and cuckoo filter,
-** so that a probe needs no other function of the extension. */
+** -2: variadic).  @B, @C and @Q stand for a literal Bloom, cuckoo and
+** quotient filter, so that a probe needs no other function of the
+** extension. */
 typedef struct probe {
   const char *name;
   int narg;
@@ -596,17 +616,23 @@ static probe PROBES[] = {
     {"cuckoo_info", -1, "SELECT * FROM cuckoo_info(@C)", NULL, NULL},
     {"bloom_probe", 2, "SELECT bloom_probe('SELECT ' || quote(@B), 1)", NULL, NULL},
     {"cuckoo_probe", 2, "SELECT cuckoo_probe('SELECT ' || quote(@C), 1)", NULL, NULL},
+    {"quotient_build", 2, "SELECT hex(quotient_build(x, 10)) FROM (SELECT 1 AS x)", NULL, NULL},
+    {"quotient_build", 3, "SELECT hex(quotient_build(x, 10, 0.01)) FROM (SELECT 1 AS x)", NULL, NULL},
+    {"quotient_test", 2, "SELECT quotient_test(@Q, 1), quotient_test(@Q, 3)", NULL, NULL},
+    {"quotient_info", -1, "SELECT * FROM quotient_info(@Q)", NULL, NULL},
+    {"quotient_probe", 2, "SELECT quotient_probe('SELECT ' || quote(@Q), 1)", NULL, NULL},
 };
 #define N_PROBES (sizeof PROBES / sizeof PROBES[0])
 static const int n_probes = (int)N_PROBES;
 
-/* tmpl with @B and @C replaced (libc-allocated). */
-static char *fill_template(const char *tmpl, const char *b, const char *c) {
+/* tmpl with @B, @C and @Q replaced (libc-allocated). */
+static char *fill_template(const char *tmpl, const char *b, const char *c,
+                           const char *q) {
   textbuf out = {0};
   textbuf_add(&out, "%s", "");
   for (const char *p = tmpl; *p; p++) {
-    if (p[0] == '@' && (p[1] == 'B' || p[1] == 'C')) {
-      textbuf_add(&out, "x'%s'", p[1] == 'B' ? b : c);
+    if (p[0] == '@' && (p[1] == 'B' || p[1] == 'C' || p[1] == 'Q')) {
+      textbuf_add(&out, "x'%s'", p[1] == 'B' ? b : p[1] == 'C' ? c : q);
       p++;
     } else {
       textbuf_add(&out, "%c", *p);
@@ -623,13 +649,15 @@ static void probes_prepare(void) {
                        "(SELECT 1 AS x UNION ALL SELECT 2)", NOARGS);
   char *c = q_text(db, "SELECT hex(cuckoo_build(x, 10, 0.01)) "
                        "FROM (SELECT 1 AS x UNION ALL SELECT 2)", NOARGS);
-  if (!b || !c) {
+  char *q = q_text(db, "SELECT hex(quotient_build(x, 10, 0.01)) "
+                       "FROM (SELECT 1 AS x UNION ALL SELECT 2)", NOARGS);
+  if (!b || !c || !q) {
     printf("Bail out! cannot build the probe filters\n");
     exit(2);
   }
   for (size_t i = 0; i < N_PROBES; i++) {
     probe *p = &PROBES[i];
-    p->sql = fill_template(p->tmpl, b, c);
+    p->sql = fill_template(p->tmpl, b, c, q);
     p->want = q_text(db, p->sql, NOARGS);
     if (!p->want) {
       printf("Bail out! probe %s failed on a loaded connection\n", p->name);
@@ -638,6 +666,7 @@ static void probes_prepare(void) {
   }
   free(b);
   free(c);
+  free(q);
   sqlite3_close(db);
 }
 

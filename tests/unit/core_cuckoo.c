@@ -636,7 +636,7 @@ static void test_parse(void) {
   MUTATE(store_le64(b + 40, slots + 1), msg, want);
   MUTATE(store_le64(b + 40, UINT64_MAX), "item count 2^64-1",
          "exceeds the slot count");
-  MUTATE(b[5] = 4, "kind 4", "unknown filter kind 4");
+  MUTATE(b[5] = 5, "kind 5", "unknown filter kind 5");
   MUTATE(b[5] = 3, "kind 3 (layered) where a plain filter is asked for",
          "a layered filter is not accepted");
   MUTATE(store_le64(b + 24, 0), "capacity 0", "capacity 0");

@@ -439,11 +439,121 @@ def version1_kind3(conn):
     return out
 
 
+def version1_kind4(conn):
+    """(name, blob, probes or None, comment, reject reason): version 1, kind 4
+    (quotient filters).  Every blob quotient_build made is also written by
+    the independent reader from FORMAT.md (bloomreader.quotient_build), and
+    must be the same bytes."""
+    from interop import quotient_worked_example_hex
+    rng = random.Random(4)
+    out = []
+
+    def made(members, n, p):
+        blob = build(conn, members, n, p, "quotient_build")
+        values = [br.key(*m) if isinstance(m, tuple) else m for m in members]
+        if blob != br.quotient_build(values, n, p):
+            sys.exit("quotient_build(v, %r, %r) differs from the reader's "
+                     "writing" % (n, p))
+        return blob
+
+    good = bytes.fromhex(quotient_worked_example_hex())
+    if good != made(["abc", 42], 10, 0.01):
+        sys.exit("FORMAT.md's quotient worked example is not what "
+                 "quotient_build makes")
+    out.append(("kind4-worked-example", good,
+                probe_list(["abc", 42, "abd", 42.0], rng),
+                "The quotient worked example of ext/FORMAT.md: "
+                "quotient_build(v, 10, 0.01) over 'abc' and 42.", None))
+
+    members = ["req-%d" % i for i in range(10)] + [i * 7 for i in range(10)] + \
+        [1.5, -0.0, 2.0 ** 63, "é", "", b"", b"\x00\x01", "a\x00b"] + \
+        [("acme", i) for i in range(10)] + [("acme", "x", 2.5), (b"k",)]
+    out.append(("kind4-mixed", made(members + members[:5], 60, 0.01),
+                probe_list(members, rng),
+                "quotient_build(v, 60, 0.01) over %d values of every class "
+                "and bloom_key composites,\nthe first 5 twice (one entry "
+                "each)." % len(members), None))
+
+    members = ["m-%d" % i for i in range(2000)] + list(range(1000))
+    out.append(("kind4-blocks", made(members, 3000, 0.001),
+                probe_list(members[::25], rng, extra=300),
+                "quotient_build(v, 3000, 0.001) over 3000 values: 256-byte "
+                "blocks, some crowded.", None))
+
+    members = [rng.randrange(-(1 << 63), 1 << 63) for _ in range(150)] + \
+        ["t-%d" % i for i in range(50)]
+    out.append(("kind4-tiny-rate", made(members, 200, 1e-9),
+                probe_list(members[::5], rng),
+                "quotient_build(v, 200, 1e-9): 1024-byte blocks, keys of "
+                "more than 40 bits.", None))
+
+    # Written by the reader alone: seed 0xFFFFFFFD, 64-byte blocks, equal
+    # keys kept as copies, a full block and an empty one.
+    seed = 0xFFFFFFFD
+    members = [1, 2.5, "three", b"four", ("five", 5), -0.0, "é"] + \
+        ["w%d" % i for i in range(40)]
+    groups = {}
+    for m in members:
+        h1, h2 = br.hash_value(br.key(*m) if isinstance(m, tuple) else m,
+                               seed)
+        groups.setdefault((h1 * 4) >> 64, []).append(h2)
+    groups[0] = groups.get(0, []) + groups.get(0, [])[:2]   # two copies
+    body = [br.quotient_encode_block(64, groups.get(b, [])) for b in range(4)]
+    body[3] = struct.pack("<I", 5) + bytes(60)                 # full: c 5, M 0
+    body[2] = bytes(64)                                        # empty
+    lost = [m for m in members if (br.hash_value(
+        br.key(*m) if isinstance(m, tuple) else m, seed)[0] * 4) >> 64 == 2]
+    blob = br.HEADER.pack(br.MAGIC, 1, 4, 1, 0, seed, 64, 4, 100, 0.02,
+                          len(members) + 2, bytes(16)) + b"".join(body)
+    out.append(("kind4-crafted", blob, probe_list(members, rng, extra=100),
+                "Written by the independent reader: seed 0xFFFFFFFD, 4 blocks"
+                " of 64 bytes; block 0 holds\ntwo keys twice, block 2 is "
+                "emptied (%d members there now answer 0), block 3 is full\n"
+                "(every probe there answers 1)." % len(lost), None))
+
+    def alter(off, data, blob=good):
+        return blob[:off] + data + blob[off + len(data):]
+
+    word = struct.unpack_from("<I", good, 64)[0]
+    rejects = [
+        ("block-bytes-96", alter(12, struct.pack("<H", 96)),
+         "block_bytes 96, not a power of two"),
+        ("block-bytes-32", alter(12, struct.pack("<H", 32)) + bytes(0),
+         "block_bytes 32, below 64 (the body is 8 blocks of 32)"),
+        ("block-bytes-2048", alter(12, struct.pack("<H", 2048)) + bytes(1792),
+         "block_bytes 2048, above 1024 (with a body of one such block)"),
+        ("byte-14", alter(14, b"\x01"), "header byte 14 is 1"),
+        ("blocks-0", alter(16, struct.pack("<Q", 0))[:64],
+         "blocks 0, no body"),
+        ("blocks-2", alter(16, struct.pack("<Q", 2)),
+         "blocks 2 over a body of one block"),
+        ("body-short", good[:-1], "body one byte short"),
+        ("block-count", alter(64, struct.pack("<I", word + 1)),
+         "the block says 3 entries, its unary part holds 2"),
+        ("block-unary", alter(64 + 54, b"\x05"),
+         "a third 1 bit in the unary part of a block of 2 entries"),
+        ("block-low-bits-52", alter(64, struct.pack(
+            "<I", 1 | 1 << 13 | 52 << 26)), "a block with l = 52"),
+        ("block-too-long", alter(64, struct.pack(
+            "<I", 2 | 1950 << 13 | 40 << 26)),
+         "a block whose c + M + c * l passes its 2048 bits"),
+        ("block-empty-buckets", alter(64, struct.pack("<I", 1 << 13))
+         [:68] + bytes(252), "an empty block (c 0) with M 1"),
+        ("block-full-low-bits", alter(64, struct.pack("<I", 3 | 1 << 26))
+         [:68] + bytes(252), "a full block (c 3, M 0) with l 1"),
+    ]
+    for name, b, why in rejects:
+        out.append(("kind4-reject-" + name, b, None,
+                    "Must be refused by a version-1 reader: %s." % why, why))
+    return out
+
+
 def main():
     conn = connect()
     made = []
     for version, gen in (("v1", version1), ("v1", version1_kind2),
-                         ("v1", version1_kind3), ("v1", version1_kind2_layout1)):
+                         ("v1", version1_kind3), ("v1", version1_kind2_layout1),
+                         ("v1", version1_kind4)):
         d = os.path.join(HERE, version)
         os.makedirs(d, exist_ok=True)
         for name, blob, probes, comment, reject in gen(conn):

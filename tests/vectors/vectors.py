@@ -28,14 +28,16 @@ sys.path[:0] = [HERE, os.path.join(HERE, "..", "interop"),
 import bloomreader as br                                        # noqa: E402
 from bloomhost import Tap, connect                              # noqa: E402
 from interop import (FORMAT_TEXT, compare_info,                # noqa: E402
-                     cuckoo_worked_example_hex, worked_example_hex)
+                     cuckoo_worked_example_hex, quotient_worked_example_hex,
+                     worked_example_hex)
 from vectorfile import Answers, read_hex                        # noqa: E402
 
 # bloom_info's kind name -> (test function, info function)
 FUNCTIONS = {"bloom": ("bloom_test", "bloom_info"),
-             "cuckoo": ("cuckoo_test", "cuckoo_info")}
+             "cuckoo": ("cuckoo_test", "cuckoo_info"),
+             "quotient": ("quotient_test", "quotient_info")}
 # the header's kind byte -> bloom_info's kind name (for blobs to refuse)
-KIND_NAMES = {1: "bloom", 2: "cuckoo"}
+KIND_NAMES = {1: "bloom", 2: "cuckoo", 4: "quotient"}
 
 
 def check_manifest(tap):
@@ -186,6 +188,9 @@ def main():
             tap.ok(blob[14] == 0 and len(blob) == 100 and
                    "`tests/vectors/v1/kind2-worked-example`" in FORMAT_TEXT,
                    "%s is the layout-0 example FORMAT.md names" % name)
+        if name == "v1/kind4-worked-example":
+            tap.ok(blob == bytes.fromhex(quotient_worked_example_hex()),
+                   "%s is the blob printed in ext/FORMAT.md" % name)
         if name == "v1/kind2-layout1-worked-example":
             tap.ok(blob == bytes.fromhex(cuckoo_worked_example_hex()),
                    "%s is the blob printed in ext/FORMAT.md" % name)
