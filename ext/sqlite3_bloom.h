@@ -24,7 +24,7 @@
 
 #include <sqlite3.h>
 
-#define BLOOM_VERSION "1.2.1"
+#define BLOOM_VERSION "1.3.0"
 
 #ifdef __cplusplus
 extern "C" {
