@@ -145,10 +145,37 @@ function apiChecks(sqlite) {
      'API: close finalizes what is left, twice is harmless, a closed database throws');
 }
 
+// REFERENCE.md's example of the API ("In a browser: WebAssembly") run as
+// it is written; a line ending `expr; // [value]` or `// {value}` must
+// give that value (compared as JSON).
+async function referenceExample(api) {
+  const text = fs.readFileSync(path.join(root, 'ext', 'REFERENCE.md'), 'utf8');
+  const section = text.split('\n## In a browser: WebAssembly\n')[1] || '';
+  const block = (section.split('\n## ')[0].match(/```js\n([\s\S]*?)```/) || [])[1];
+  ok(block !== undefined, 'REFERENCE: the WebAssembly section has a js example');
+  if (block === undefined) return;
+  let claims = 0;
+  const code = block.split('\n').map((line) => {
+    const m = line.match(/^(.*?);\s*\/\/\s*([[{].*)$/);
+    if (!m) return line;
+    claims += 1;
+    return `__claim(${m[1]}, ${JSON.stringify(m[2])}, ${m[2]});`;
+  }).join('\n');
+  const seen = [];
+  const claim = (got, said, want) => { seen.push([JSON.stringify(got) === JSON.stringify(want), said, got]); };
+  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+  let error = null;
+  try { await new AsyncFunction('SqliteBloom', '__claim', code)(api, claim); } catch (e) { error = e; }
+  ok(error === null, 'REFERENCE: the WebAssembly example runs', error && error.stack);
+  ok(claims > 0 && seen.length === claims, `REFERENCE: the example's ${claims} stated answers were reached`);
+  for (const [same, said, got] of seen) ok(same, `REFERENCE: the example answers ${said}`, JSON.stringify(got));
+}
+
 async function inNode() {
   const api = require(path.join(wasmDir, 'sqlite-bloom.js'));
   const sqlite = await api.init();
   apiChecks(sqlite);
+  await referenceExample(api);
   return scenario.run(sqlite);
 }
 
