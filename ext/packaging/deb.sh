@@ -155,6 +155,11 @@ installed_size() {
 }
 glibc=$(objdump -T "$m/bloom.so" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' |
         sort -uV | tail -n 1)
+# The long description's first paragraph, the same in both packages.
+about=' The bloom extension gives SQLite Bloom, cuckoo and quotient filters: as
+ BLOB values that SQL functions build, probe and combine, and as stores,
+ virtual tables whose filter grows with the data one page-sized write at
+ a time.'
 cat >"$stage/$mod/DEBIAN/control" <<CONTROL
 Package: $mod
 Source: bloom
@@ -170,11 +175,8 @@ Section: libs
 Priority: optional
 Multi-Arch: same
 Homepage: $homepage
-Description: Bloom and cuckoo filters for SQLite - loadable module
- The bloom extension gives SQLite Bloom filters and cuckoo filters: as
- BLOB values that SQL functions build, probe and combine, and as stores,
- virtual tables whose filter grows with the data one page-sized write at
- a time.
+Description: Bloom, cuckoo and quotient filters for SQLite - loadable module
+$about
  .
  This package holds the loadable module: ".load bloom" in the sqlite3
  shell, or load_extension('bloom') from any program using SQLite.
@@ -193,11 +195,8 @@ Section: libdevel
 Priority: optional
 Multi-Arch: same
 Homepage: $homepage
-Description: Bloom and cuckoo filters for SQLite - static library
- The bloom extension gives SQLite Bloom filters and cuckoo filters: as
- BLOB values that SQL functions build, probe and combine, and as stores,
- virtual tables whose filter grows with the data one page-sized write at
- a time.
+Description: Bloom, cuckoo and quotient filters for SQLite - static library
+$about
  .
  This package is for programs that link the extension in rather than
  load it: the static library libbloom.a, its header sqlite3_bloom.h

@@ -14,8 +14,10 @@
 # STAGE is made anew as the package's tree:
 #
 #   package.json          written here: name sqlite-bloom-wasm, VERSION,
-#                         the license "SEE LICENSE IN LICENSE"; no os or
-#                         cpu (WebAssembly runs anywhere)
+#                         the license "SEE LICENSE IN LICENSE", the
+#                         project's links (BLOOM_HOMEPAGE, BLOOM_REPOSITORY,
+#                         BLOOM_ISSUES, as make dist gives them to npm.sh);
+#                         no os or cpu (WebAssembly runs anywhere)
 #   sqlite-bloom.js       the module's loader and the API, and
 #   sqlite-bloom.wasm     SQLite with the extension, from WASM_DIR
 #   sqlite-bloom.d.ts     the API's types, from ext/wasm/
@@ -28,6 +30,7 @@
 set -eu
 [ $# = 4 ] || { echo "usage: $0 STAGE OUT.tgz VERSION WASM_DIR" >&2; exit 2; }
 stage=$1 out=$2 version=$3 wasm=$4
+: "${BLOOM_HOMEPAGE:?}" "${BLOOM_REPOSITORY:?}" "${BLOOM_ISSUES:?}"
 umask 022
 root=$(pwd)
 case "$out" in /*) ;; *) out=$root/$out ;; esac
@@ -46,6 +49,9 @@ cat >"$pkg/package.json" <<JSON
   "description": "SQLite compiled to WebAssembly with the bloom extension (Bloom and cuckoo filters) linked in, for browsers and Node.js",
   "keywords": ["sqlite", "wasm", "webassembly", "bloom-filter", "cuckoo-filter"],
   "license": "SEE LICENSE IN LICENSE",
+  "homepage": "$BLOOM_HOMEPAGE",
+  "repository": { "type": "git", "url": "$BLOOM_REPOSITORY" },
+  "bugs": { "url": "$BLOOM_ISSUES" },
   "main": "sqlite-bloom.js",
   "browser": "sqlite-bloom.js",
   "types": "sqlite-bloom.d.ts",

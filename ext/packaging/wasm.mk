@@ -143,6 +143,6 @@ dist-wasm: wasm
 	$(MAKE) --no-print-directory $(NPM_WASM_TGZ)
 
 $(NPM_WASM_TGZ): $(WASM_JS) ext/wasm/sqlite-bloom.d.ts ext/wasm/README.md \
-                 ext/packaging/copyright ext/packaging/npm-wasm.sh
+                 ext/packaging/copyright ext/packaging/npm-wasm.sh $(DIST)/settings
 	@mkdir -p $(@D)
-	sh ext/packaging/npm-wasm.sh $(DIST)/npm-wasm $@ $(VERSION) $(WASM)
+	$(DIST_ENV) sh ext/packaging/npm-wasm.sh $(DIST)/npm-wasm $@ $(VERSION) $(WASM)

@@ -42,6 +42,12 @@ fields=$(node -e '
 ' "$p/package.json" 2>&1)
 [ "$fields" = "sqlite-bloom-wasm|$version|SEE LICENSE IN LICENSE|sqlite-bloom.js|sqlite-bloom.d.ts" ]
 check $? "package.json: sqlite-bloom-wasm $version, license in LICENSE, main and types (got: $fields)"
+links=$(node -e '
+  const p = require(process.argv[1]);
+  console.log([p.homepage, p.repository && p.repository.url, p.bugs && p.bugs.url].join("|"));
+' "$p/package.json" 2>&1)
+[ "$links" = "${BLOOM_HOMEPAGE:?}|${BLOOM_REPOSITORY:?}|${BLOOM_ISSUES:?}" ]
+check $? "package.json names the project's links as make dist gives them (got: $links)"
 cmp -s "$p/LICENSE" ext/packaging/copyright
 check $? "its LICENSE is ext/packaging/copyright"
 

@@ -28,7 +28,7 @@ test-wasm: deps
 	$(MAKE) --no-print-directory wasm
 	$(MAKE) --no-print-directory $(NPM_WASM_TGZ)
 	BLOOM_SO=$(CURDIR)/bloom.so BLOOM_WASM_DIR=$(CURDIR)/$(WASM) \
-	BLOOM_VERSION=$(VERSION) BLOOM_NPM_WASM=$(CURDIR)/$(NPM_WASM_TGZ) \
+	BLOOM_VERSION=$(VERSION) BLOOM_NPM_WASM=$(CURDIR)/$(NPM_WASM_TGZ) $(DIST_LINKS) \
 	    $(PROVE) tests/wasm/node.t tests/wasm/browser.t tests/wasm/package.t
 
 bench-wasm: deps
