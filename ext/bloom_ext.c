@@ -104,6 +104,7 @@ static const sql_function functions[] = {
     TABLE("quotient_info", QUOTIENT, sql_info_module, sql_quotient_info_spec),
     STORE("bloom_store", BLOOM, store_module),
     STORE("cuckoo_store", CUCKOO, store_module),
+    STORE("quotient_store", QUOTIENT, store_module),
 };
 
 /* Registers one row: a module, or a function once per argument count. */

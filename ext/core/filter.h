@@ -26,8 +26,8 @@
 ** once per probed row. */
 static inline int filter_contains(const filter_view *f, filter_hash h) {
   if (f->header.kind == FILTER_KIND_QUOTIENT)
-    return quotient_contains(f->body, f->header.blocks, f->header.block_bytes,
-                             h);
+    return quotient_any_contains(f->body, f->body_bytes, f->header.blocks,
+                                 f->header.block_bytes, h);
   if (f->header.kind == FILTER_KIND_CUCKOO)
     return cuckoo_contains(f->body, cuckoo_shape_of(&f->header), h);
   if (f->header.kind == FILTER_KIND_LAYERED)

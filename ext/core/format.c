@@ -15,6 +15,7 @@
 ** and compared against fields, never the other way round.
 */
 #include "core/format.h"
+#include "core/quotient_leaf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -250,8 +251,22 @@ static int check_quotient(const unsigned char *b, size_t body,
   h->block_bytes = (unsigned)b[FILTER_OFF_BLOCK_BYTES] |
                    (unsigned)b[FILTER_OFF_BLOCK_BYTES + 1] << 8;
   h->blocks = load_le64(b + FILTER_OFF_BLOCKS);
-  if (b[FILTER_OFF_BLOCK_BYTES + 2] != 0 || b[FILTER_OFF_BLOCK_BYTES + 3] != 0)
-    return fail(err, err_size, "header bytes 14 and 15 are not 0");
+  unsigned layout = b[FILTER_OFF_BLOCK_BYTES + 2];
+  if (layout > 1 || b[FILTER_OFF_BLOCK_BYTES + 3] != 0)
+    return fail(err, err_size, "header byte 14 (the layout) is not 0 or 1, "
+                "or byte 15 is not 0");
+  if (layout == 1) {
+    /* Leaves (core/quotient_leaf.h): the directory fits the body and its
+    ** last entry ends the records; each leaf is checked by its reader. */
+    if (h->block_bytes != 0)
+      return fail(err, err_size, "a quotient filter of leaves has a block "
+                  "size of %u, not 0", h->block_bytes);
+    if (qleaves_check_header(b + FILTER_HEADER_BYTES, body, h->blocks) != 0)
+      return fail(err, err_size, "header says %llu leaves but the blob's "
+                  "directory does not end at its %llu bytes",
+                  (unsigned long long)h->blocks, (unsigned long long)body);
+    return 0;
+  }
   unsigned bb = h->block_bytes;
   if (bb < 64 || bb > 1024 || bb % 64 != 0)
     return fail(err, err_size, "block size %u is not a multiple of 64 from "
@@ -363,6 +378,7 @@ void filter_write_header(unsigned char *dst, const filter_header *h) {
   } else if (h->kind == FILTER_KIND_QUOTIENT) {
     dst[FILTER_OFF_BLOCK_BYTES] = (unsigned char)(h->block_bytes & 0xffu);
     dst[FILTER_OFF_BLOCK_BYTES + 1] = (unsigned char)(h->block_bytes >> 8);
+    dst[FILTER_OFF_BLOCK_BYTES + 2] = h->block_bytes == 0; /* layout 1 */
     store_le64(dst + FILTER_OFF_BLOCKS, h->blocks);
   } else if (h->kind == FILTER_KIND_CUCKOO) {
     dst[FILTER_OFF_FINGERPRINT_BITS] = (unsigned char)h->fingerprint_bits;

@@ -35,6 +35,7 @@
 #include "core/bytes.h"
 #include "core/format.h"
 #include "core/hash.h"
+#include "core/quotient_leaf.h"
 
 /* The block header, a u32: c in bits 0-12, M in bits 13-25, l in 26-31. */
 #define QUOTIENT_BLOCK_HEADER_BITS 32
@@ -118,12 +119,17 @@ void quotient_encode_block(unsigned char *block, unsigned block_bytes,
 int quotient_block_check(const unsigned char *block, unsigned block_bytes,
                          quotient_shape *shape, char *err, size_t err_size);
 
+/* Bytes 12-15 of a filter of leaves (layout 1), as one u32: block size 0,
+** byte 14 the layout. */
+#define QUOTIENT_LEAVES_SHAPE 0x10000u
+
 /* What probing a quotient filter needs of its header. */
 typedef struct quotient_quick {
   const unsigned char *body;
-  uint64_t blocks;
+  size_t body_bytes;
+  uint64_t blocks;       /* layout 1: leaves */
   uint32_t seed;
-  unsigned block_bytes;
+  unsigned block_bytes;  /* layout 1: 0 */
 } quotient_quick;
 
 /* 0 with *q filled if blob[0..len) is a valid quotient filter, exactly when
@@ -149,12 +155,20 @@ static inline int filter_quotient_quick(const void *blob, size_t len,
   if (load_le64(b + FILTER_OFF_MAGIC) != head ||
       (load_le64(b + FILTER_OFF_RESERVED) |
        load_le64(b + FILTER_OFF_RESERVED + 8)) != 0 ||
-      shape < QUOTIENT_MIN_BLOCK_BYTES || shape > QUOTIENT_MAX_BLOCK_BYTES ||
-      shape % 64 != 0 || blocks == 0 ||
-      (uint64_t)body % shape != 0 || (uint64_t)body / shape != blocks ||
       capacity - 1 >= (uint64_t)INT64_MAX || !(fpr > 0.0 && fpr < 1.0))
     return -1;
+  if (shape == QUOTIENT_LEAVES_SHAPE) { /* layout 1: leaves */
+    if (qleaves_check_header(b + FILTER_HEADER_BYTES, body, blocks) != 0)
+      return -1;
+    shape = 0;
+  } else if (shape < QUOTIENT_MIN_BLOCK_BYTES ||
+             shape > QUOTIENT_MAX_BLOCK_BYTES || shape % 64 != 0 ||
+             blocks == 0 || (uint64_t)body % shape != 0 ||
+             (uint64_t)body / shape != blocks) {
+    return -1;
+  }
   q->body = b + FILTER_HEADER_BYTES;
+  q->body_bytes = body;
   q->blocks = blocks;
   q->seed = load_le32(b + FILTER_OFF_SEED);
   q->block_bytes = shape;
@@ -165,6 +179,15 @@ static inline int filter_quotient_quick(const void *blob, size_t len,
 ** is damaged (quotient_block_check refuses it). */
 int quotient_contains(const unsigned char *body, uint64_t blocks,
                       unsigned block_bytes, filter_hash h);
+
+/* Either layout: block_bytes 0 is a filter of `blocks` leaves (layout 1,
+** core/quotient_leaf.h) in body_bytes bytes. */
+static inline int quotient_any_contains(const unsigned char *body,
+                                        size_t body_bytes, uint64_t blocks,
+                                        unsigned block_bytes, filter_hash h) {
+  return block_bytes == 0 ? qleaves_contains(body, body_bytes, blocks, h)
+                          : quotient_contains(body, blocks, block_bytes, h);
+}
 
 typedef struct quotient_stats {
   uint64_t full_blocks;  /* blocks whose entries did not fit (M = 0) */

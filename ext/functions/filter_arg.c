@@ -83,7 +83,14 @@ int sql_filter_contains(sqlite3_context *ctx, const filter_view *f,
                         filter_hash h) {
   int maybe = filter_contains(f, h);
   if (maybe >= 0) return maybe;
-  /* Only a quotient filter's block answers -1: word what is wrong. */
+  /* Only a quotient filter's block or leaf answers -1: word what is
+  ** wrong. */
+  if (f->header.block_bytes == 0) {
+    sql_error(ctx, "leaf %lld is damaged",
+              (long long)qleaves_find(f->body, f->body_bytes, f->header.blocks,
+                                      h));
+    return -1;
+  }
   uint64_t b = quotient_block_of(h, f->header.blocks);
   quotient_shape shape;
   char why[160] = "";

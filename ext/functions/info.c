@@ -204,9 +204,18 @@ static int row_of_plain(const filter_view *f, info_row *r, char *err,
   r->bits = f->header.bits;
   r->buckets = f->header.buckets;
   if (f->header.kind == FILTER_KIND_QUOTIENT) {
-    if (quotient_stats_of(f->body, f->header.blocks, f->header.block_bytes,
-                          &r->qstats, err, err_size) != 0)
+    if (f->header.block_bytes == 0) { /* leaves */
+      qleaves_summary sum;
+      if (qleaves_stats(f->body, f->body_bytes, f->header.blocks, &sum, err,
+                        err_size) != 0)
+        return -1;
+      r->qstats.full_blocks = 0;
+      r->qstats.estimated_fpr = sum.estimated_fpr;
+    } else if (quotient_stats_of(f->body, f->header.blocks,
+                                 f->header.block_bytes, &r->qstats, err,
+                                 err_size) != 0) {
       return -1;
+    }
     r->estimated_fpr = r->qstats.estimated_fpr;
   } else if (f->header.kind == FILTER_KIND_BLOOM) {
     r->stats = bloom_stats_of(f->body, f->header.bits, f->header.hashes);

@@ -58,7 +58,8 @@ static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
                             (size_t)sqlite3_value_bytes(argv[0]), &qq) == 0) {
     filter_hash qh;
     if (sql_hash_typed(ctx, argv[1], type, qq.seed, &qh) != ARG_OK) return;
-    int maybe = quotient_contains(qq.body, qq.blocks, qq.block_bytes, qh);
+    int maybe = quotient_any_contains(qq.body, qq.body_bytes, qq.blocks,
+                                      qq.block_bytes, qh);
     /* a damaged block: the general path below words the error */
     if (maybe >= 0) {
       sqlite3_result_int(ctx, maybe);

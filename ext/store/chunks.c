@@ -61,20 +61,22 @@ int chunk_missing(store *s, int64_t id) {
 
 int chunk_damaged(store *s, const store_layer *l, int64_t local, int len) {
   return store_corrupt(s, "chunk %lld of %s has %d bytes, expected a BLOB of "
-                     "%d: the store is damaged",
+                     "%s%d: the store is damaged",
                      (long long)(l->first_chunk + local), s->tables.name, len,
+                     s->kind->row_bytes ? "1 to " : "",
                      chunk_bytes(s, l, local));
 }
 
 /* --- reads ------------------------------------------------------------- */
 
 /* The one check of a chunk's bytes: `len` bytes, a BLOB (a row) or not
-** (a cached copy, whose size the configuration must still give). */
+** (a cached copy, whose size the configuration must still give).  A kind
+** whose rows vary takes a row of 1 to chunk_bytes bytes. */
 static int checked(store *s, const store_layer *l, int64_t local, int len,
                    int is_blob) {
-  return len == chunk_bytes(s, l, local) && is_blob
-             ? SQLITE_OK
-             : chunk_damaged(s, l, local, len);
+  int size = chunk_bytes(s, l, local);
+  int fits = s->kind->row_bytes ? len >= 1 && len <= size : len == size;
+  return fits && is_blob ? SQLITE_OK : chunk_damaged(s, l, local, len);
 }
 
 /* The cache's copy of the chunk, checked against its size (a copy of
@@ -88,7 +90,8 @@ static int cached_copy(store *s, const store_layer *l, int64_t local,
 /* Steps to the chunk's row: *row positioned on it with its bytes in *data
 ** (until shadow_done), or *data NULL when a layered store has no row yet. */
 static int read_row(store *s, const store_layer *l, int64_t local,
-                    sqlite3_stmt **row, const unsigned char **data) {
+                    sqlite3_stmt **row, const unsigned char **data,
+                    int *len) {
   int64_t id = l->first_chunk + local;
   *row = NULL;
   *data = NULL;
@@ -103,6 +106,7 @@ static int read_row(store *s, const store_layer *l, int64_t local,
     return rc;
   }
   *data = sqlite3_column_blob(*row, 0);
+  *len = sqlite3_column_bytes(*row, 0);
   if (*data == NULL) {
     shadow_done(*row);
     return SQLITE_NOMEM;
@@ -110,16 +114,17 @@ static int read_row(store *s, const store_layer *l, int64_t local,
   return SQLITE_OK;
 }
 
-/* Adds a copy of data (zeros if NULL) to the cache as chunk `local`. */
+/* Adds a copy of data[0..len) (zeros if NULL), followed by zeros to the
+** chunk's size, to the cache as chunk `local`. */
 static int cache_copy(store *s, const store_layer *l, int64_t local,
-                      const unsigned char *data, cached_chunk **out) {
+                      const unsigned char *data, int len,
+                      cached_chunk **out) {
   size_t size = (size_t)chunk_bytes(s, l, local);
   unsigned char *copy = sqlite3_malloc64(size);
   if (copy == NULL) return SQLITE_NOMEM;
-  if (data)
-    memcpy(copy, data, size);
-  else
-    memset(copy, 0, size);
+  size_t have = data ? (size_t)len : 0;
+  if (have) memcpy(copy, data, have);
+  memset(copy + have, 0, size - have);
   *out = cache_add(&s->cache, l->first_chunk + local, copy, size);
   return *out ? SQLITE_OK : SQLITE_NOMEM;
 }
@@ -128,23 +133,28 @@ int chunk_read(store *s, const store_layer *l, int64_t local, chunk_ref *ref) {
   cached_chunk *c;
   ref->row = NULL;
   ref->bytes = NULL;
+  ref->len = 0;
   int rc = cached_copy(s, l, local, &c);
   if (rc != SQLITE_OK || c) {
     if (c) ref->bytes = c->bytes;
+    if (c) ref->len = (int)c->size;
     return rc;
   }
   sqlite3_stmt *row;
   const unsigned char *data;
-  rc = read_row(s, l, local, &row, &data);
+  int len;
+  rc = read_row(s, l, local, &row, &data, &len);
   if (rc != SQLITE_OK || data == NULL) return rc;
   if (chunks_cache_full(s, (size_t)chunk_bytes(s, l, local))) {
     ref->bytes = data;
+    ref->len = len;
     ref->row = row;
     return SQLITE_OK;
   }
-  rc = cache_copy(s, l, local, data, &c);
+  rc = cache_copy(s, l, local, data, len, &c);
   shadow_done(row);
   if (rc == SQLITE_OK) ref->bytes = c->bytes;
+  if (rc == SQLITE_OK) ref->len = (int)c->size;
   return rc;
 }
 
@@ -160,9 +170,10 @@ int chunk_load(store *s, const store_layer *l, int64_t local, int change,
   if (rc == SQLITE_OK && c == NULL) {
     sqlite3_stmt *row;
     const unsigned char *data;
-    rc = read_row(s, l, local, &row, &data);
+    int len = 0;
+    rc = read_row(s, l, local, &row, &data, &len);
     if (rc != SQLITE_OK) return rc;
-    rc = cache_copy(s, l, local, data, &c);
+    rc = cache_copy(s, l, local, data, len, &c);
     if (row) shadow_done(row);
   }
   if (rc != SQLITE_OK) return rc;
@@ -206,11 +217,22 @@ static int visit_row(store *s, sqlite3_stmt *scan, chunk_visit visit,
   const cached_chunk *c = s->cache.dirty ? cache_find(&s->cache, id) : NULL;
   if (c && c->dirty) return SQLITE_OK;
   int64_t local = id - l->first_chunk;
-  int rc = checked(s, l, local, sqlite3_column_bytes(scan, 1),
+  int len = sqlite3_column_bytes(scan, 1);
+  int rc = checked(s, l, local, len,
                    sqlite3_column_type(scan, 1) == SQLITE_BLOB);
   const unsigned char *data = sqlite3_column_blob(scan, 1);
   if (rc == SQLITE_OK && data == NULL) rc = SQLITE_NOMEM;
-  return rc == SQLITE_OK ? visit(ctx, l, local, data) : rc;
+  if (rc != SQLITE_OK) return rc;
+  int size = chunk_bytes(s, l, local);
+  if (len == size) return visit(ctx, l, local, data);
+  /* A short row (a kind whose rows vary): its bytes, then zeros. */
+  unsigned char *padded = sqlite3_malloc(size);
+  if (padded == NULL) return SQLITE_NOMEM;
+  memcpy(padded, data, (size_t)len);
+  memset(padded + len, 0, (size_t)(size - len));
+  rc = visit(ctx, l, local, padded);
+  sqlite3_free(padded);
+  return rc;
 }
 
 /* The rows in id order (of layer `only`'s range, or all), then the
@@ -281,6 +303,7 @@ int chunk_write(store *s, const store_layer *l, int64_t local,
                 const unsigned char *bytes) {
   int64_t id = l->first_chunk + local;
   int size = chunk_bytes(s, l, local);
+  if (s->kind->row_bytes) size = s->kind->row_bytes(l, bytes, size);
   /* A layered store's rows are created when first written. */
   int rc = s->config.schedule->layered
                ? shadow_put_chunk(&s->tables, id, bytes, size)

@@ -106,6 +106,7 @@ static int copy_chunk(void *ctx, const store_layer *l, int64_t local,
 int store_export(store *s, sqlite3_context *ctx) {
   int rc = chunks_settle(s);
   if (rc != SQLITE_OK) return rc;
+  if (s->kind->export) return s->kind->export(s, ctx);
   if (s->config.layer_count == 0)
     return s->config.schedule->export_empty
                ? s->config.schedule->export_empty(s, ctx)

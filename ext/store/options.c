@@ -216,6 +216,7 @@ static int window_rules(unsigned given, store_options *o, char *err,
 static int apply_defaults(unsigned given, store_options *o, char *err,
                           size_t err_size) {
   o->capacity_given = (given & 1u << OPT_CAPACITY) != 0;
+  o->growth_given = (given & (1u << OPT_GROWTH | 1u << OPT_TIGHTENING)) != 0;
   /* Without capacity, or with growth or tightening, the store grows. */
   o->scalable = !(given & 1u << OPT_CAPACITY) ||
                 (given & (1u << OPT_GROWTH | 1u << OPT_TIGHTENING));

@@ -69,6 +69,9 @@ typedef struct store_options {
   uint32_t generations;
   int clock_events;     /* clock = 'events' */
   int capacity_given;
+  int growth_given;     /* growth or tightening */
+  unsigned kind;        /* the store's kind (FILTER_KIND_*), set by the
+                           module before a schedule is chosen */
 } store_options;
 
 /* Parses argv[0..argc) (the module arguments, after the three SQLite puts

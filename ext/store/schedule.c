@@ -191,8 +191,8 @@ const store_schedule store_scalable_schedule = {
 /* --- the table --------------------------------------------------------- */
 
 const store_schedule *const store_schedules[] = {
-    &store_window_schedule, &store_scalable_schedule, &store_fixed_schedule,
-    NULL};
+    &store_split_schedule, &store_window_schedule, &store_scalable_schedule,
+    &store_fixed_schedule, NULL};
 
 const store_schedule *schedule_for(const store_options *o) {
   for (int i = 0; store_schedules[i]; i++)

@@ -39,8 +39,10 @@ static void finalize_statements(shadow_tables *t) {
   sqlite3_finalize(t->put_chunk);
   sqlite3_finalize(t->get_config);
   sqlite3_finalize(t->scan_chunks);
+  sqlite3_finalize(t->put_node);
+  sqlite3_finalize(t->last_leaf);
   t->read_chunk = t->write_chunk = t->put_chunk = t->get_config = NULL;
-  t->scan_chunks = NULL;
+  t->scan_chunks = t->put_node = t->last_leaf = NULL;
 }
 
 void shadow_free(shadow_tables *t) {
@@ -86,7 +88,27 @@ int shadow_drop(shadow_tables *t) {
   if (rc == SQLITE_OK)
     rc = run(t->db, sqlite3_mprintf("DROP TABLE IF EXISTS \"%w\".\"%w_chunks\"",
                                     t->schema, t->name));
+  if (rc == SQLITE_OK)
+    rc = run(t->db, sqlite3_mprintf("DROP TABLE IF EXISTS "
+                                    "\"%w\".\"%w_directory\"",
+                                    t->schema, t->name));
   return rc;
+}
+
+/* 1 in *has if the store has a directory table. */
+static int has_directory(shadow_tables *t, int *has) {
+  sqlite3_stmt *stmt;
+  char *sql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_master WHERE "
+                              "type = 'table' AND name = '%q_directory'",
+                              t->schema, t->name);
+  if (sql == NULL) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(t->db, sql, -1, &stmt, NULL);
+  sqlite3_free(sql);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(stmt);
+  *has = rc == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 int shadow_rename(shadow_tables *t, const char *new_name) {
@@ -100,6 +122,12 @@ int shadow_rename(shadow_tables *t, const char *new_name) {
     rc = run(t->db, sqlite3_mprintf(
                         "ALTER TABLE \"%w\".\"%w_chunks\" RENAME TO \"%w_chunks\"",
                         t->schema, t->name, new_name));
+  int has = 0;
+  if (rc == SQLITE_OK) rc = has_directory(t, &has);
+  if (rc == SQLITE_OK && has)
+    rc = run(t->db, sqlite3_mprintf("ALTER TABLE \"%w\".\"%w_directory\" "
+                                    "RENAME TO \"%w_directory\"",
+                                    t->schema, t->name, new_name));
   if (rc != SQLITE_OK) {
     sqlite3_free(name);
     return rc;
@@ -110,7 +138,14 @@ int shadow_rename(shadow_tables *t, const char *new_name) {
 }
 
 int shadow_is_suffix(const char *suffix) {
-  return strcmp(suffix, "config") == 0 || strcmp(suffix, "chunks") == 0;
+  return strcmp(suffix, "config") == 0 || strcmp(suffix, "chunks") == 0 ||
+         strcmp(suffix, "directory") == 0;
+}
+
+int shadow_create_directory(shadow_tables *t) {
+  return run(t->db, sqlite3_mprintf("CREATE TABLE \"%w\".\"%w_directory\"("
+                                    "chunk INTEGER PRIMARY KEY, node INTEGER "
+                                    "NOT NULL)", t->schema, t->name));
 }
 
 /* Prepares a statement used once: sql has two %w, the schema and the
@@ -293,4 +328,34 @@ int shadow_delete_slot(shadow_tables *t, int k, int64_t lo, int64_t hi) {
   }
   sqlite3_finalize(stmt);
   return rc;
+}
+
+int shadow_put_node(shadow_tables *t, int64_t chunk, int64_t node) {
+  int rc = statement(t, &t->put_node,
+                     "INSERT OR REPLACE INTO \"%w\".\"%w_directory\"(chunk, "
+                     "node) VALUES (?1, ?2)");
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(t->put_node, 1, chunk);
+  sqlite3_bind_int64(t->put_node, 2, node);
+  rc = sqlite3_step(t->put_node);
+  sqlite3_reset(t->put_node);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int shadow_scan_directory(shadow_tables *t, sqlite3_stmt **stmt) {
+  return prepare_once(t, "SELECT chunk, node FROM \"%w\".\"%w_directory\" "
+                      "ORDER BY chunk", stmt);
+}
+
+int shadow_last_leaf(shadow_tables *t, int64_t *chunk) {
+  int rc = statement(t, &t->last_leaf,
+                     "SELECT max(chunk) FROM \"%w\".\"%w_directory\"");
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(t->last_leaf);
+  *chunk = rc == SQLITE_ROW && sqlite3_column_type(t->last_leaf, 0) ==
+                                   SQLITE_INTEGER
+               ? sqlite3_column_int64(t->last_leaf, 0)
+               : -1;
+  sqlite3_reset(t->last_leaf);
+  return rc == SQLITE_ROW ? SQLITE_OK : rc;
 }

@@ -34,6 +34,8 @@ typedef struct shadow_tables {
   sqlite3_stmt *put_chunk;   /* the same, creating the row if need be */
   sqlite3_stmt *get_config;  /* SELECT value ... WHERE key = ?1 */
   sqlite3_stmt *scan_chunks; /* SELECT id, data ... BETWEEN ... ORDER BY id */
+  sqlite3_stmt *put_node;    /* INSERT OR REPLACE INTO directory */
+  sqlite3_stmt *last_leaf;   /* SELECT max(chunk) FROM directory */
 } shadow_tables;
 
 /* Binds the names (copied); prepares nothing yet.  SQLITE_NOMEM or OK. */
@@ -44,10 +46,22 @@ void shadow_free(shadow_tables *t);
 
 /* Creates both tables, empty. */
 int shadow_create(shadow_tables *t);
-/* Drops both tables. */
+/* Drops the tables (a quotient store's directory too). */
 int shadow_drop(shadow_tables *t);
-/* Renames both tables for a virtual table renamed to new_name. */
+/* Renames the tables (a quotient store's directory too) for a virtual
+** table renamed to new_name. */
 int shadow_rename(shadow_tables *t, const char *new_name);
+
+/* A quotient store's third table, <name>_directory(chunk INTEGER PRIMARY
+** KEY, node INTEGER NOT NULL): which hash range each chunk holds. */
+int shadow_create_directory(shadow_tables *t);
+/* Writes (or rewrites) the directory row of chunk. */
+int shadow_put_node(shadow_tables *t, int64_t chunk, int64_t node);
+/* Prepares "SELECT chunk, node FROM directory ORDER BY chunk" for the
+** caller to step and finalize. */
+int shadow_scan_directory(shadow_tables *t, sqlite3_stmt **stmt);
+/* *chunk: the largest chunk of the directory, -1 if it has no row. */
+int shadow_last_leaf(shadow_tables *t, int64_t *chunk);
 
 /* 1 if name is one of a store's shadow-table suffixes. */
 int shadow_is_suffix(const char *suffix);

@@ -29,7 +29,11 @@
 **                   scan of every chunk
 **   items.c         a value's way through the layers: probe, add, remove
 **   export.c        SELECT filter: the chunks assembled into one blob
-**   bloom_kind.c    what kind 1 brings (store_kind), cuckoo_kind.c kind 2
+**   bloom_kind.c    what kind 1 brings (store_kind), cuckoo_kind.c kind 2,
+**                   quotient_kind.c kind 4 and its schedule (split: leaves
+**                   that halve when they fill)
+**   directory.c     a quotient store's leaves: which chunk holds which
+**                   range of the hash space
 **   shadow.c        the shadow tables' SQL (shadow.h)
 **   chunk_cache.c   the chunks a connection holds in memory (chunk_cache.h)
 **   options.c       every CREATE argument, one declared table (options.h),
@@ -73,6 +77,9 @@ typedef struct store store;
 typedef struct store_kind store_kind;
 typedef struct store_schedule store_schedule;
 
+/* The configuration keys a kind has at most. */
+#define KIND_MAX_KEYS 5
+
 /* One filter of a store: a fixed store has one, a scalable store one per
 ** layer, each in its own run of chunk rows. */
 typedef struct store_layer {
@@ -84,6 +91,9 @@ typedef struct store_layer {
   int64_t chunks;
   int64_t generation;   /* windowed: the generation it belongs to */
   int slot;             /* windowed: that generation's slot */
+  /* The kind's configuration values as read (a kind whose layer is more
+  ** than a shape keeps them here: quotient_kind.c). */
+  sqlite3_int64 kind_values[KIND_MAX_KEYS];
 } store_layer;
 
 /* As many layers as a layered blob holds (ext/FORMAT.md, kind 3). */
@@ -93,7 +103,6 @@ typedef struct store_layer {
 ** k is in v[k] (INTEGER) or r[k] (REAL), by the key's storage class; bit k
 ** of seen says it was there.  A group is judged only if its schedule reads
 ** it (rows of a layer past the count are not). */
-#define KIND_MAX_KEYS 5
 #define CONFIG_GROUP_KEYS (2 + KIND_MAX_KEYS)
 typedef struct config_group {
   sqlite3_int64 v[CONFIG_GROUP_KEYS];
@@ -282,9 +291,19 @@ struct store_kind {
                           const unsigned char *bytes);
   /* The layer's modelled false-positive rate with `items` items. */
   double (*model_fpr)(const store_layer *l, double items);
+  /* NULL: a chunk row has exactly chunk_bytes bytes.  Otherwise rows vary:
+  ** a row of 1 to chunk_bytes bytes is read as its bytes followed by
+  ** zeros, and a chunk is written as its first row_bytes(l, bytes, size)
+  ** bytes (the kind's record, without the zeros after it). */
+  int (*row_bytes)(const store_layer *l, const unsigned char *bytes,
+                   int size);
+  /* SELECT filter, when the kind assembles the blob itself (NULL: the
+  ** chunks are its body, export.c). */
+  int (*export)(store *s, sqlite3_context *ctx);
 };
 
-extern const store_kind store_bloom_kind, store_cuckoo_kind;
+extern const store_kind store_bloom_kind, store_cuckoo_kind,
+    store_quotient_kind;
 
 /* --- store_schedule: how layers follow one another (schedule.c) -------- */
 
@@ -401,7 +420,7 @@ int schedule_group_complete(const store_kind *k, const config_group *g,
                             int layer);
 
 extern const store_schedule store_fixed_schedule, store_scalable_schedule,
-    store_window_schedule;
+    store_window_schedule, store_split_schedule;
 
 /* Every schedule, in the order CREATE asks them (the first whose chooses
 ** says so is made), NULL-terminated. */
@@ -475,9 +494,11 @@ uint64_t chunk_unit_bytes(const store *s, const store_layer *l,
 const store_layer *chunk_layer_of(const store *s, int64_t id);
 
 /* A chunk as read: bytes valid until chunk_done (NULL: a layered store's
-** chunk with no row yet, all zeros). */
+** chunk with no row yet, all zeros), len of them (chunk_bytes, or fewer
+** for a kind whose rows vary, read from its row). */
 typedef struct chunk_ref {
   const unsigned char *bytes;
+  int len;
   sqlite3_stmt *row; /* the row bytes point into, if not cached */
 } chunk_ref;
 
@@ -590,6 +611,40 @@ int items_load(store *s, sqlite3_value *blob);
 /* DELETE: one copy of the value hashed to h, from the one layer that may
 ** hold it (none when several may). */
 int items_remove(store *s, filter_hash h);
+
+/* --- directory.c: a quotient store's leaves ---------------------------
+** Which chunk holds each range of the hash space, read from
+** <name>_directory once, in the order of the ranges.  Chunk ids are 0 ..
+** leaves - 1: a split's right half takes the next, so the largest id tells
+** whether another connection split a leaf.  The quotient kind owns it
+** (quotient_kind.c) and empties it whenever its configuration is read
+** again (a rollback, another connection's commit). */
+typedef struct store_directory {
+  int64_t leaves;     /* 0: not read */
+  int64_t room;
+  uint64_t *nodes;    /* in range order: the node of each leaf */
+  uint64_t *starts;   /* in range order: the first h1 each owns */
+  int64_t *chunks;    /* in range order: the chunk of each */
+  uint64_t *node_of;  /* by chunk id */
+  int same_depth;     /* every leaf at `depth`: found by a shift */
+  unsigned depth;
+} store_directory;
+
+/* Reads the directory if d holds none; every leaf at least `base` deep.
+** Damage (rows out of order, nodes that do not cover the hashes once) is
+** SQLITE_CORRUPT_VTAB. */
+int directory_load(store *s, store_directory *d, unsigned base);
+/* Frees what d holds: it is read again when next needed. */
+void directory_forget(store_directory *d);
+/* The chunk of the leaf that owns h, and its depth (d is loaded). */
+void directory_find(const store_directory *d, filter_hash h, int64_t *chunk,
+                    unsigned *depth);
+/* Halves the leaf of chunk: its left half keeps chunk, its right half is
+** *right (new); the directory's rows and d both say so. */
+int directory_split(store *s, store_directory *d, int64_t chunk,
+                    int64_t *right);
+/* The table and the rows of 2^depth leaves, chunk p owning prefix p. */
+int directory_create(store *s, unsigned depth);
 
 /* --- cursor.c: a query's rows ------------------------------------------ */
 

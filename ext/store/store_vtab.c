@@ -78,8 +78,8 @@ static int store_new(sqlite3 *db, const sql_function *row,
   if (s == NULL) return SQLITE_NOMEM;
   memset(s, 0, sizeof *s);
   s->function = row;
-  static const store_kind *const kinds[] = {&store_bloom_kind,
-                                            &store_cuckoo_kind};
+  static const store_kind *const kinds[] = {
+      &store_bloom_kind, &store_cuckoo_kind, &store_quotient_kind};
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     if (kinds[i]->kind == row->kind) s->kind = kinds[i];
   if (s->kind == NULL) return SQLITE_INTERNAL; /* a registry row's bug */
@@ -118,6 +118,7 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
   if (create) {
     int bad = store_parse_options(argc - 3, argv + 3, &options, why,
                                   sizeof why) != SQLITE_OK;
+    options.kind = row->kind;
     schedule = bad ? NULL : schedule_for(&options);
     if (!bad && schedule->check &&
         schedule->check(&options, why, sizeof why) != SQLITE_OK)

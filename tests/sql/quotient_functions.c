@@ -200,7 +200,10 @@ static void test_bad_blobs(void) {
       {"truncated by one byte", 0, -1, -1, "header says 1 blocks"},
       {"shorter than the header", 0, -1, 40, "not a filter: 40 bytes"},
       {"block size 288", 12, 32, 0, "block size 288 is not a multiple of 64"},
-      {"header byte 15", 15, 1, 0, "header bytes 14 and 15 are not 0"},
+      {"header byte 15", 15, 1, 0, "header byte 14 (the layout) is not 0 or 1, "
+                                   "or byte 15 is not 0"},
+      {"header byte 14", 14, 2, 0, "header byte 14 (the layout) is not 0 or 1, "
+                                   "or byte 15 is not 0"},
       {"two blocks claimed", 16, 2, 0, "header says 2 blocks"},
       {"a block's count one more", 64, 3, 0, "block 0 is damaged: 3 entries"},
       {"a unary bit added", 80, 0xff, 0, "block 0 is damaged: the unary"},

@@ -1,0 +1,529 @@
+/*
+** Quotient leaves (quotient_leaf.h): the record of one leaf, its checks,
+** its probe, and the split that halves it.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
+** A record is a byte S, the number of sections, then S sections, widest
+** keys first.  A section is a 24-bit little-endian header (c: bits 0-11,
+** b: 12-18, m: 19-23), then c + 2^m unary bits and c low parts of b - m
+** bits, least significant bit first, padded with zeros to a whole byte.
+** Every read is bounded by the room the caller gives: a damaged record
+** makes the probe answer -1, never read past it.
+*/
+#include "core/quotient_leaf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bytes.h"
+
+/* --- bits -------------------------------------------------------------- */
+
+/* 8 bytes from p[at] on, little-endian; bytes at or past end read 0. */
+static uint64_t load_bounded(const unsigned char *p, size_t end, size_t at) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < 8 && at + i < end; i++)
+    v |= (uint64_t)p[at + i] << (8 * i);
+  return v;
+}
+
+/* n bits (n <= 64) at bit position `bit` of p[0..end). */
+static uint64_t field_at(const unsigned char *p, size_t end, uint64_t bit,
+                         unsigned n) {
+  if (n == 0) return 0;
+  size_t at = (size_t)(bit >> 3);
+  unsigned shift = (unsigned)(bit & 7);
+  uint64_t v = load_bounded(p, end, at) >> shift;
+  if (shift + n > 64 && at + 8 < end) v |= (uint64_t)p[at + 8] << (64 - shift);
+  return n == 64 ? v : v & (((uint64_t)1 << n) - 1);
+}
+
+static void set_bit(unsigned char *p, uint64_t bit) {
+  p[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+}
+
+static void put_field(unsigned char *p, uint64_t bit, unsigned n, uint64_t v) {
+  for (unsigned i = 0; i < n; i++)
+    if (v >> i & 1) set_bit(p, bit + i);
+}
+
+static int popcount64(uint64_t v) {
+  int n = 0;
+  for (; v; v &= v - 1) n++;
+  return n;
+}
+
+uint64_t qleaf_key(filter_hash h, unsigned depth, unsigned bits) {
+  if (bits == 0) return 0;
+  uint64_t hi;
+  if (depth == 0)
+    hi = h.h1;
+  else if (depth < 64)
+    hi = h.h1 << depth | h.h2 >> (64 - depth);
+  else
+    hi = depth < 128 ? h.h2 << (depth - 64) : 0;
+  return bits == 64 ? hi : hi >> (64 - bits);
+}
+
+/* --- sections ---------------------------------------------------------- */
+
+typedef struct section {
+  unsigned count, bits, bucket_bits;
+  uint64_t unary_bits; /* c + 2^m */
+  uint64_t body_bits;  /* unary, then c * (b - m) */
+  size_t at;           /* the header's offset in the record */
+  size_t bytes;        /* header and body */
+} section;
+
+static void fail(char *err, size_t size, const char *fmt, unsigned a,
+                 unsigned b) {
+  if (err && size) snprintf(err, size, fmt, a, b);
+}
+
+/* Reads section header i at rec[at..): -1 if it does not fit room or its
+** fields are out of range, or its width is not below `wider`. */
+static int section_at(const unsigned char *rec, size_t room, size_t at,
+                      unsigned wider, section *s, char *err, size_t size,
+                      unsigned i) {
+  if (at + QLEAF_SECTION_HEADER_BYTES > room) {
+    fail(err, size, "section %u of %u does not fit the leaf", i, 0);
+    return -1;
+  }
+  uint32_t w = (uint32_t)rec[at] | (uint32_t)rec[at + 1] << 8 |
+               (uint32_t)rec[at + 2] << 16;
+  s->count = w & 4095u;
+  s->bits = w >> 12 & 127u;
+  s->bucket_bits = w >> 19 & 31u;
+  if (s->count == 0 || s->bits > 64 || s->bucket_bits > QLEAF_MAX_BUCKET_BITS ||
+      s->bucket_bits > s->bits || s->bits >= wider) {
+    fail(err, size, "section %u has a header out of range (%u)", i, w);
+    return -1;
+  }
+  s->unary_bits = s->count + ((uint64_t)1 << s->bucket_bits);
+  s->body_bits =
+      s->unary_bits + (uint64_t)s->count * (s->bits - s->bucket_bits);
+  s->at = at;
+  s->bytes = QLEAF_SECTION_HEADER_BYTES + (size_t)((s->body_bits + 7) / 8);
+  if (s->bytes > room - at) {
+    fail(err, size, "section %u of %u bytes does not fit the leaf", i,
+         (unsigned)s->bytes);
+    return -1;
+  }
+  return 0;
+}
+
+int qleaf_length(const unsigned char *rec, size_t room, size_t *len) {
+  if (room < 1 || rec[0] > QLEAF_MAX_SECTIONS) return -1;
+  size_t at = 1;
+  unsigned wider = 65;
+  for (unsigned i = 0; i < rec[0]; i++) {
+    section s;
+    if (section_at(rec, room, at, wider, &s, NULL, 0, i) != 0) return -1;
+    wider = s.bits;
+    at += s.bytes;
+  }
+  *len = at;
+  return 0;
+}
+
+uint64_t qleaf_entries(const unsigned char *rec, size_t room) {
+  if (room < 1 || rec[0] > QLEAF_MAX_SECTIONS) return 0;
+  size_t at = 1;
+  unsigned wider = 65;
+  uint64_t n = 0;
+  for (unsigned i = 0; i < rec[0]; i++) {
+    section s;
+    if (section_at(rec, room, at, wider, &s, NULL, 0, i) != 0) return 0;
+    n += s.count;
+    wider = s.bits;
+    at += s.bytes;
+  }
+  return n;
+}
+
+/* --- decode and check -------------------------------------------------- */
+
+/* Walks every entry of a checked section, calling back with its key. */
+static int section_entries(const unsigned char *rec, size_t room,
+                           const section *s, qleaf_entry *out, char *err,
+                           size_t size, unsigned i) {
+  const unsigned char *body = rec + s->at + QLEAF_SECTION_HEADER_BYTES;
+  size_t end = s->bytes - QLEAF_SECTION_HEADER_BYTES;
+  unsigned low = s->bits - s->bucket_bits;
+  uint64_t q = 0, ones = 0, zeros = 0, prev = 0;
+  for (uint64_t t = 0; t < s->unary_bits; t++) {
+    if (field_at(body, end, t, 1)) {
+      if (ones == s->count) break;
+      uint64_t key = (low == 64 ? 0 : q << low) |
+                     field_at(body, end, s->unary_bits + ones * low, low);
+      if (ones > 0 && key < prev) {
+        fail(err, size, "section %u has keys out of order at entry %u", i,
+             (unsigned)ones);
+        return -1;
+      }
+      if (out) out[ones] = (qleaf_entry){key, s->bits};
+      prev = key;
+      ones++;
+    } else {
+      zeros++;
+      q++;
+    }
+  }
+  if (ones != s->count || zeros != ((uint64_t)1 << s->bucket_bits)) {
+    fail(err, size, "section %u has a unary part of %u ones", i,
+         (unsigned)ones);
+    return -1;
+  }
+  /* The padding after the last low part is zero. */
+  for (uint64_t t = s->body_bits; t < (uint64_t)end * 8; t++)
+    if (field_at(body, end, t, 1)) {
+      fail(err, size, "section %u has padding that is not zero (%u)", i,
+           (unsigned)t);
+      return -1;
+    }
+  (void)room;
+  return 0;
+}
+
+int qleaf_decode(const unsigned char *rec, size_t room, qleaf_entry *out,
+                 size_t cap, size_t *count, char *err, size_t err_size) {
+  *count = 0;
+  if (room < 1 || rec[0] > QLEAF_MAX_SECTIONS) {
+    fail(err, err_size, "the leaf has %u sections, more than %u",
+         room ? rec[0] : 0, QLEAF_MAX_SECTIONS);
+    return -1;
+  }
+  size_t at = 1;
+  unsigned wider = 65;
+  for (unsigned i = 0; i < rec[0]; i++) {
+    section s;
+    if (section_at(rec, room, at, wider, &s, err, err_size, i) != 0) return -1;
+    if (out && *count + s.count > cap) {
+      fail(err, err_size, "the leaf holds more than %u entries", (unsigned)cap,
+           0);
+      return -1;
+    }
+    if (section_entries(rec, room, &s, out ? out + *count : NULL, err,
+                        err_size, i) != 0)
+      return -1;
+    *count += s.count;
+    wider = s.bits;
+    at += s.bytes;
+  }
+  for (size_t t = at; t < room; t++)
+    if (rec[t] != 0) {
+      fail(err, err_size, "the leaf has bytes after its record (byte %u of %u)",
+           (unsigned)t, (unsigned)room);
+      return -1;
+    }
+  return 0;
+}
+
+int qleaf_check(const unsigned char *rec, size_t room, uint64_t *entries,
+                char *err, size_t err_size) {
+  size_t count;
+  int rc = qleaf_decode(rec, room, NULL, 0, &count, err, err_size);
+  *entries = count;
+  return rc;
+}
+
+/* --- encode ------------------------------------------------------------ */
+
+static int entry_order(const void *a, const void *b) {
+  const qleaf_entry *x = a, *y = b;
+  if (x->bits != y->bits) return x->bits > y->bits ? -1 : 1;
+  return x->key < y->key ? -1 : x->key > y->key;
+}
+
+void qleaf_sort(qleaf_entry *e, size_t count) {
+  if (count > 1) qsort(e, count, sizeof *e, entry_order);
+}
+
+/* The bucket bits that make a section of c keys of b bits smallest: the
+** fewest c + 2^m + c * (b - m), the smallest m on a tie. */
+static unsigned bucket_bits_for(uint64_t c, unsigned b) {
+  unsigned best = 0;
+  uint64_t best_bits = UINT64_MAX;
+  unsigned top = b < QLEAF_MAX_BUCKET_BITS ? b : QLEAF_MAX_BUCKET_BITS;
+  for (unsigned m = 0; m <= top; m++) {
+    uint64_t bits = c + ((uint64_t)1 << m) + c * (b - m);
+    if (bits < best_bits) {
+      best_bits = bits;
+      best = m;
+    }
+  }
+  return best;
+}
+
+static uint64_t section_body_bits(uint64_t c, unsigned b, unsigned m) {
+  return c + ((uint64_t)1 << m) + c * (b - m);
+}
+
+/* The run of entries of one width starting at e[i]: its length. */
+static size_t run_of(const qleaf_entry *e, size_t count, size_t i) {
+  size_t j = i;
+  while (j < count && e[j].bits == e[i].bits) j++;
+  return j - i;
+}
+
+
+size_t qleaf_section_bytes(uint64_t c, unsigned b) {
+  unsigned m = bucket_bits_for(c, b);
+  return QLEAF_SECTION_HEADER_BYTES +
+         (size_t)((section_body_bits(c, b, m) + 7) / 8);
+}
+
+size_t qleaf_encoded_bytes(const qleaf_entry *e, size_t count) {
+  size_t bytes = 1;
+  for (size_t i = 0; i < count;) {
+    size_t c = run_of(e, count, i);
+    unsigned m = bucket_bits_for(c, e[i].bits);
+    bytes += QLEAF_SECTION_HEADER_BYTES +
+             (size_t)((section_body_bits(c, e[i].bits, m) + 7) / 8);
+    i += c;
+  }
+  return bytes;
+}
+
+size_t qleaf_encode(const qleaf_entry *e, size_t count, unsigned char *dst) {
+  size_t len = qleaf_encoded_bytes(e, count);
+  memset(dst, 0, len);
+  size_t at = 1;
+  unsigned sections = 0;
+  for (size_t i = 0; i < count;) {
+    size_t c = run_of(e, count, i);
+    unsigned b = e[i].bits, m = bucket_bits_for(c, b), low = b - m;
+    uint32_t w = (uint32_t)c | (uint32_t)b << 12 | (uint32_t)m << 19;
+    dst[at] = (unsigned char)w;
+    dst[at + 1] = (unsigned char)(w >> 8);
+    dst[at + 2] = (unsigned char)(w >> 16);
+    unsigned char *body = dst + at + QLEAF_SECTION_HEADER_BYTES;
+    uint64_t unary = c + ((uint64_t)1 << m);
+    for (size_t j = 0; j < c; j++) {
+      uint64_t key = e[i + j].key;
+      uint64_t q = low == 64 ? 0 : key >> low;
+      set_bit(body, q + j); /* the j-th one follows q zeros */
+      put_field(body, unary + j * low, low,
+                low == 64 ? key : key & (((uint64_t)1 << low) - 1));
+    }
+    at += QLEAF_SECTION_HEADER_BYTES +
+          (size_t)((section_body_bits(c, b, m) + 7) / 8);
+    sections++;
+    i += c;
+  }
+  dst[0] = (unsigned char)sections;
+  return len;
+}
+
+/* --- probe ------------------------------------------------------------- */
+
+/* 1 if section s holds key, 0 if not, -1 if what it read is damaged. */
+static int section_holds(const unsigned char *rec, const section *s,
+                         uint64_t key) {
+  const unsigned char *body = rec + s->at + QLEAF_SECTION_HEADER_BYTES;
+  size_t end = s->bytes - QLEAF_SECTION_HEADER_BYTES;
+  unsigned low = s->bits - s->bucket_bits;
+  uint64_t q = low == 64 ? 0 : key >> low;
+  uint64_t want = low == 64 ? key : key & (((uint64_t)1 << low) - 1);
+  /* The q-th zero of the unary part, a word at a time. */
+  uint64_t t = 0, left = q; /* zeros still to pass */
+  uint64_t z = UINT64_MAX;
+  while (t < s->unary_bits) {
+    unsigned n = s->unary_bits - t < 64 ? (unsigned)(s->unary_bits - t) : 64;
+    uint64_t word = field_at(body, end, t, n);
+    uint64_t zeros = ~word & (n == 64 ? UINT64_MAX : ((uint64_t)1 << n) - 1);
+    int k = popcount64(zeros);
+    if ((uint64_t)k > left) {
+      for (; left; left--) zeros &= zeros - 1;
+      unsigned at = 0;
+      while (!(zeros >> at & 1)) at++;
+      z = t + at;
+      break;
+    }
+    left -= (uint64_t)k;
+    t += n;
+  }
+  if (z == UINT64_MAX) return -1;
+  uint64_t ones_before = z - q;
+  if (ones_before > s->count) return -1;
+  for (uint64_t j = 1; j <= z && field_at(body, end, z - j, 1); j++) {
+    uint64_t i = ones_before - j;
+    if (j > ones_before) return -1;
+    if (field_at(body, end, s->unary_bits + i * low, low) == want) return 1;
+  }
+  return 0;
+}
+
+int qleaf_contains(const unsigned char *rec, size_t room, unsigned depth,
+                   filter_hash h) {
+  if (room < 1 || rec[0] > QLEAF_MAX_SECTIONS) return -1;
+  size_t at = 1;
+  unsigned wider = 65;
+  for (unsigned i = 0; i < rec[0]; i++) {
+    section s;
+    if (section_at(rec, room, at, wider, &s, NULL, 0, i) != 0) return -1;
+    if (depth + s.bits > 128) return -1;
+    int r = section_holds(rec, &s, qleaf_key(h, depth, s.bits));
+    if (r != 0) return r;
+    wider = s.bits;
+    at += s.bytes;
+  }
+  return 0;
+}
+
+/* --- entries ----------------------------------------------------------- */
+
+int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
+                  filter_hash h, size_t *matches, unsigned *sections,
+                  size_t *first) {
+  *matches = 0;
+  *sections = 0;
+  *first = 0;
+  unsigned last_bits = 65;
+  for (size_t i = 0; i < count; i++) {
+    if (e[i].key != qleaf_key(h, depth, e[i].bits)) continue;
+    if (*matches == 0) *first = i;
+    (*matches)++;
+    if (e[i].bits != last_bits) (*sections)++;
+    last_bits = e[i].bits;
+  }
+  return 0;
+}
+
+void qleaf_split(const qleaf_entry *e, size_t count, qleaf_entry *left,
+                 size_t *nl, qleaf_entry *right, size_t *nr) {
+  *nl = *nr = 0;
+  for (size_t i = 0; i < count; i++) {
+    unsigned b = e[i].bits;
+    if (b == 0) { /* matches the whole leaf: both halves */
+      left[(*nl)++] = e[i];
+      right[(*nr)++] = e[i];
+      continue;
+    }
+    uint64_t rest = b == 1 ? 0 : e[i].key & (UINT64_MAX >> (65 - b));
+    qleaf_entry child = {rest, b - 1};
+    if (e[i].key >> (b - 1) & 1)
+      right[(*nr)++] = child;
+    else
+      left[(*nl)++] = child;
+  }
+}
+
+/* --- layout 1: a blob of leaves ---------------------------------------- */
+
+int qleaves_check_header(const unsigned char *body, size_t body_bytes,
+                         uint64_t leaves) {
+  if (leaves == 0 || body_bytes / QLEAVES_ENTRY_BYTES < leaves) return -1;
+  size_t area = body_bytes - (size_t)leaves * QLEAVES_ENTRY_BYTES;
+  uint64_t last_end = load_le64(body + (leaves - 1) * QLEAVES_ENTRY_BYTES + 8);
+  return last_end == area ? 0 : -1;
+}
+
+/* Leaf i's node, and its record's bounds in the records area: -1 if they
+** do not lie within it in order. */
+static int leaf_at(const unsigned char *body, size_t body_bytes,
+                   uint64_t leaves, uint64_t i, uint64_t *node,
+                   const unsigned char **rec, size_t *len) {
+  size_t area_at = (size_t)leaves * QLEAVES_ENTRY_BYTES;
+  size_t area = body_bytes - area_at;
+  uint64_t begin = i == 0 ? 0 : load_le64(body + (i - 1) * QLEAVES_ENTRY_BYTES + 8);
+  uint64_t end = load_le64(body + i * QLEAVES_ENTRY_BYTES + 8);
+  *node = load_le64(body + i * QLEAVES_ENTRY_BYTES);
+  if (begin > end || end > area || *node == 0 ||
+      qleaf_depth(*node) > QLEAF_MAX_DEPTH)
+    return -1;
+  *rec = body + area_at + begin;
+  *len = (size_t)(end - begin);
+  return 0;
+}
+
+int64_t qleaves_find(const unsigned char *body, size_t body_bytes,
+                     uint64_t leaves, filter_hash h) {
+  /* The last leaf whose first h1 is at most h1: starts ascend. */
+  uint64_t lo = 0, hi = leaves; /* the answer lies in [lo, hi) */
+  while (hi - lo > 1) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    uint64_t node = load_le64(body + mid * QLEAVES_ENTRY_BYTES);
+    if (node != 0 && qleaf_depth(node) <= QLEAF_MAX_DEPTH &&
+        qleaf_start(node) <= h.h1)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  (void)body_bytes;
+  return (int64_t)lo;
+}
+
+int qleaves_contains(const unsigned char *body, size_t body_bytes,
+                     uint64_t leaves, filter_hash h) {
+  uint64_t i = (uint64_t)qleaves_find(body, body_bytes, leaves, h), node;
+  const unsigned char *rec;
+  size_t len, used;
+  if (leaf_at(body, body_bytes, leaves, i, &node, &rec, &len) != 0 ||
+      !qleaf_owns(node, h) || qleaf_length(rec, len, &used) != 0 ||
+      used != len)
+    return -1;
+  return qleaf_contains(rec, len, qleaf_depth(node), h);
+}
+
+int qleaves_stats(const unsigned char *body, size_t body_bytes,
+                  uint64_t leaves, qleaves_summary *sum, char *err,
+                  size_t err_size) {
+  memset(sum, 0, sizeof *sum);
+  uint64_t next_start = 0; /* the first h1 the next leaf must own */
+  int wrapped = 0;         /* the leaves so far reach 2^64 */
+  for (uint64_t i = 0; i < leaves; i++) {
+    uint64_t node, entries;
+    const unsigned char *rec;
+    size_t len, used;
+    char why[120];
+    if (leaf_at(body, body_bytes, leaves, i, &node, &rec, &len) != 0) {
+      fail(err, err_size, "leaf %u of %u has a node or bounds out of range",
+           (unsigned)i, (unsigned)leaves);
+      return -1;
+    }
+    unsigned d = qleaf_depth(node);
+    if (wrapped || qleaf_start(node) != next_start) {
+      fail(err, err_size, "leaf %u of %u does not follow the one before it",
+           (unsigned)i, (unsigned)leaves);
+      return -1;
+    }
+    uint64_t span = d == 0 ? 0 : (uint64_t)1 << (64 - d);
+    next_start += span;
+    wrapped = d == 0 || next_start == 0;
+    if (qleaf_length(rec, len, &used) != 0 || used != len ||
+        qleaf_check(rec, len, &entries, why, sizeof why) != 0) {
+      if (err && err_size) snprintf(err, err_size, "leaf %u: %s", (unsigned)i,
+                                    qleaf_length(rec, len, &used) != 0 ||
+                                            used != len
+                                        ? "its record does not fill its bytes"
+                                        : why);
+      return -1;
+    }
+    sum->entries += entries;
+    if (d > sum->max_depth) sum->max_depth = d;
+    if (i == 0 || d < sum->min_depth) sum->min_depth = d;
+    /* the leaf's share of the rate: 2^-(d + b) for each entry */
+    size_t at = 1;
+    for (unsigned k = 0; k < rec[0]; k++) {
+      section s;
+      section_at(rec, len, at, 65, &s, NULL, 0, k);
+      sum->estimated_fpr += (double)s.count * ldexp(1.0, -(int)(d + s.bits));
+      at += s.bytes;
+    }
+  }
+  if (!wrapped) {
+    fail(err, err_size, "the %u leaves do not cover every hash", (unsigned)leaves,
+         0);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,169 @@
+/*
+** Quotient leaves: the growing form of the quotient filter (kind 4,
+** layout 1), where each leaf owns one aligned range of the hash space and
+** splits in two when it fills.  Plain C: no SQLite header.
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
+** An item's position is the 128-bit string P = h1 h2 (h1's top bit
+** first).  A leaf at depth d is named by its node number 2^d + p: it owns
+** the items whose P starts with the d bits of p.  An entry is the next b
+** bits of P after them (its key), kept in the section of its leaf whose
+** keys have b bits; a section is Elias-Fano coded (FORMAT.md, "Kind 4,
+** layout 1").  Splitting a leaf turns each key's top bit into the child's
+** address bit: the entries go to the child it names with b - 1 bits, so
+** no item is needed and an entry's false-positive share, 2^-(d + b),
+** never changes.  A key of no bit left matches its whole leaf, and goes
+** to both children.
+**
+** Why sections: a store gives an entry written into a deep leaf more bits
+** than one written long ago (each generation of leaves its share of the
+** rate), and the keys of one Elias-Fano list share one width.
+*/
+#ifndef CORE_QUOTIENT_LEAF_H
+#define CORE_QUOTIENT_LEAF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/hash.h"
+
+/* A leaf's sections: one per key width, 0..64 bits. */
+#define QLEAF_MAX_SECTIONS 65u
+/* Entries in one section (12 bits of its header). */
+#define QLEAF_MAX_SECTION_ENTRIES 4095u
+/* Bucket bits of a section (5 bits of its header, at most 16 used). */
+#define QLEAF_MAX_BUCKET_BITS 16u
+/* The deepest leaf: node numbers stay below 2^63. */
+#define QLEAF_MAX_DEPTH 62u
+/* A section's header: c (12 bits), b (7 bits), m (5 bits). */
+#define QLEAF_SECTION_HEADER_BYTES 3u
+
+/* One entry: its key and how many bits it has. */
+typedef struct qleaf_entry {
+  uint64_t key;
+  unsigned bits;
+} qleaf_entry;
+
+/* The depth of node number `node` (>= 1): floor(log2(node)). */
+static inline unsigned qleaf_depth(uint64_t node) {
+  unsigned d = 0;
+  while (node >> 1 >> d) d++;
+  return d;
+}
+
+/* The first h1 a node owns: its prefix followed by zeros. */
+static inline uint64_t qleaf_start(uint64_t node) {
+  unsigned d = qleaf_depth(node);
+  return d == 0 ? 0 : (node - ((uint64_t)1 << d)) << (64 - d);
+}
+
+/* 1 if node owns h (its depth's first bits of h1 are its prefix). */
+static inline int qleaf_owns(uint64_t node, filter_hash h) {
+  unsigned d = qleaf_depth(node);
+  return d == 0 || (h.h1 >> (64 - d)) == node - ((uint64_t)1 << d);
+}
+
+/* The node at depth d that owns h. */
+static inline uint64_t qleaf_node_of(filter_hash h, unsigned d) {
+  return ((uint64_t)1 << d) | (d == 0 ? 0 : h.h1 >> (64 - d));
+}
+
+/* Bits d .. d + b - 1 of P = h1 h2 (b <= 64, d + b <= 128; 0 if b = 0). */
+uint64_t qleaf_key(filter_hash h, unsigned depth, unsigned bits);
+
+/* The length of the leaf record at rec[0..room): 0 with *len if its
+** headers fit in room (sections and their sizes only; quick), -1 if not. */
+int qleaf_length(const unsigned char *rec, size_t room, size_t *len);
+
+/* The entries the record's section headers count (0 if they do not fit
+** room): quick, no body read. */
+uint64_t qleaf_entries(const unsigned char *rec, size_t room);
+
+/* Checks the record rec[0..room) fully (qleaf_decode's checks) and counts
+** its entries; 0 or -1 with the reason in err. */
+int qleaf_check(const unsigned char *rec, size_t room, uint64_t *entries,
+                char *err, size_t err_size);
+
+/* Decodes the record into out (room for `cap` entries, sorted by bits
+** descending then key ascending) and *count; -1 with the reason in err if
+** it is damaged: sections out of order or of a width twice, a count of 0,
+** fields out of range, a unary part without exactly c ones, bits after the
+** last section's padding that are not 0 within room, more entries than
+** cap. */
+int qleaf_decode(const unsigned char *rec, size_t room, qleaf_entry *out,
+                 size_t cap, size_t *count, char *err, size_t err_size);
+
+/* The bytes qleaf_encode writes for entries (sorted as qleaf_decode gives
+** them). */
+size_t qleaf_encoded_bytes(const qleaf_entry *e, size_t count);
+
+/* The bytes of one section of c keys of b bits, its header included. */
+size_t qleaf_section_bytes(uint64_t c, unsigned b);
+
+/* Writes the record of e[0..count) (sorted as qleaf_decode gives them) to
+** dst, which has qleaf_encoded_bytes(e, count) bytes; returns that
+** length.  A section of more than QLEAF_MAX_SECTION_ENTRIES entries cannot
+** be written: the caller splits first. */
+size_t qleaf_encode(const qleaf_entry *e, size_t count, unsigned char *dst);
+
+/* Sorts entries as qleaf_decode gives them. */
+void qleaf_sort(qleaf_entry *e, size_t count);
+
+/* 1 if the leaf at depth d may hold h, 0 if it certainly does not, -1 if
+** what the probe read is damaged.  Reads only rec[0..room). */
+int qleaf_contains(const unsigned char *rec, size_t room, unsigned depth,
+                   filter_hash h);
+
+/* How many entries of the leaf match h, and in how many sections (a
+** delete removes one only when they are all in one section). */
+int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
+                  filter_hash h, size_t *matches, unsigned *sections,
+                  size_t *first);
+
+/* Splits e[0..count) (sorted) into the two children: the left child's
+** entries into left (*nl), the right's into right (*nr), each sorted;
+** left and right have room for count entries each. */
+void qleaf_split(const qleaf_entry *e, size_t count, qleaf_entry *left,
+                 size_t *nl, qleaf_entry *right, size_t *nr);
+
+/* --- layout 1: a blob of leaves (FORMAT.md, "Kind 4, layout 1") -------
+** The body is `leaves` directory entries of 16 bytes (the node, u64; the
+** end of its record in the records area, u64), leaves in the order of
+** the hash ranges they own, then the records area.  Reads are bounded by
+** body_bytes; a damaged directory or record makes a probe answer -1. */
+#define QLEAVES_ENTRY_BYTES 16u
+
+/* The O(1) check filter_parse makes: the directory fits the body, and its
+** last end is the records area's size.  0 or -1. */
+int qleaves_check_header(const unsigned char *body, size_t body_bytes,
+                         uint64_t leaves);
+
+/* The directory index of the leaf that owns h (when the directory is
+** sound). */
+int64_t qleaves_find(const unsigned char *body, size_t body_bytes,
+                     uint64_t leaves, filter_hash h);
+
+/* 1, 0, or -1 if the leaf h needs (or the directory on the way) is
+** damaged. */
+int qleaves_contains(const unsigned char *body, size_t body_bytes,
+                     uint64_t leaves, filter_hash h);
+
+typedef struct qleaves_summary {
+  uint64_t entries;
+  unsigned min_depth, max_depth;
+  double estimated_fpr; /* sum over entries of 2^-(depth + bits) */
+} qleaves_summary;
+
+/* Checks every directory entry (the leaves cover the hash space in order)
+** and every record; 0, or -1 with the reason in err. */
+int qleaves_stats(const unsigned char *body, size_t body_bytes,
+                  uint64_t leaves, qleaves_summary *sum, char *err,
+                  size_t err_size);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+** A quotient store's directory (store.h, "directory.c"): which chunk holds
+** each range of the hash space, read from <name>_directory once and kept
+** in the order of the ranges, so that finding a value's leaf is a binary
+** search (or, while every leaf has one depth, a shift).
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
+** Rows: (chunk, node) for chunk = 0 .. leaves - 1, node = 2^d + p the
+** leaf that owns the hashes whose h1 starts with the d bits of p
+** (core/quotient_leaf.h).  The nodes must cover the hash space once: a
+** directory that does not is damage.  A split rewrites the row of the
+** leaf it halves (its left half keeps the chunk) and adds the right half
+** as chunk `leaves`, so chunk ids stay dense and the largest one tells
+** another connection whether the directory changed.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/quotient_leaf.h"
+#include "store/store.h"
+
+void directory_forget(store_directory *d) {
+  sqlite3_free(d->nodes);
+  sqlite3_free(d->starts);
+  sqlite3_free(d->chunks);
+  sqlite3_free(d->node_of);
+  memset(d, 0, sizeof *d);
+}
+
+/* Room for `need` leaves in every array. */
+static int make_room(store_directory *d, int64_t need) {
+  if (need <= d->room) return SQLITE_OK;
+  int64_t room = d->room ? d->room : 64;
+  while (room < need) room *= 2;
+  uint64_t *nodes = sqlite3_realloc64(d->nodes, (uint64_t)room * 8);
+  if (nodes) d->nodes = nodes;
+  uint64_t *starts = sqlite3_realloc64(d->starts, (uint64_t)room * 8);
+  if (starts) d->starts = starts;
+  int64_t *chunks = sqlite3_realloc64(d->chunks, (uint64_t)room * 8);
+  if (chunks) d->chunks = chunks;
+  uint64_t *node_of = sqlite3_realloc64(d->node_of, (uint64_t)room * 8);
+  if (node_of) d->node_of = node_of;
+  if (!nodes || !starts || !chunks || !node_of) return SQLITE_NOMEM;
+  d->room = room;
+  return SQLITE_OK;
+}
+
+static int damaged(store *s, const char *why, long long chunk) {
+  return store_corrupt(s, "the directory of %s is damaged (%s, chunk %lld): "
+                       "the store is damaged", s->tables.name, why, chunk);
+}
+
+typedef struct range_key {
+  uint64_t start;
+  int64_t chunk;
+} range_key;
+
+static int by_start(const void *a, const void *b) {
+  const range_key *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Puts the leaves in range order and checks that they cover the hash
+** space once. */
+static int order(store *s, store_directory *d, unsigned base) {
+  range_key *keys = sqlite3_malloc64((uint64_t)d->leaves * sizeof *keys);
+  if (keys == NULL) return SQLITE_NOMEM;
+  for (int64_t c = 0; c < d->leaves; c++)
+    keys[c] = (range_key){qleaf_start(d->node_of[c]), c};
+  qsort(keys, (size_t)d->leaves, sizeof *keys, by_start);
+  for (int64_t i = 0; i < d->leaves; i++) d->chunks[i] = keys[i].chunk;
+  sqlite3_free(keys);
+  uint64_t next = 0;
+  int whole = 0;
+  d->same_depth = 1;
+  d->depth = qleaf_depth(d->node_of[d->chunks[0]]);
+  for (int64_t i = 0; i < d->leaves; i++) {
+    uint64_t node = d->node_of[d->chunks[i]];
+    unsigned depth = qleaf_depth(node);
+    if (whole || qleaf_start(node) != next || depth < base)
+      return damaged(s, "its leaves do not cover the hashes once",
+                     (long long)d->chunks[i]);
+    d->nodes[i] = node;
+    d->starts[i] = next;
+    next += depth == 0 ? 0 : (uint64_t)1 << (64 - depth);
+    whole = depth == 0 || next == 0;
+    if (depth != d->depth) d->same_depth = 0;
+  }
+  return whole ? SQLITE_OK
+               : damaged(s, "its leaves do not cover the hashes", -1);
+}
+
+int directory_load(store *s, store_directory *d, unsigned base) {
+  if (d->leaves > 0) return SQLITE_OK;
+  directory_forget(d);
+  sqlite3_stmt *row = NULL;
+  int rc = shadow_scan_directory(&s->tables, &row);
+  int64_t n = 0;
+  while (rc == SQLITE_OK && (rc = sqlite3_step(row)) == SQLITE_ROW) {
+    int64_t chunk = sqlite3_column_int64(row, 0);
+    if (sqlite3_column_type(row, 1) != SQLITE_INTEGER || chunk != n) {
+      rc = damaged(s, "a row out of order or not an integer", (long long)n);
+      break;
+    }
+    int64_t node = sqlite3_column_int64(row, 1);
+    if (node < 1 || qleaf_depth((uint64_t)node) > QLEAF_MAX_DEPTH) {
+      rc = damaged(s, "a node out of range", (long long)chunk);
+      break;
+    }
+    rc = make_room(d, n + 1);
+    if (rc == SQLITE_OK) d->node_of[n++] = (uint64_t)node;
+  }
+  sqlite3_finalize(row);
+  if (rc == SQLITE_DONE) rc = n > 0 ? SQLITE_OK : damaged(s, "no row", 0);
+  if (rc == SQLITE_OK) {
+    d->leaves = n;
+    rc = order(s, d, base);
+  }
+  if (rc != SQLITE_OK) directory_forget(d);
+  return rc;
+}
+
+/* The range-order index of the leaf that owns h1. */
+static int64_t index_of(const store_directory *d, uint64_t h1) {
+  if (d->same_depth)
+    return d->depth == 0 ? 0 : (int64_t)(h1 >> (64 - d->depth));
+  int64_t lo = 0, hi = d->leaves; /* the answer lies in [lo, hi) */
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (d->starts[mid] <= h1)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+void directory_find(const store_directory *d, filter_hash h, int64_t *chunk,
+                    unsigned *depth) {
+  int64_t i = index_of(d, h.h1);
+  *chunk = d->chunks[i];
+  *depth = qleaf_depth(d->nodes[i]);
+}
+
+int directory_split(store *s, store_directory *d, int64_t chunk,
+                    int64_t *right) {
+  uint64_t node = d->node_of[chunk];
+  int64_t i = index_of(d, qleaf_start(node));
+  int64_t fresh = d->leaves;
+  int rc = make_room(d, d->leaves + 1);
+  if (rc == SQLITE_OK) rc = shadow_put_node(&s->tables, chunk, (int64_t)(2 * node));
+  if (rc == SQLITE_OK)
+    rc = shadow_put_node(&s->tables, fresh, (int64_t)(2 * node + 1));
+  if (rc != SQLITE_OK) return rc;
+  memmove(d->nodes + i + 2, d->nodes + i + 1,
+          (size_t)(d->leaves - i - 1) * sizeof *d->nodes);
+  memmove(d->starts + i + 2, d->starts + i + 1,
+          (size_t)(d->leaves - i - 1) * sizeof *d->starts);
+  memmove(d->chunks + i + 2, d->chunks + i + 1,
+          (size_t)(d->leaves - i - 1) * sizeof *d->chunks);
+  d->nodes[i] = 2 * node;
+  d->nodes[i + 1] = 2 * node + 1;
+  d->starts[i + 1] = qleaf_start(2 * node + 1);
+  d->chunks[i + 1] = fresh;
+  d->node_of[chunk] = 2 * node;
+  d->node_of[fresh] = 2 * node + 1;
+  d->leaves++;
+  d->same_depth = 0;
+  *right = fresh;
+  return SQLITE_OK;
+}
+
+int directory_create(store *s, unsigned depth) {
+  int rc = shadow_create_directory(&s->tables);
+  for (uint64_t p = 0; rc == SQLITE_OK && p < (uint64_t)1 << depth; p++)
+    rc = shadow_put_node(&s->tables, (int64_t)p,
+                         (int64_t)(((uint64_t)1 << depth) + p));
+  return rc;
+}

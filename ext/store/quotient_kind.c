@@ -1,0 +1,550 @@
+/*
+** quotient_store's kind (store.h, store_kind) and its schedule, split: a
+** store of leaves (core/quotient_leaf.h) that each own one range of the
+** hash space, one chunk row each, found through the directory
+** (directory.c).  A leaf that fills halves into two chunk rows, its keys'
+** top bits becoming the children's address bit, so the store grows one
+** leaf at a time, with no rebuild and no capacity to guess, and a probe
+** reads one chunk at any size (ext/FORMAT.md, "Stores").
+**
+** bloom is dedicated to the public domain by its authors: anyone may use,
+** copy, modify and distribute it, for any purpose, without asking.  Where
+** the law does not allow that dedication, the authors give everyone the
+** same permission.  bloom is provided as is, without warranty of any
+** kind, express or implied; its authors are not liable for any claim or
+** damage arising from its use.
+**
+** The rate: an entry written into a leaf at depth d with b bits answers
+** for a random absent value with probability 2^-(d + b), whatever splits
+** it lives through.  The entries written at depth base + g (the g-th
+** generation) number at most W_g per leaf of that depth on average, so
+** b = ceil(log2(W_g / fpr) + t_g) bits hold their share of the rate under
+** fpr * 2^-t_g, and the shares sum below 1:
+**   - grown from one leaf (no capacity): W_g = (items + 1) / 2, 2^-t_g =
+**     2^-5 for g < 24, then 2^-(7 + g - 24); the first leaf, which holds
+**     up to twice W_0, takes 2^-4: 0.80 in all;
+**   - sized (2^base leaves made at CREATE, each for at most FIRST_FILL of
+**     a leaf's items): W_0 = capacity / 2^base with FIRST_SHARE of the
+**     rate, then W_g = (items + 1) / 2 with 2^-(g + 3) (at most 1/8): 1 in
+**     all.
+** Past the first generation a leaf also splits when more than (items + 1)
+** / 2 of its entries have its own depth's width, so that deletes and
+** inserts cannot put more of one generation in a leaf than W_g assumes.
+** The widths of one generation and of the entries it inherits never
+** coincide (they differ by one past the first, by more at the first).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/bytes.h"
+#include "core/quotient_leaf.h"
+#include "store/store.h"
+
+enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
+       KEY_RESERVE };
+
+/* A leaf splits past this many entries: a chunk row of about a kilobyte
+** at 1%, several to a page. */
+#define DEFAULT_LEAF_ITEMS 511
+/* At most 2^40 leaves made at CREATE. */
+#define MAX_BASE_DEPTH 40
+/* A layer's chunk ids: any a leaf may take. */
+#define LAYER_UNITS ((uint64_t)1 << 62)
+/* A sized store's first generation: its share of the rate, and how full
+** a leaf is at capacity on average (a leaf then splits with a chance below
+** 10^-4: its items are Poisson, 3.7 standard deviations under the
+** limit). */
+#define FIRST_SHARE 0.875
+#define FIRST_FILL 0.85
+
+/* What a quotient store keeps between calls (s->kind_state): the
+** directory, and room to decode one leaf. */
+typedef struct quotient_state {
+  store_directory dir;
+  qleaf_entry *entries;
+  size_t room;
+} quotient_state;
+
+static quotient_state *state_of(const store *s) { return s->kind_state; }
+
+static unsigned leaf_items(const store_layer *l) {
+  return (unsigned)l->kind_values[KEY_LEAF_ITEMS];
+}
+static int leaf_bytes(const store_layer *l) {
+  return (int)l->kind_values[KEY_LEAF_BYTES];
+}
+static unsigned base_depth(const store_layer *l) {
+  return (unsigned)l->kind_values[KEY_BASE_DEPTH];
+}
+
+static int open_state(store *s) {
+  quotient_state *q = sqlite3_malloc(sizeof *q);
+  if (q == NULL) return SQLITE_NOMEM;
+  memset(q, 0, sizeof *q);
+  s->kind_state = q;
+  return SQLITE_OK;
+}
+
+static void close_state(store *s) {
+  quotient_state *q = state_of(s);
+  if (q == NULL) return;
+  directory_forget(&q->dir);
+  sqlite3_free(q->entries);
+  sqlite3_free(q);
+  s->kind_state = NULL;
+}
+
+/* A rollback may have undone a split. */
+static void rollback(store *s) { directory_forget(&state_of(s)->dir); }
+
+/* --- the width of an entry ---------------------------------------------- */
+
+/* log2(items / fpr) + share_bits: the real width whose share the entries
+** of a generation may take. */
+static double real_width(double items, double fpr, double share_bits) {
+  return log2(items) - log2(fpr) + share_bits;
+}
+
+/* Within 1 .. 64 and the 128 - depth bits a position has past the
+** leaf's. */
+static unsigned clamp_width(double b, unsigned depth) {
+  unsigned most = 128 - depth < 64 ? 128 - depth : 64;
+  if (!(b >= 1)) return 1;
+  return b > most ? most : (unsigned)b;
+}
+
+/* The bits of an entry written into a leaf at `depth` (the file's head
+** says why). */
+static unsigned entry_bits(const store_layer *l, unsigned depth) {
+  double items = (double)leaf_items(l) + 1;
+  unsigned g = depth - base_depth(l);
+  double fpr = l->header.target_fpr;
+  if (l->kind_values[KEY_SIZED] && g == 0) {
+    double w = real_width((double)l->header.capacity / ldexp(1.0, (int)depth),
+                          fpr, -log2(FIRST_SHARE));
+    return clamp_width(ceil(w), depth);
+  }
+  double share_bits = l->kind_values[KEY_SIZED] ? g + 3.0
+                      : g < 24 ? 5.0 : 7.0 + (g - 24);
+  return clamp_width(ceil(real_width(items / 2, fpr, share_bits)), depth);
+}
+
+/* The width of the entries a leaf at depth gets beyond its first
+** generation: what must_split counts.  0 for the first generation, which
+** has no such bound. */
+static unsigned fresh_bits(const store_layer *l, unsigned depth) {
+  unsigned g = depth - base_depth(l);
+  if (g == 0) return 0;
+  return entry_bits(l, depth);
+}
+
+/* --- the shape ---------------------------------------------------------- */
+
+static int quotient_kind_size(store *s, int fills, uint64_t *capacity,
+                              double fpr, int page_size,
+                              sqlite3_int64 values[]) {
+  /* A row of a leaf fits one page with room for its cell's header. */
+  int bytes = page_size - 96;
+  unsigned items = (unsigned)(bytes / 6) < DEFAULT_LEAF_ITEMS
+                       ? (unsigned)(bytes / 6)
+                       : DEFAULT_LEAF_ITEMS;
+  unsigned base = 0;
+  if (!fills) {
+    while (base < MAX_BASE_DEPTH &&
+           (double)*capacity / ldexp(1.0, (int)base) > FIRST_FILL * items)
+      base++;
+    if ((double)*capacity / ldexp(1.0, (int)base) > FIRST_FILL * items)
+      return store_error(s, "a capacity of %llu is more than a store can "
+                         "hold", (unsigned long long)*capacity);
+  }
+  /* A sized store's rows are written at the size a leaf reaches at
+  ** capacity, two standard deviations above the mean, so that they are
+  ** laid out once and filled in place. */
+  size_t reserve = 0;
+  if (!fills) {
+    double mean = (double)*capacity / ldexp(1.0, (int)base);
+    unsigned b =
+        clamp_width(ceil(real_width(mean, fpr, -log2(FIRST_SHARE))), base);
+    reserve = 1 + qleaf_section_bytes((uint64_t)ceil(mean + 2 * sqrt(mean)), b);
+    if (reserve > (size_t)bytes) reserve = (size_t)bytes;
+  }
+  values[KEY_LEAF_ITEMS] = items;
+  values[KEY_LEAF_BYTES] = bytes;
+  values[KEY_BASE_DEPTH] = base;
+  values[KEY_SIZED] = !fills;
+  values[KEY_RESERVE] = (sqlite3_int64)reserve;
+  return SQLITE_OK;
+}
+
+static int quotient_kind_configure(store_layer *l,
+                                   const sqlite3_int64 values[]) {
+  if (values[KEY_LEAF_ITEMS] < 1 ||
+      values[KEY_LEAF_ITEMS] > QLEAF_MAX_SECTION_ENTRIES - 1 ||
+      values[KEY_LEAF_BYTES] < 64 || values[KEY_LEAF_BYTES] > 65536 ||
+      values[KEY_BASE_DEPTH] < 0 || values[KEY_BASE_DEPTH] > MAX_BASE_DEPTH ||
+      (values[KEY_SIZED] != 0 && values[KEY_SIZED] != 1) ||
+      values[KEY_RESERVE] < 0 || values[KEY_RESERVE] > values[KEY_LEAF_BYTES])
+    return SQLITE_CORRUPT_VTAB;
+  memcpy(l->kind_values, values, sizeof l->kind_values);
+  l->units = LAYER_UNITS;
+  l->chunk_units = 1;
+  l->header.block_bytes = 0;
+  return SQLITE_OK;
+}
+
+static uint64_t unit_bits(const store_layer *l) {
+  return 8 * (uint64_t)leaf_bytes(l);
+}
+
+static uint64_t chunk_items(const store_layer *l, int64_t local,
+                            const unsigned char *bytes) {
+  (void)local;
+  return bytes ? qleaf_entries(bytes, (size_t)leaf_bytes(l)) : 0;
+}
+
+/* Only a windowed store asks (quotient stores have no window). */
+static double model_fpr(const store_layer *l, double items) {
+  (void)items;
+  return l->header.target_fpr;
+}
+
+/* A row holds the leaf's record, or the reserve if more. */
+static int row_bytes(const store_layer *l, const unsigned char *bytes,
+                     int size) {
+  size_t len;
+  if (qleaf_length(bytes, (size_t)size, &len) != 0) return size;
+  if (len < (size_t)l->kind_values[KEY_RESERVE])
+    len = (size_t)l->kind_values[KEY_RESERVE];
+  return len < 1 ? 1 : (int)len;
+}
+
+/* --- a leaf ------------------------------------------------------------- */
+
+static int leaf_damaged(store *s, int64_t chunk, const char *why) {
+  return store_corrupt(s, "chunk %lld of %s is damaged (%s): the store is "
+                       "damaged", (long long)chunk, s->tables.name, why);
+}
+
+/* The directory, read if need be. */
+static int directory_of(store *s, const store_layer *l,
+                        store_directory **out) {
+  quotient_state *q = state_of(s);
+  *out = &q->dir;
+  return directory_load(s, &q->dir, base_depth(l));
+}
+
+/* Decodes chunk's bytes into the state's entries (room for one more). */
+static int read_leaf(store *s, const store_layer *l, int64_t chunk,
+                     const unsigned char *bytes, size_t *count) {
+  quotient_state *q = state_of(s);
+  size_t need = (size_t)leaf_items(l) + 2;
+  if (q->room < need) {
+    qleaf_entry *e = sqlite3_realloc64(q->entries, need * sizeof *e);
+    if (e == NULL) return SQLITE_NOMEM;
+    q->entries = e;
+    q->room = need;
+  }
+  char why[120];
+  if (qleaf_decode(bytes, (size_t)leaf_bytes(l), q->entries, need - 1, count,
+                   why, sizeof why) != 0)
+    return leaf_damaged(s, chunk, why);
+  return SQLITE_OK;
+}
+
+/* 1 if a leaf at depth of these entries must split. */
+static int must_split(const store_layer *l, const qleaf_entry *e,
+                      size_t count, unsigned depth) {
+  if (count > leaf_items(l) ||
+      qleaf_encoded_bytes(e, count) > (size_t)leaf_bytes(l))
+    return 1;
+  unsigned own = fresh_bits(l, depth);
+  if (own == 0) return 0; /* the first generation's bound is its own */
+  size_t fresh = 0;
+  for (size_t i = 0; i < count; i++) fresh += e[i].bits == own;
+  return fresh > ((size_t)leaf_items(l) + 1) / 2;
+}
+
+/* Writes e[0..count) as the leaf of chunk at depth into bytes (its cached
+** copy, marked changed), halving it first as often as it must. */
+static int put_leaf(store *s, const store_layer *l, int64_t chunk,
+                    unsigned depth, const qleaf_entry *e, size_t count,
+                    unsigned char *bytes) {
+  if (!must_split(l, e, count, depth)) {
+    size_t len = qleaf_encode(e, count, bytes);
+    memset(bytes + len, 0, (size_t)leaf_bytes(l) - len);
+    return SQLITE_OK;
+  }
+  if (depth >= QLEAF_MAX_DEPTH)
+    return store_error(s, "a leaf of %s at depth %u is full: its values' "
+                       "hashes are alike beyond chance", s->tables.name,
+                       depth);
+  qleaf_entry *left = sqlite3_malloc64(2 * count * sizeof *left);
+  if (left == NULL) return SQLITE_NOMEM;
+  qleaf_entry *right = left + count;
+  size_t nl, nr;
+  qleaf_split(e, count, left, &nl, right, &nr);
+  store_directory *d;
+  int64_t fresh;
+  unsigned char *fresh_bytes;
+  int rc = directory_of(s, l, &d);
+  if (rc == SQLITE_OK) rc = directory_split(s, d, chunk, &fresh);
+  if (rc == SQLITE_OK) rc = chunk_load(s, l, fresh, 1, &fresh_bytes);
+  if (rc == SQLITE_OK) rc = put_leaf(s, l, chunk, depth + 1, left, nl, bytes);
+  if (rc == SQLITE_OK)
+    rc = put_leaf(s, l, fresh, depth + 1, right, nr, fresh_bytes);
+  sqlite3_free(left);
+  /* A split half made is undone by the statement's rollback: the
+  ** directory is read again then. */
+  if (rc != SQLITE_OK) directory_forget(&state_of(s)->dir);
+  return rc;
+}
+
+/* --- the items ---------------------------------------------------------- */
+
+static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
+                             int *full) {
+  *full = 0;
+  store_directory *d;
+  int rc = directory_of(s, l, &d);
+  if (rc != SQLITE_OK) return rc;
+  int64_t chunk;
+  unsigned depth;
+  directory_find(d, h, &chunk, &depth);
+  unsigned char *bytes;
+  size_t count;
+  rc = chunk_load(s, l, chunk, 1, &bytes);
+  if (rc == SQLITE_OK) rc = read_leaf(s, l, chunk, bytes, &count);
+  if (rc != SQLITE_OK) return rc;
+  quotient_state *q = state_of(s);
+  unsigned b = entry_bits(l, depth);
+  q->entries[count++] = (qleaf_entry){qleaf_key(h, depth, b), b};
+  qleaf_sort(q->entries, count);
+  return put_leaf(s, l, chunk, depth, q->entries, count, bytes);
+}
+
+static int quotient_kind_contains(store *s, const store_layer *l,
+                                  filter_hash h, int *maybe) {
+  *maybe = 0;
+  store_directory *d;
+  int rc = directory_of(s, l, &d);
+  if (rc != SQLITE_OK) return rc;
+  int64_t chunk;
+  unsigned depth;
+  directory_find(d, h, &chunk, &depth);
+  chunk_ref ref;
+  rc = chunk_read(s, l, chunk, &ref);
+  if (rc != SQLITE_OK || ref.bytes == NULL) return rc; /* no row: empty */
+  int r = qleaf_contains(ref.bytes, (size_t)ref.len, depth, h);
+  chunk_done(&ref);
+  if (r < 0) return leaf_damaged(s, chunk, "its record");
+  *maybe = r;
+  return SQLITE_OK;
+}
+
+/* One entry that answers for h, when every entry that does is in one
+** section: then they are copies of one key, and one of them is the
+** value's own (a value is deleted only if it was added).  Entries of
+** several widths may be another value's: none is taken. */
+static int quotient_kind_remove(store *s, const store_layer *l,
+                                filter_hash h, int *removed) {
+  *removed = 0;
+  store_directory *d;
+  int rc = directory_of(s, l, &d);
+  if (rc != SQLITE_OK) return rc;
+  int64_t chunk;
+  unsigned depth;
+  directory_find(d, h, &chunk, &depth);
+  unsigned char *bytes;
+  size_t count, matches, first;
+  unsigned sections;
+  rc = chunk_load(s, l, chunk, 0, &bytes);
+  if (rc == SQLITE_OK) rc = read_leaf(s, l, chunk, bytes, &count);
+  if (rc != SQLITE_OK) return rc;
+  quotient_state *q = state_of(s);
+  qleaf_matches(q->entries, count, depth, h, &matches, &sections, &first);
+  if (matches == 0 || sections != 1) return SQLITE_OK;
+  memmove(q->entries + first, q->entries + first + 1,
+          (count - first - 1) * sizeof *q->entries);
+  rc = chunk_load(s, l, chunk, 1, &bytes);
+  if (rc != SQLITE_OK) return rc;
+  size_t len = qleaf_encode(q->entries, count - 1, bytes);
+  memset(bytes + len, 0, (size_t)leaf_bytes(l) - len);
+  *removed = 1;
+  return SQLITE_OK;
+}
+
+/* --- SELECT filter: kind 4, layout 1 ----------------------------------- */
+
+/* Leaf i's record (in range order): its bytes and length, valid until
+** chunk_done(ref). */
+static int record_of(store *s, const store_layer *l, int64_t chunk,
+                     chunk_ref *ref, const unsigned char **rec, size_t *len,
+                     uint64_t *entries) {
+  static const unsigned char empty[1] = {0};
+  int rc = chunk_read(s, l, chunk, ref);
+  if (rc != SQLITE_OK) return rc;
+  *rec = ref->bytes ? ref->bytes : empty;
+  size_t room = ref->bytes ? (size_t)ref->len : 1;
+  char why[120];
+  if (qleaf_length(*rec, room, len) != 0 ||
+      qleaf_check(*rec, room, entries, why, sizeof why) != 0) {
+    chunk_done(ref);
+    return leaf_damaged(s, chunk, "its record");
+  }
+  return SQLITE_OK;
+}
+
+static int quotient_kind_export(store *s, sqlite3_context *ctx) {
+  const store_layer *l = &s->config.layers[0];
+  store_directory *d;
+  int rc = directory_of(s, l, &d);
+  if (rc != SQLITE_OK) return rc;
+  int64_t leaves = d->leaves;
+  uint64_t bytes = FILTER_HEADER_BYTES + (uint64_t)leaves * QLEAVES_ENTRY_BYTES;
+  uint64_t items = 0;
+  for (int64_t i = 0; rc == SQLITE_OK && i < leaves; i++) {
+    chunk_ref ref;
+    const unsigned char *rec;
+    size_t len;
+    uint64_t entries;
+    rc = record_of(s, l, d->chunks[i], &ref, &rec, &len, &entries);
+    if (rc != SQLITE_OK) break;
+    chunk_done(&ref);
+    bytes += len;
+    items += entries;
+  }
+  if (rc != SQLITE_OK) return rc;
+  int limit = sqlite3_limit(sqlite3_context_db_handle(ctx),
+                            SQLITE_LIMIT_LENGTH, -1);
+  if (bytes > (uint64_t)limit) {
+    sqlite3_result_error_toobig(ctx);
+    return SQLITE_OK;
+  }
+  unsigned char *blob = sqlite3_malloc64(bytes);
+  if (blob == NULL) return SQLITE_NOMEM;
+  unsigned char *dir = blob + FILTER_HEADER_BYTES;
+  unsigned char *area = dir + (size_t)leaves * QLEAVES_ENTRY_BYTES;
+  uint64_t end = 0;
+  for (int64_t i = 0; rc == SQLITE_OK && i < leaves; i++) {
+    chunk_ref ref;
+    const unsigned char *rec;
+    size_t len;
+    uint64_t entries;
+    rc = record_of(s, l, d->chunks[i], &ref, &rec, &len, &entries);
+    if (rc != SQLITE_OK) break;
+    memcpy(area + end, rec, len);
+    chunk_done(&ref);
+    end += len;
+    store_le64(dir + i * QLEAVES_ENTRY_BYTES, d->nodes[i]);
+    store_le64(dir + i * QLEAVES_ENTRY_BYTES + 8, end);
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(blob);
+    return rc;
+  }
+  filter_header h = l->header;
+  h.count = items;
+  h.block_bytes = 0;
+  h.blocks = (uint64_t)leaves;
+  filter_write_header(blob, &h);
+  sqlite3_result_blob64(ctx, blob, bytes, sqlite3_free);
+  return SQLITE_OK;
+}
+
+const store_kind store_quotient_kind = {
+    .kind = FILTER_KIND_QUOTIENT,
+    .keys = {"leaf_items", "leaf_bytes", "base_depth", "sized", "row_reserve"},
+    .counter_bytes = 0,
+    .no_delete = NULL,
+    .no_update = "an item cannot be changed: delete it and insert the new "
+                 "value",
+    .load_verb = "load",
+    .skips_present = 0,
+    .open = open_state, .close = close_state, .rollback = rollback,
+    /* the shape */
+    .size = quotient_kind_size, .configure = quotient_kind_configure,
+    .unit_bits = unit_bits, .chunk_items = chunk_items,
+    .model_fpr = model_fpr, .row_bytes = row_bytes,
+    /* the items */
+    .add = quotient_kind_add, .contains = quotient_kind_contains,
+    .remove = quotient_kind_remove, .export = quotient_kind_export,
+};
+
+/* --- the split schedule ------------------------------------------------ */
+
+static int split_chooses(const store_options *o) {
+  return o->kind == FILTER_KIND_QUOTIENT;
+}
+
+static int split_check(const store_options *o, char *err, size_t err_size) {
+  if (o->window == 0 && !o->growth_given) return SQLITE_OK;
+  snprintf(err, err_size, "a quotient store grows by splitting its leaves: "
+           "growth, tightening and window are bloom_store's and "
+           "cuckoo_store's");
+  return SQLITE_ERROR;
+}
+
+static int split_create(store *s, const store_options *o) {
+  int rc = config_write_common(s, o);
+  if (rc == SQLITE_OK)
+    rc = config_write_filter(s, !o->capacity_given, -1, o->capacity, o->fpr);
+  if (rc == SQLITE_OK) rc = config_read(s);
+  if (rc == SQLITE_OK) rc = directory_create(s, base_depth(&s->config.layers[0]));
+  return rc;
+}
+
+/* The kind's keys, unprefixed, as a fixed store's: only a quotient
+** store's (the other kinds' rows are the other schedules'). */
+static int split_take_row(const store_kind *k, config_rows *r,
+                          const char *key, sqlite3_stmt *row) {
+  return k->kind == FILTER_KIND_QUOTIENT ? config_take_fixed(k, r, key, row)
+                                         : SQLITE_NOTFOUND;
+}
+
+static int split_parse(const store_kind *k, const config_rows *r,
+                       store_config *c) {
+  if (!schedule_group_complete(k, &r->fixed, 0)) return SQLITE_CORRUPT_VTAB;
+  c->layer_count = 1;
+  return config_layer(k, c, 0, c->header.capacity, c->header.target_fpr,
+                      r->fixed.v + LAYER_KEY_KIND);
+}
+
+/* The configuration was read again (a rollback, another connection's
+** commit): the directory too. */
+static void split_focus(store *s) {
+  if (s->kind_state) directory_forget(&state_of(s)->dir);
+}
+
+/* Another connection split a leaf if the directory's last chunk moved. */
+static int split_refresh(store *s) {
+  quotient_state *q = state_of(s);
+  if (q->dir.leaves == 0) return SQLITE_OK;
+  int64_t last;
+  int rc = shadow_last_leaf(&s->tables, &last);
+  if (rc == SQLITE_OK && last != q->dir.leaves - 1) directory_forget(&q->dir);
+  return rc;
+}
+
+static char *split_summary(const store *s) {
+  const store_layer *l = &s->config.layers[0];
+  if (l->kind_values[KEY_SIZED])
+    return sqlite3_mprintf("for %llu items in %llu leaves, which split past "
+                           "it", (unsigned long long)s->config.header.capacity,
+                           (unsigned long long)1 << base_depth(l));
+  return sqlite3_mprintf("growing: leaves of up to %u items that split in two",
+                         leaf_items(l));
+}
+
+const store_schedule store_split_schedule = {
+    .name = "split",
+    .layered = 1,
+    .chooses = split_chooses,
+    .check = split_check,
+    .create = split_create,
+    .take_row = split_take_row,
+    .parse = split_parse,
+    .focus = split_focus,
+    .refresh = split_refresh,
+    .summary = split_summary,
+};
