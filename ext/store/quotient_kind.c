@@ -318,8 +318,8 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   if (rc != SQLITE_OK) return rc;
   quotient_state *q = state_of(s);
   unsigned b = entry_bits(l, depth);
-  q->entries[count++] = (qleaf_entry){qleaf_key(h, depth, b), b};
-  qleaf_sort(q->entries, count);
+  count = qleaf_insert(q->entries, count,
+                       (qleaf_entry){qleaf_key(h, depth, b), b});
   return put_leaf(s, l, chunk, depth, q->entries, count, bytes);
 }
 
