@@ -72,9 +72,8 @@ static int leaves_filter(sqlite3_vtab_cursor *cur, int idx_num,
                              &f, &found);
   if (rc != SQLITE_OK || !found) return rc;
   if (f.header.block_bytes != 0)
-    return onerow_error(cur, "the filter has %llu blocks, not leaves: "
-                        "quotient_info describes it",
-                        (unsigned long long)f.header.blocks);
+    return onerow_error(cur, "the filter has blocks, not leaves (a "
+                        "quotient_build filter): quotient_info describes it");
   qleaves_summary sum;
   char why[200];
   if (qleaves_stats(f.body, f.body_bytes, f.header.blocks, &sum, collect, c,

@@ -47,8 +47,11 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 /* A leaf splits past this many entries: a chunk row of about a kilobyte
 ** at 1%, several to a page. */
 #define DEFAULT_LEAF_ITEMS 511
-/* At most 2^40 leaves made at CREATE. */
+/* A store's leaves are at most 2^40 deep from the start (what a reader
+** accepts); this version makes at most 2^22 at CREATE (a directory of
+** 4 million rows, 128 MB in memory): larger capacities grow instead. */
 #define MAX_BASE_DEPTH 40
+#define MAX_MADE_DEPTH 22
 /* A layer's chunk ids: any a leaf may take. */
 #define LAYER_UNITS ((uint64_t)1 << 62)
 /* A sized store's first generation: its share of the rate, and how full
@@ -151,12 +154,15 @@ static int quotient_kind_size(store *s, int fills, uint64_t *capacity,
                        : DEFAULT_LEAF_ITEMS;
   unsigned base = 0;
   if (!fills) {
-    while (base < MAX_BASE_DEPTH &&
+    while (base < MAX_MADE_DEPTH &&
            (double)*capacity / ldexp(1.0, (int)base) > FIRST_FILL * items)
       base++;
     if ((double)*capacity / ldexp(1.0, (int)base) > FIRST_FILL * items)
-      return store_error(s, "a capacity of %llu is more than a store can "
-                         "hold", (unsigned long long)*capacity);
+      return store_error(s, "a capacity of %llu is more than this version "
+                         "makes leaves for at once (%.0f): leave capacity "
+                         "out, and the store grows to any size",
+                         (unsigned long long)*capacity,
+                         floor(FIRST_FILL * items * ldexp(1.0, MAX_MADE_DEPTH)));
   }
   /* A sized store's rows are written at the size a leaf reaches at
   ** capacity, two standard deviations above the mean, so that they are
