@@ -424,6 +424,47 @@ int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
   return 0;
 }
 
+/* The interval of an entry of at most 32 bits, as qleaf_index says. */
+static void interval_of(const qleaf_entry *e, uint32_t *lo, uint32_t *hi) {
+  unsigned spare = 32 - e->bits;
+  uint64_t a = e->key << spare;
+  *lo = (uint32_t)a;
+  *hi = (uint32_t)(a | (((uint64_t)1 << spare) - 1));
+}
+
+static int by_start(const void *a, const void *b) {
+  uint32_t x, y, ignore;
+  interval_of(a, &x, &ignore);
+  interval_of(b, &y, &ignore);
+  return x < y ? -1 : x > y;
+}
+
+int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *lo, uint32_t *hi,
+                    uint32_t first[257]) {
+  for (size_t i = 0; i < count; i++)
+    if (e[i].bits > 32) return -1;
+  if (count > 1) qsort(e, count, sizeof *e, by_start);
+  uint32_t n = 0;
+  for (size_t i = 0; i < count; i++) {
+    uint32_t a, b;
+    interval_of(&e[i], &a, &b);
+    if (n > 0 && a <= hi[n - 1]) { /* overlaps the last: one interval */
+      if (b > hi[n - 1]) hi[n - 1] = b;
+      continue;
+    }
+    lo[n] = a;
+    hi[n] = b;
+    n++;
+  }
+  uint32_t i = 0;
+  for (uint32_t k = 0; k < 256; k++) {
+    while (i < n && hi[i] < k << 24) i++;
+    first[k] = i;
+  }
+  first[256] = n;
+  return n;
+}
+
 void qleaf_split(const qleaf_entry *e, size_t count, qleaf_entry *left,
                  size_t *nl, qleaf_entry *right, size_t *nr) {
   *nl = *nr = 0;

@@ -129,6 +129,28 @@ int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
                   filter_hash h, size_t *matches, unsigned *sections,
                   size_t *first);
 
+/* The hashes a leaf's entries answer for, as intervals of x = the top 32
+** of the 64 bits of a position after the leaf's depth (qleaf_key(h,
+** depth, 32)): an entry of b <= 32 bits answers for [key * 2^(32-b), (key +
+** 1) * 2^(32-b) - 1].  The union of e[0..count)'s, as n disjoint
+** intervals in ascending order, goes to lo[] and hi[] (room for count
+** each; e is reordered), and first[k] (k = 0..256) is the first interval
+** whose hi >= k * 2^24 (first[256] = n): a probe reads one word of first[]
+** and an interval or two (qleaf_in_index), where a walk of the record
+** reads every section.  What a store keeps for a leaf probed often.
+** Returns n, or -1 if an entry has more than 32 bits (no index then). */
+int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *lo, uint32_t *hi,
+                    uint32_t first[257]);
+
+/* 1 if x (qleaf_key(h, depth, 32)) lies in an interval of the index. */
+static inline int qleaf_in_index(const uint32_t *lo, const uint32_t *hi,
+                                 const uint32_t first[257], uint32_t n,
+                                 uint32_t x) {
+  uint32_t i = first[x >> 24];
+  while (i < n && hi[i] < x) i++;
+  return i < n && lo[i] <= x;
+}
+
 /* Splits e[0..count) (sorted) into the two children: the left child's
 ** entries into left (*nl), the right's into right (*nr), each sorted;
 ** left and right have room for count entries each. */

@@ -60,12 +60,31 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 ** deviations under the limit). */
 #define FIRST_FILL 0.85
 
+/* A leaf probed more than once gets an index (qleaf_index): its entries as
+** the intervals of hashes they answer for, found through a table of 257
+** words, so that a probe reads a word or two where a walk of the record
+** reads every section.  A slot holds one leaf's, valid while the chunk
+** cache has not been emptied since it was made (a rollback, another
+** connection's commit) and the leaf has not been written (put_leaf and
+** remove forget it).  The indexes take at most INDEX_BUDGET_BYTES. */
+#define INDEX_SLOTS 4096
+#define INDEX_BUDGET_BYTES ((size_t)16 << 20)
+typedef struct leaf_index {
+  int64_t chunk;   /* -1: none */
+  uint64_t clears; /* chunks_cache_clears when the slot took the chunk */
+  uint32_t probes;
+  uint32_t count;  /* intervals; words NULL until made */
+  uint32_t *words; /* first[257], lo[count], hi[count] */
+} leaf_index;
+
 /* What a quotient store keeps between calls (s->kind_state): the
-** directory, and room to decode one leaf. */
+** directory, room to decode one leaf, and the leaves' indexes. */
 typedef struct quotient_state {
   store_directory dir;
   qleaf_entry *entries;
   size_t room;
+  leaf_index *index; /* INDEX_SLOTS, by chunk mod INDEX_SLOTS */
+  size_t index_bytes;
 } quotient_state;
 
 static quotient_state *state_of(const store *s) { return s->kind_state; }
@@ -88,9 +107,31 @@ static int open_state(store *s) {
   return SQLITE_OK;
 }
 
+/* Frees slot's index; the slot stays with its chunk. */
+static size_t index_words(uint32_t count) { return 257 + 2 * (size_t)count; }
+
+static void index_drop(quotient_state *q, leaf_index *slot) {
+  if (slot->words) q->index_bytes -= index_words(slot->count) * 4;
+  sqlite3_free(slot->words);
+  slot->words = NULL;
+  slot->count = 0;
+}
+
+/* The leaf of chunk changed: its index is no longer true. */
+static void index_forget(quotient_state *q, int64_t chunk) {
+  if (q->index == NULL) return;
+  leaf_index *slot = &q->index[(uint64_t)chunk % INDEX_SLOTS];
+  if (slot->chunk != chunk) return;
+  index_drop(q, slot);
+  slot->chunk = -1;
+}
+
 static void close_state(store *s) {
   quotient_state *q = state_of(s);
   if (q == NULL) return;
+  for (size_t i = 0; q->index && i < INDEX_SLOTS; i++)
+    index_drop(q, &q->index[i]);
+  sqlite3_free(q->index);
   directory_forget(&q->dir);
   sqlite3_free(q->entries);
   sqlite3_free(q);
@@ -252,9 +293,8 @@ static int directory_of(store *s, const store_layer *l,
   return directory_load(s, &q->dir, base_depth(l));
 }
 
-/* Decodes chunk's bytes into the state's entries (room for one more). */
-static int read_leaf(store *s, const store_layer *l, int64_t chunk,
-                     const unsigned char *bytes, size_t *count) {
+/* Room in the state's entries for a leaf and one more. */
+static int read_leaf_room(store *s, const store_layer *l) {
   quotient_state *q = state_of(s);
   size_t need = (size_t)leaf_items(l) + 2;
   if (q->room < need) {
@@ -263,6 +303,16 @@ static int read_leaf(store *s, const store_layer *l, int64_t chunk,
     q->entries = e;
     q->room = need;
   }
+  return SQLITE_OK;
+}
+
+/* Decodes chunk's bytes into the state's entries (room for one more). */
+static int read_leaf(store *s, const store_layer *l, int64_t chunk,
+                     const unsigned char *bytes, size_t *count) {
+  quotient_state *q = state_of(s);
+  size_t need = (size_t)leaf_items(l) + 2;
+  int rc = read_leaf_room(s, l);
+  if (rc != SQLITE_OK) return rc;
   char why[120];
   if (qleaf_decode(bytes, (size_t)leaf_bytes(l), q->entries, need - 1, count,
                    why, sizeof why) != 0)
@@ -289,6 +339,7 @@ static int must_split(const store_layer *l, const qleaf_entry *e,
 static int put_leaf(store *s, const store_layer *l, int64_t chunk,
                     unsigned depth, const qleaf_entry *e, size_t count,
                     unsigned char *bytes) {
+  index_forget(state_of(s), chunk);
   if (!must_split(l, e, count, depth)) {
     size_t len = qleaf_encode(e, count, bytes);
     memset(bytes + len, 0, (size_t)leaf_bytes(l) - len);
@@ -342,6 +393,51 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   return put_leaf(s, l, chunk, depth, q->entries, count, bytes);
 }
 
+/* The slot of chunk, taken for it if another chunk or an older cache had
+** it; NULL when out of memory (a probe then walks the record). */
+static leaf_index *index_slot(store *s, int64_t chunk) {
+  quotient_state *q = state_of(s);
+  if (q->index == NULL) {
+    q->index = sqlite3_malloc64(INDEX_SLOTS * sizeof *q->index);
+    if (q->index == NULL) return NULL;
+    for (size_t i = 0; i < INDEX_SLOTS; i++)
+      q->index[i] = (leaf_index){-1, 0, 0, 0, NULL};
+  }
+  leaf_index *slot = &q->index[(uint64_t)chunk % INDEX_SLOTS];
+  uint64_t clears = chunks_cache_clears(s);
+  if (slot->chunk != chunk || slot->clears != clears) {
+    index_drop(q, slot);
+    *slot = (leaf_index){chunk, clears, 0, 0, NULL};
+  }
+  return slot;
+}
+
+/* Makes slot's index from the leaf's record (already checked by the
+** probe that read it); nothing if the budget is spent, memory is out, or
+** a key is wider than an index holds. */
+static void index_make(store *s, const store_layer *l, leaf_index *slot,
+                       const unsigned char *rec, size_t len) {
+  quotient_state *q = state_of(s);
+  size_t count;
+  if (read_leaf_room(s, l) != SQLITE_OK ||
+      qleaf_decode(rec, len, q->entries, q->room - 1, &count, NULL, 0) != 0)
+    return;
+  size_t words = index_words((uint32_t)count);
+  if (q->index_bytes + words * 4 > INDEX_BUDGET_BYTES) return;
+  uint32_t *w = sqlite3_malloc64(words * 4);
+  if (w == NULL) return;
+  int64_t n = qleaf_index(q->entries, count, w + 257, w + 257 + count, w);
+  if (n < 0) {
+    sqlite3_free(w);
+    return;
+  }
+  /* hi[] follows lo[] at n, where index_words counts it */
+  memmove(w + 257 + n, w + 257 + count, (size_t)n * 4);
+  slot->words = w;
+  slot->count = (uint32_t)n;
+  q->index_bytes += index_words(slot->count) * 4;
+}
+
 static int quotient_kind_contains(store *s, const store_layer *l,
                                   filter_hash h, int *maybe) {
   *maybe = 0;
@@ -351,10 +447,20 @@ static int quotient_kind_contains(store *s, const store_layer *l,
   int64_t chunk;
   unsigned depth;
   directory_find(d, h, &chunk, &depth);
+  leaf_index *slot = index_slot(s, chunk);
+  if (slot && slot->words) {
+    const uint32_t *w = slot->words;
+    *maybe = qleaf_in_index(w + 257, w + 257 + slot->count, w, slot->count,
+                            (uint32_t)qleaf_key(h, depth, 32));
+    return SQLITE_OK;
+  }
   chunk_ref ref;
   rc = chunk_read(s, l, chunk, &ref);
   if (rc != SQLITE_OK || ref.bytes == NULL) return rc; /* no row: empty */
   int r = qleaf_contains(ref.bytes, (size_t)ref.len, depth, h);
+  /* The second probe of a leaf makes its index. */
+  if (r >= 0 && slot && ++slot->probes >= 2)
+    index_make(s, l, slot, ref.bytes, (size_t)ref.len);
   chunk_done(&ref);
   if (r < 0) return leaf_damaged(s, chunk, "its record");
   *maybe = r;
@@ -385,6 +491,7 @@ static int quotient_kind_remove(store *s, const store_layer *l,
   if (matches == 0 || sections != 1) return SQLITE_OK;
   memmove(q->entries + first, q->entries + first + 1,
           (count - first - 1) * sizeof *q->entries);
+  index_forget(q, chunk);
   rc = chunk_load(s, l, chunk, 1, &bytes);
   if (rc != SQLITE_OK) return rc;
   size_t len = qleaf_encode(q->entries, count - 1, bytes);
