@@ -182,6 +182,48 @@ static void damage(void) {
          "a record of 66 sections is refused");
 }
 
+/* A leaf's index answers every probe as the walk of its record does, for
+** members and random hashes, with keys of 0 to 32 bits (one of 0 bits
+** answers for everything); a key of 33 bits makes no index. */
+static void index_agrees(void) {
+  static qleaf_entry e[MAX], copy[MAX];
+  static filter_hash hashes[MAX];
+  static unsigned char rec[MAX * 10];
+  static uint32_t lo[MAX], hi[MAX];
+  uint32_t first[257];
+  const unsigned widths[] = {32, 20, 13, 7, 1, 0};
+  int agree = 1, members = 1;
+  long probes = 0;
+  for (unsigned trial = 0; trial < 30; trial++) {
+    uint64_t node = 16 + trial;
+    unsigned d = qleaf_depth(node);
+    size_t n = make_leaf(node, 1 + rng_next() % 900, widths,
+                         trial % 3 == 0 ? 6 : 3, hashes, e);
+    size_t len = qleaf_encode(e, n, rec);
+    memcpy(copy, e, n * sizeof *e);
+    int64_t k = qleaf_index(copy, n, lo, hi, first);
+    if (k < 0) {
+      agree = 0;
+      continue;
+    }
+    for (size_t i = 0; i < n; i++)
+      members &= qleaf_in_index(lo, hi, first, (uint32_t)k,
+                                (uint32_t)qleaf_key(hashes[i], d, 32)) == 1;
+    for (int t = 0; t < 20000; t++, probes++) {
+      filter_hash h = random_hash_in(node);
+      agree &= qleaf_in_index(lo, hi, first, (uint32_t)k,
+                              (uint32_t)qleaf_key(h, d, 32)) ==
+               qleaf_contains(rec, len, d, h);
+    }
+  }
+  tap_ok(members, "a leaf's index finds every entry's hash");
+  tap_ok(agree, "a leaf's index answers %ld random probes as its record does",
+         probes);
+  qleaf_entry wide = {1, 33};
+  tap_ok(qleaf_index(&wide, 1, lo, hi, first) == -1,
+         "a key of 33 bits makes no index");
+}
+
 /* A blob body of four leaves (nodes 4, 10, 11, 3) by hand. */
 static void leaves_blob(void) {
   static qleaf_entry e[MAX];
@@ -224,6 +266,7 @@ int main(void) {
   rate();
   split();
   damage();
+  index_agrees();
   leaves_blob();
   return tap_done();
 }
