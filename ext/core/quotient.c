@@ -403,7 +403,7 @@ int quotient_contains(const unsigned char *body, uint64_t blocks,
     run = gaps == 0 ? span : (uint64_t)__builtin_clzll(gaps);
     if (run == span)
       while (from > QUOTIENT_BLOCK_HEADER_BITS &&
-             (block[(from - 1) / 8] >> ((from - 1) % 8) & 1u)) {
+             ((unsigned)block[(from - 1) / 8] >> ((from - 1) % 8) & 1u)) {
         from--; /* a bucket of more than 56 entries, bit by bit */
         run++;
       }
