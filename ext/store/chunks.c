@@ -67,6 +67,15 @@ int chunk_damaged(store *s, const store_layer *l, int64_t local, int len) {
                      chunk_bytes(s, l, local));
 }
 
+/* A row of a kind whose rows vary that ends inside its record. */
+static int row_cut_short(store *s, const store_layer *l, int64_t local,
+                         int len) {
+  return store_corrupt(s, "chunk %lld of %s has %d bytes, fewer than its "
+                       "record: the store is damaged",
+                       (long long)(l->first_chunk + local), s->tables.name,
+                       len);
+}
+
 /* --- reads ------------------------------------------------------------- */
 
 /* The one check of a chunk's bytes: `len` bytes, a BLOB (a row) or not
@@ -110,6 +119,10 @@ static int read_row(store *s, const store_layer *l, int64_t local,
   if (*data == NULL) {
     shadow_done(*row);
     return SQLITE_NOMEM;
+  }
+  if (s->kind->row_holds && !s->kind->row_holds(l, *data, *len)) {
+    shadow_done(*row);
+    return row_cut_short(s, l, local, *len);
   }
   return SQLITE_OK;
 }
@@ -223,6 +236,8 @@ static int visit_row(store *s, sqlite3_stmt *scan, chunk_visit visit,
   const unsigned char *data = sqlite3_column_blob(scan, 1);
   if (rc == SQLITE_OK && data == NULL) rc = SQLITE_NOMEM;
   if (rc != SQLITE_OK) return rc;
+  if (s->kind->row_holds && !s->kind->row_holds(l, data, len))
+    return row_cut_short(s, l, local, len);
   int size = chunk_bytes(s, l, local);
   if (len == size) return visit(ctx, l, local, data);
   /* A short row (a kind whose rows vary): its bytes, then zeros. */

@@ -229,15 +229,6 @@ static int apply_defaults(unsigned given, store_options *o, char *err,
   if (!(given & 1u << OPT_AFFINITY)) o->affinity = AFFINITY_BLOB;
   if (window_rules(given, o, err, err_size) != SQLITE_OK)
     return SQLITE_ERROR;
-  /* A scalable store's first layer gets fpr * (1 - tightening). */
-  if (o->scalable && !(o->fpr * (1 - o->tightening) >= FILTER_MIN_FPR)) {
-    snprintf(err, err_size, "a scalable store's first layer gets fpr * (1 - "
-             "tightening) = %g, below %g: use fpr above %g, a smaller "
-             "tightening, or a fixed store (capacity without growth)",
-             o->fpr * (1 - o->tightening), FILTER_MIN_FPR,
-             FILTER_MIN_FPR / (1 - o->tightening));
-    return SQLITE_ERROR;
-  }
   return SQLITE_OK;
 }
 

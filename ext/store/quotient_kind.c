@@ -278,6 +278,14 @@ static int row_bytes(const store_layer *l, const unsigned char *bytes,
   return len < 1 ? 1 : (int)len;
 }
 
+/* The record's sections end within the row. */
+static int row_holds(const store_layer *l, const unsigned char *bytes,
+                     int len) {
+  (void)l;
+  size_t used;
+  return qleaf_length(bytes, (size_t)len, &used) == 0;
+}
+
 /* --- a leaf ------------------------------------------------------------- */
 
 static int leaf_damaged(store *s, int64_t chunk, const char *why) {
@@ -346,9 +354,10 @@ static int put_leaf(store *s, const store_layer *l, int64_t chunk,
     return SQLITE_OK;
   }
   if (depth >= QLEAF_MAX_DEPTH)
-    return store_error(s, "a leaf of %s at depth %u is full: its values' "
-                       "hashes are alike beyond chance", s->tables.name,
-                       depth);
+    return store_error(s, "a leaf of %s at depth %u is full: a value added "
+                       "more than %u times (the most copies a leaf holds), "
+                       "or values whose hashes agree beyond chance",
+                       s->tables.name, depth, leaf_items(l));
   qleaf_entry *left = sqlite3_malloc64(2 * count * sizeof *left);
   if (left == NULL) return SQLITE_NOMEM;
   qleaf_entry *right = left + count;
@@ -521,10 +530,31 @@ static int record_of(store *s, const store_layer *l, int64_t chunk,
   return SQLITE_OK;
 }
 
+/* SELECT filter reads every row: one of no leaf (a chunk id below 0 or
+** past the directory's) is damage. */
+static int rows_outside(store *s, int64_t leaves) {
+  const int64_t bounds[2][2] = {{INT64_MIN, -1}, {leaves, INT64_MAX}};
+  for (int i = 0; i < 2; i++) {
+    sqlite3_stmt *scan;
+    int rc = shadow_scan_chunks(&s->tables, bounds[i][0], bounds[i][1], &scan);
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_step(scan);
+    int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(scan, 0) : 0;
+    shadow_done(scan);
+    if (rc == SQLITE_ROW)
+      return store_corrupt(s, "chunk %lld of %s is no leaf of its directory: "
+                           "the store is damaged", (long long)id,
+                           s->tables.name);
+    if (rc != SQLITE_DONE) return rc;
+  }
+  return SQLITE_OK;
+}
+
 static int quotient_kind_export(store *s, sqlite3_context *ctx) {
   const store_layer *l = &s->config.layers[0];
   store_directory *d;
   int rc = directory_of(s, l, &d);
+  if (rc == SQLITE_OK) rc = rows_outside(s, d->leaves);
   if (rc != SQLITE_OK) return rc;
   int64_t leaves = d->leaves;
   uint64_t bytes = FILTER_HEADER_BYTES + (uint64_t)leaves * QLEAVES_ENTRY_BYTES;
@@ -591,7 +621,7 @@ const store_kind store_quotient_kind = {
     /* the shape */
     .size = quotient_kind_size, .configure = quotient_kind_configure,
     .unit_bits = unit_bits, .chunk_items = chunk_items,
-    .model_fpr = model_fpr, .row_bytes = row_bytes,
+    .model_fpr = model_fpr, .row_bytes = row_bytes, .row_holds = row_holds,
     /* the items */
     .add = quotient_kind_add, .contains = quotient_kind_contains,
     .remove = quotient_kind_remove, .export = quotient_kind_export,

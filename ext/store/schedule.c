@@ -23,6 +23,7 @@
 **            costs a few configuration rows, whatever its size.
 */
 #include <math.h>
+#include <stdio.h>
 
 #include "store/store.h"
 
@@ -158,6 +159,17 @@ static int scalable_grow(store *s, int *layer) {
 
 static int scalable_chooses(const store_options *o) { return o->scalable; }
 
+/* The first layer gets fpr * (1 - tightening). */
+static int scalable_check(const store_options *o, char *err, size_t err_size) {
+  if (o->fpr * (1 - o->tightening) >= FILTER_MIN_FPR) return SQLITE_OK;
+  snprintf(err, err_size, "a scalable store's first layer gets fpr * (1 - "
+           "tightening) = %g, below %g: use fpr above %g, a smaller "
+           "tightening, or a fixed store (capacity without growth)",
+           o->fpr * (1 - o->tightening), FILTER_MIN_FPR,
+           FILTER_MIN_FPR / (1 - o->tightening));
+  return SQLITE_ERROR;
+}
+
 /* Another connection may have added a layer: its layers row says so. */
 static int scalable_refresh(store *s) {
   sqlite3_int64 layers;
@@ -180,6 +192,7 @@ const store_schedule store_scalable_schedule = {
     .layered = 1,
     .fills = 1,
     .chooses = scalable_chooses,
+    .check = scalable_check,
     .create = scalable_create,
     .take_row = config_take_scalable,
     .parse = scalable_parse,

@@ -297,6 +297,10 @@ struct store_kind {
   ** bytes (the kind's record, without the zeros after it). */
   int (*row_bytes)(const store_layer *l, const unsigned char *bytes,
                    int size);
+  /* With row_bytes: 1 if a row of len bytes holds the kind's whole record
+  ** (a row cut short is damage, though the zeros read after it would
+  ** make a record). */
+  int (*row_holds)(const store_layer *l, const unsigned char *bytes, int len);
   /* SELECT filter, when the kind assembles the blob itself (NULL: the
   ** chunks are its body, export.c). */
   int (*export)(store *s, sqlite3_context *ctx);
