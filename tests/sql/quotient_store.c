@@ -173,6 +173,14 @@ static int same_bytes(const unsigned char *a, int alen, const unsigned char *b,
   return a && b && alen == blen && memcmp(a, b, (size_t)alen) == 0;
 }
 
+static int export_is(sqlite3 *db, const unsigned char *want, int want_len) {
+  int len;
+  unsigned char *f = export_of(db, &len);
+  int same = same_bytes(f, len, want, want_len);
+  free(f);
+  return same;
+}
+
 /* Values of m the store misses, by =. */
 static sqlite3_int64 misses_eq(sqlite3 *db) {
   return q_int(db, "SELECT count(*) FROM m WHERE NOT EXISTS (SELECT 1 FROM q "
@@ -337,6 +345,49 @@ static void test_arguments(void) {
   sqlite3_close(db);
 }
 
+/* The chunk rows against the export ("Rows", "Kind 4: quotient_store"):
+** leaf i's row, found through q_directory by its node, is its record
+** padded with zeros to row_reserve bytes when shorter, and a leaf without
+** a row has the empty record 00.  Returns the leaves that differ, or -1
+** when something cannot be read. */
+static long long rows_unlike_records(sqlite3 *db, const unsigned char *f,
+                                     int len) {
+  sqlite3_int64 reserve = q_int(db, "SELECT value FROM q_config WHERE key = "
+                                    "'row_reserve'", NOARGS);
+  if (len < 64) return -1;
+  uint64_t leaves = le64(f + 16);
+  size_t area = 64 + 16 * (size_t)leaves;
+  if (area > (size_t)len) return -1;
+  sqlite3_stmt *st = must_prep(db, "SELECT length(d.data), d.data, "
+                                   "d.data IS NULL FROM q_directory AS r "
+                                   "LEFT JOIN q_chunks AS d ON d.id = r.chunk "
+                                   "WHERE r.node = ?1");
+  long long bad = 0;
+  uint64_t start = 0;
+  for (uint64_t i = 0; i < leaves; i++) {
+    uint64_t node = le64(f + 64 + 16 * i), end = le64(f + 64 + 16 * i + 8);
+    size_t rec = (size_t)(end - start);
+    const unsigned char *r = f + area + start;
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)node);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+      bad++;
+    } else if (sqlite3_column_int(st, 2)) {
+      if (!(rec == 1 && r[0] == 0)) bad++;
+    } else {
+      size_t want = rec < (size_t)reserve ? (size_t)reserve : rec;
+      size_t got = (size_t)sqlite3_column_int64(st, 0);
+      const unsigned char *row = sqlite3_column_blob(st, 1);
+      int same = got == want && memcmp(row, r, rec) == 0;
+      for (size_t k = rec; same && k < got; k++) same = row[k] == 0;
+      if (!same) bad++;
+    }
+    sqlite3_reset(st);
+    start = end;
+  }
+  sqlite3_finalize(st);
+  return bad;
+}
+
 /* ---- 2. no false negative, and the rate -------------------------------------- */
 
 typedef struct tally {
@@ -393,12 +444,14 @@ static void check_store(sqlite3 *db, const char *label, double fpr,
   }
   sqlite3_finalize(st);
   double bound = spec_entries_rate(f, len);
+  long long rows_bad = rows_unlike_records(db, f, len);
   free(f);
   int fn_ok = miss_eq == 0 && hit_in == n && miss_ex == 0;
   int rate_ok = fp_store >= 0 && (double)fp_store <= fpr * (double)trials &&
                 bound >= 0 && bound <= fpr;
   int alike = differ == 0 && fp_store == fp_export && differ_present == 0;
-  int info_ok = kind_ok && items == n && blocks == leaves && block_bytes == 0;
+  int info_ok = kind_ok && items == n && blocks == leaves && block_bytes == 0 &&
+                rows_bad == 0;
   int ok = fn_ok && rate_ok && alike && info_ok;
   if (!ok || getenv("QTEST_VERBOSE")) {
     tap_diag("%s: entries' 2^-(d+b) sum to %.6f", label, bound);
@@ -423,7 +476,9 @@ static void check_store(sqlite3 *db, const char *label, double fpr,
     tap_diag("  bound %.0f", fpr * (double)trials);
   tap_ok(alike && info_ok, "%s: store and export answer all %lld probes "
          "alike; quotient_info: items %lld, blocks = %lld leaves, "
-         "block_bytes 0", label, (long long)(n + trials), items, leaves);
+         "block_bytes 0; each chunk row is its leaf's record, padded to "
+         "row_reserve (%lld differ)", label, (long long)(n + trials), items,
+         leaves, rows_bad);
 }
 
 /* Trials per store: 100 / fpr for a sized store (whose rate at capacity
@@ -632,15 +687,47 @@ static void test_deletes(void) {
   sqlite3_close(db);
 }
 
-/* ---- 4. transactions ------------------------------------------------------ */
-
-static int export_is(sqlite3 *db, const unsigned char *want, int want_len) {
-  int len;
-  unsigned char *f = export_of(db, &len);
-  int same = same_bytes(f, len, want, want_len);
-  free(f);
-  return same;
+/* What a quotient store refuses, and what it converts. */
+static void test_refusals(void) {
+  sqlite3 *db = open_db(NULL);
+  create_store(db, "fpr = 0.01");
+  must_exec(db, "INSERT INTO q(value) VALUES (1), ('a')");
+  int len0;
+  unsigned char *f0 = export_of(db, &len0);
+  expect_error(db, "UPDATE", "UPDATE q SET value = 2 WHERE value = 1", NOARGS,
+               "quotient_store: an item cannot be changed", 0);
+  expect_error(db, "DELETE without a value", "DELETE FROM q", NOARGS,
+               "quotient_store: DELETE removes a value", 0);
+  expect_error(db, "listing", "SELECT value FROM q", NOARGS,
+               "quotient_store: a filter cannot list its items", 0);
+  expect_error(db, "a value and a filter", "INSERT INTO q(value, filter) "
+               "VALUES (1, x'00')", NOARGS, "quotient_store: ", 0);
+  expect_error(db, "loading a filter", "INSERT INTO q(filter) SELECT filter "
+               "FROM q", NOARGS, "quotient_store: ", 0);
+  tap_ok(export_is(db, f0, len0), "after the refusals the store is "
+         "unchanged");
+  free(f0);
+  /* IN with values present and absent: one row per value present. */
+  tap_ok(q_int(db, "SELECT count(*) FROM q WHERE value IN (1, 'a', 'a', "
+                   "'never')", NOARGS) >= 2 &&
+             q_int(db, "SELECT count(*) FROM q WHERE value IN (1, 'a')",
+                   NOARGS) == 2,
+         "value IN (...) finds each value present once");
+  /* affinity: the value is converted as a column of that affinity. */
+  must_exec(db, "CREATE VIRTUAL TABLE t USING quotient_store(fpr = 0.01, "
+                "affinity = 'TEXT'); INSERT INTO t(value) VALUES (12345);"
+                "CREATE VIRTUAL TABLE n USING quotient_store(capacity = 100, "
+                "affinity = 'INTEGER'); INSERT INTO n(value) VALUES ('77')");
+  tap_ok(q_int(db, "SELECT (SELECT count(*) FROM t WHERE value = '12345') + "
+                   "(SELECT count(*) FROM n WHERE value = 77) + "
+                   "quotient_test((SELECT filter FROM t), '12345') + "
+                   "quotient_test((SELECT filter FROM n), 77)", NOARGS) == 4,
+         "affinity TEXT finds 12345 as '12345', INTEGER '77' as 77 (store and "
+         "export)");
+  sqlite3_close(db);
 }
+
+/* ---- 4. transactions ------------------------------------------------------ */
 
 static void test_transactions(void) {
   const char *path = temp_db_file("quotient_store", "tx");
@@ -756,6 +843,28 @@ static void test_transactions(void) {
          "finds every value", leaves_b, leaves_a);
   tap_ok(export_is(b, fa, fa_len), "... and exports the same bytes");
   free(fa);
+  /* Without a split: b reads a leaf (cached), a adds a value to it, b
+  ** finds it. */
+  int found = 1;
+  for (int i = 0; i < 20; i++) {
+    char val[40];
+    snprintf(val, sizeof val, "cached-%d", i);
+    arg v = a_text(val);
+    present(b, v); /* b reads the leaf */
+    sqlite3_int64 before = q_int(db, "SELECT count(*) FROM q_directory",
+                                 NOARGS);
+    sqlite3_stmt *st = prep(db, "INSERT INTO q(value) VALUES (?1)", &v, 1);
+    if (st) sqlite3_step(st);
+    sqlite3_finalize(st);
+    st = prep(db, "INSERT INTO m VALUES (?1)", &v, 1);
+    if (st) sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (q_int(db, "SELECT count(*) FROM q_directory", NOARGS) == before &&
+        !present(b, v))
+      found = 0;
+  }
+  tap_ok(found, "20 times: the other connection reads a leaf, this one adds "
+         "a value to it (no split), the other finds it");
   /* The other way round, inserting on both in turn. */
   must_exec(b, "CREATE TABLE IF NOT EXISTS m2(v)");
   for (int round = 0; round < 4; round++) {
@@ -1005,6 +1114,7 @@ int main(void) {
   test_arguments();
   test_summary();
   test_deletes();
+  test_refusals();
   test_transactions();
   test_damage();
   test_rate();
