@@ -29,9 +29,7 @@
 ** shadow tables, refused with "quotient_store:" and SQLITE_CORRUPT_VTAB;
 ** the summary row and quotient_info's figures.
 **
-** QTEST_KNOWN_BUGS=1 adds the checks this version of the extension fails
-** (each marked KNOWN BUG below); QTEST_VERBOSE=1 prints every store's
-** figures.
+** QTEST_VERBOSE=1 prints every store's figures.
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -813,14 +811,11 @@ static void test_limits(void) {
          "fpr 2e-11 at 512-byte pages: 3,000 values in %lld leaves (more "
          "than E a leaf would need), rows within leaf_bytes 416, none missed",
          leaves);
-  /* KNOWN BUG (QTEST_KNOWN_BUGS=1 checks it): a growing store refuses
-  ** fpr below 1e-11 with a scalable bloom_store's message about
-  ** tightening, though fpr may be as low as 1e-12. */
-  if (getenv("QTEST_KNOWN_BUGS")) {
-    tap_ok(exec_ok(db, "CREATE VIRTUAL TABLE low USING quotient_store(fpr "
-                       "= 1e-12)"),
-           "KNOWN BUG: a growing store at fpr 1e-12 is made");
-  }
+  /* A scalable bloom_store's rule (its first layer's rate) is not a
+  ** quotient store's: fpr may be as low as 1e-12. */
+  tap_ok(exec_ok(db, "CREATE VIRTUAL TABLE low USING quotient_store(fpr "
+                     "= 1e-12)"),
+         "a growing store at fpr 1e-12 is made");
   sqlite3_close(db);
 }
 
@@ -1069,19 +1064,16 @@ static void test_damage(void) {
   for (size_t i = 0; i < sizeof chunk / sizeof chunk[0]; i++)
     damage_case("fpr = 0.01", 30, chunk[i], "quotient_store: ", 1);
   /* A row cut short by its last byte, so that its record ends past it:
-  ** the export refuses it.  KNOWN BUG (QTEST_KNOWN_BUGS=1 checks it): a
-  ** probe reads the row padded with zeros to leaf_bytes (the chunk
-  ** cache) and answers. */
-  int known = getenv("QTEST_KNOWN_BUGS") != NULL;
+  ** refused by the probe too, though the cache reads it padded with
+  ** zeros. */
   damage_case("fpr = 0.01", 30, "UPDATE q_chunks SET data = substr(data, "
-              "1, length(data) - 1)", "quotient_store: ", known);
-  /* KNOWN BUG (QTEST_KNOWN_BUGS=1): a chunk row with a negative id, damage
-  ** by "Reading a store" ("an id outside every layer's run (a negative one
-  ** included)"), is not refused by SELECT filter, which reads only the
-  ** directory's leaves ("SELECT filter reads every row"). */
-  if (known)
-    damage_case("fpr = 0.01", 400, "INSERT INTO q_chunks VALUES (-1, x'00')",
-                "quotient_store: ", 0);
+              "1, length(data) - 1)", "quotient_store: ", 1);
+  /* A chunk row of no leaf, below 0 or past the directory's chunks:
+  ** refused by SELECT filter, which reads every row. */
+  damage_case("fpr = 0.01", 400, "INSERT INTO q_chunks VALUES (-1, x'00')",
+              "quotient_store: ", 0);
+  damage_case("fpr = 0.01", 400, "INSERT INTO q_chunks VALUES (99999, x'00')",
+              "quotient_store: ", 0);
 
   /* The configuration, refused as a whole when connected. */
   static const char *const config[] = {
