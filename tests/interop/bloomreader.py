@@ -14,6 +14,9 @@ standard library; no SQLite needed.
     bloom_plan(n, p), cuckoo_sizing(n, p), quotient_sizing(n, p)
                             # the sizing of "this version"
     quotient_build(values, n, p)   # the kind-4 blob quotient_build makes
+    read_store(conn, name)  # a store's blob from its shadow tables alone
+    leaves_blob(records, ...), encode_leaf_record(sections)
+                            # kind 4 layout 1 (quotient leaves), written
     layered_blob(layers, ...)   # a kind-3 blob of layer blobs
 
 Python values stand for SQL values as Python's sqlite3 module binds them:
@@ -27,7 +30,17 @@ that with the extension's libm (the same process) they agree bit for bit.
 Each kind of filter is a class in KINDS keyed by the header's kind byte; to
 support a new kind, write a class with the same methods as BloomKind
 (__init__(header, body), test_hash(h1, h2), header_info(header), stats())
-and register it.
+and register it.  Kind 4's entry, quotient_kind, picks QuotientKind (layout
+0, blocks) or QuotientLeavesKind (layout 1, leaves) by header byte 14.
+
+Kind 4 layout 1 is checked where FORMAT.md says: Filter() makes the O(1)
+checks of the header and directory, a probe those of the leaf it reads (it
+owns h1, its bounds lie in the area in order, its sections fill it exactly)
+and the lookup's own (a unary part without the bucket it seeks), and
+info() every check of every leaf.  Where the text leaves a choice, this
+reader takes the stricter one: a probe whose binary search meets a node
+of no depth 0 to 62 is refused, and a unary part with a 1 after its last
+bucket's 0 is damage.
 """
 
 # bloom is dedicated to the public domain by its authors: anyone may use,
@@ -46,7 +59,8 @@ __all__ = ["FormatError", "Filter", "Text", "murmur3_x64_128",
            "bloom_merge", "cuckoo_delete", "bloom_model_fpr", "bloom_plan",
            "cuckoo_fpr", "cuckoo_sizing", "TOLERANCE", "layered_blob",
            "layered_add", "quotient_sizing", "quotient_build",
-           "quotient_model_fpr", "quotient_shape"]
+           "quotient_model_fpr", "quotient_shape", "read_store",
+           "leaves_blob", "encode_leaf_record"]
 
 M64 = (1 << 64) - 1
 M32 = (1 << 32) - 1
@@ -696,6 +710,262 @@ class QuotientKind:
         return {"full_blocks": full, "estimated_fpr": s / float(self.blocks)}
 
 
+class QuotientLeavesKind:
+    """Kind 4, layout 1: quotient leaves ("Kind 4, layout 1" in FORMAT.md).
+
+    Header.hashes holds bytes 12-15 (block_bytes 0, layout 1, byte 15 0),
+    Header.bits the number of leaves L, Header.inserted the items.  The body
+    is a directory of L (node, end) pairs, then the leaves' records.  Only
+    the O(1) checks are made when the filter is read; a probe checks the
+    leaf it reads (its directory entry and its record) and stats() checks
+    every leaf, as quotient_info does.
+    """
+
+    name = "quotient"
+
+    def __init__(self, h, body):
+        if h.hashes != 1 << 16:
+            raise FormatError("layout 1: block_bytes must be 0 and byte 15 0")
+        n = h.bits
+        if n < 1 or len(body) // 16 < n:
+            raise FormatError("layout 1: %d leaves do not fit a %d-byte body"
+                              % (n, len(body)))
+        self.header = h
+        self.body = body
+        self.leaves = n
+        self.area = len(body) - 16 * n
+        if self.entry(n - 1)[1] != self.area:
+            raise FormatError("layout 1: the last end %d is not the records' "
+                              "%d bytes" % (self.entry(n - 1)[1], self.area))
+        self._records = {}      # leaf -> its decoded sections, checked once
+
+    def entry(self, i):
+        """(node, end) of directory entry i, unchecked."""
+        return struct.unpack_from("<QQ", self.body, 16 * i)
+
+    @staticmethod
+    def node_range(node):
+        """(depth, first h1, last h1 + 1) a node owns; refuses a node that
+        is no leaf's (0, or deeper than 62)."""
+        if node < 1 or node.bit_length() - 1 > 62:
+            raise FormatError("node %d is not a node of depth 0 to 62" % node)
+        d = node.bit_length() - 1
+        p = node - (1 << d)
+        return d, p << (64 - d), (p + 1) << (64 - d)
+
+    def find(self, h1):
+        """The leaf whose range starts at or below h1, the last such, by
+        binary search on the directory's nodes.  A node the search meets
+        that is no node of depth 0 to 62 has no range to compare: the probe
+        is refused (FORMAT.md does not say; the extension reads such a node
+        as starting above every h1)."""
+        lo, hi = 0, self.leaves - 1        # leaf lo starts at or below h1
+        while lo < hi:
+            mid = lo + (hi - lo + 1) // 2
+            if self.node_range(self.entry(mid)[0])[1] <= h1:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def bounds(self, i):
+        """(depth, record bytes) of leaf i: its node one of depth 0 to 62,
+        its bounds in the records area in order."""
+        node, end = self.entry(i)
+        d = self.node_range(node)[0]
+        start = self.entry(i - 1)[1] if i else 0
+        if not start <= end <= self.area:
+            raise FormatError("leaf %d: bounds %d to %d are not in order in "
+                              "the %d-byte area" % (i, start, end, self.area))
+        at = 16 * self.leaves
+        return d, self.body[at + start:at + end]
+
+    def record(self, i):
+        """(depth, [(b, m, Counter of keys)]) of leaf i, every check of "A
+        leaf's record" made (quotient_info's)."""
+        got = self._records.get(i)
+        if got is None:
+            d, rec = self.bounds(i)
+            heads = leaf_sections(rec, "leaf %d" % i)
+            got = self._records[i] = (d, [decode_section(rec, s, "leaf %d" % i)
+                                          for s in heads])
+        return got
+
+    def test_hash(self, h1, h2):
+        """The probe of "Where an item lives" and "Body": the leaf found by
+        binary search must own h1, lie in the area in order and be filled
+        exactly by its sections; then each section is looked up as "Lookup
+        in a section" says, a lookup that runs off its unary part or its
+        entries being damage."""
+        i = self.find(h1)
+        node = self.entry(i)[0]
+        _d, first, last = self.node_range(node)
+        if not first <= h1 < last:
+            raise FormatError("leaf %d (node %d) does not own h1 %#x"
+                              % (i, node, h1))
+        d, rec = self.bounds(i)
+        p = h1 << 64 | h2
+        for sec in leaf_sections(rec, "leaf %d" % i):
+            b = sec[1]
+            if section_lookup(rec, sec, (p >> (128 - d - b)) & ((1 << b) - 1),
+                              "leaf %d" % i):
+                return 1
+        return 0
+
+    def check_all(self):
+        """Every leaf, as quotient_info checks them: the nodes cover the
+        hash space once, in order; each record is sound."""
+        at = 0
+        for i in range(self.leaves):
+            node = self.entry(i)[0]
+            _d, first, last = self.node_range(node)
+            if first != at:
+                raise FormatError("leaf %d (node %d) starts at %#x, not %#x"
+                                  % (i, node, first, at))
+            at = last
+            self.record(i)
+        if at != 1 << 64:
+            raise FormatError("the leaves end at %#x, not 2^64" % at)
+
+    def header_info(self, h):
+        items = h.inserted
+        bpi = None if items == 0 else \
+            float(h.length - 64) * 8.0 / float(items)
+        return {"blocks": self.leaves, "block_bytes": 0,
+                "bytes": h.length, "capacity": h.capacity,
+                "target_fpr": h.target_fpr, "items": items,
+                "bits_per_item": bpi}
+
+    def stats(self):
+        """full_blocks 0; estimated_fpr the sum of 2^-(d+b) over the
+        entries, exact then rounded once (FORMAT.md gives no order)."""
+        self.check_all()
+        total = 0
+        for i in range(self.leaves):
+            d, sections = self.record(i)
+            for b, _m, keys in sections:
+                total += sum(keys.values()) << (128 - d - b)
+        return {"full_blocks": 0, "estimated_fpr": total / (1 << 128)}
+
+    def leaf_rows(self):
+        """[(node, {(b, m): [keys]})] for every leaf, in order (for tests)."""
+        self.check_all()
+        out = []
+        for i in range(self.leaves):
+            d, sections = self.record(i)
+            out.append((self.entry(i)[0], [(b, m, sorted(k.elements()))
+                                           for b, m, k in sections]))
+        return out
+
+
+def leaf_sections(rec, where="record"):
+    """[(c, b, m, offset of the section's bits, their number)] of a leaf's
+    record ("A leaf's record"): S at most 65, each header's fields in
+    range, widths strictly decreasing, and the sections filling the record
+    exactly.  The bits themselves are judged by decode_section."""
+    if not rec:
+        raise FormatError("%s: no byte 0" % where)
+    if rec[0] > 65:
+        raise FormatError("%s: %d sections, more than 65" % (where, rec[0]))
+    at, out, prev = 1, [], 65
+    for j in range(rec[0]):
+        if at + 3 > len(rec):
+            raise FormatError("%s: section %d's header runs past" % (where, j))
+        w = int.from_bytes(rec[at:at + 3], "little")
+        c, b, m = w & 4095, (w >> 12) & 127, (w >> 19) & 31
+        if c < 1 or b > 64 or m > min(b, 16):
+            raise FormatError("%s: section %d has c %d, b %d, m %d"
+                              % (where, j, c, b, m))
+        if b >= prev:
+            raise FormatError("%s: section %d's %d bits do not follow %d"
+                              % (where, j, b, prev))
+        prev = b
+        nbits = c + (1 << m) + c * (b - m)
+        if at + 3 + (nbits + 7) // 8 > len(rec):
+            raise FormatError("%s: section %d runs past" % (where, j))
+        out.append((c, b, m, at + 3, nbits))
+        at += 3 + (nbits + 7) // 8
+    if at != len(rec):
+        raise FormatError("%s: %d bytes beyond its sections"
+                          % (where, len(rec) - at))
+    return out
+
+
+def _section_bits(rec, sec):
+    c, b, m, at, nbits = sec
+    return int.from_bytes(rec[at:at + (nbits + 7) // 8], "little")
+
+
+def decode_section(rec, sec, where="record"):
+    """(b, m, Counter of keys) of a section, its unary part (exactly c ones
+    and 2^m zeros, none after the last bucket's 0), key order and padding
+    checked."""
+    from collections import Counter
+    c, b, m, _at, nbits = sec
+    x = _section_bits(rec, sec)
+    l, u = b - m, c + (1 << m)
+    if x >> nbits:
+        raise FormatError("%s: a section's padding is not 0" % where)
+    unary = x & ((1 << u) - 1)
+    if bin(unary).count("1") != c:
+        raise FormatError("%s: a section's unary part does not hold %d ones "
+                          "and %d zeros" % (where, c, 1 << m))
+    keys, q, i, last = [], 0, 0, -1
+    for pos in range(u):
+        if not unary >> pos & 1:
+            q += 1
+            continue
+        if q >= 1 << m:     # a key of high part 2^m: not a b-bit key
+            raise FormatError("%s: a section's unary part has a 1 after "
+                              "its last bucket's 0" % where)
+        key = q << l | (x >> (u + i * l)) & ((1 << l) - 1)
+        if key < last:
+            raise FormatError("%s: a section's keys are out of order" % where)
+        keys.append(key)
+        last, i = key, i + 1
+    return b, m, Counter(keys)
+
+
+def section_lookup(rec, sec, key, where="record"):
+    """"Lookup in a section": 1 if an entry of high part q has key's low
+    part.  A unary part without a q-th 0, or with more ones before it than
+    the section's c, is damage."""
+    c, b, m, _at, _nbits = sec
+    x = _section_bits(rec, sec)
+    l, u = b - m, c + (1 << m)
+    q, low = key >> l, key & ((1 << l) - 1)
+    z, zeros = None, 0
+    for pos in range(u):
+        if not x >> pos & 1:
+            if zeros == q:
+                z = pos
+                break
+            zeros += 1
+    if z is None or z - q > c:
+        raise FormatError("%s: the unary part has no bucket %d for its %d "
+                          "entries" % (where, q, c))
+    j = 1
+    while j <= z and x >> (z - j) & 1:
+        if (x >> (u + (z - q - j) * l)) & ((1 << l) - 1) == low:
+            return 1
+        j += 1
+    return 0
+
+
+def quotient_kind(h, body):
+    """Kind 4: byte 14 (the layout) chooses blocks (0) or leaves (1);
+    a later layout is refused."""
+    layout = (h.hashes >> 16) & 0xFF
+    if layout == 1:
+        return QuotientLeavesKind(h, body)
+    if layout > 1:
+        raise FormatError("kind 4 layout %d is not known" % layout)
+    return QuotientKind(h, body)
+
+
+quotient_kind.name = "quotient"
+
+
 def quotient_block_fpr(c, v):
     """F(c) of "Rate model": 1 - (1 - 1/V)^c as -expm1(c * log1p(-1/V))."""
     if c == 0:
@@ -829,7 +1099,7 @@ def layered_blob(layers, growth=2, tightening=0.5, target_fpr=0.01):
 
 
 # kind byte -> class; a kind not here is rejected as unknown
-KINDS = {1: BloomKind, 2: CuckooKind, 3: LayeredKind, 4: QuotientKind}
+KINDS = {1: BloomKind, 2: CuckooKind, 3: LayeredKind, 4: quotient_kind}
 
 
 class Filter:
@@ -1094,6 +1364,8 @@ STORE_KEYS = {
         "chunk_blocks"),
     2: ("kind", "version", "capacity", "fpr", "buckets", "fingerprint_bits",
         "seed", "chunk_buckets"),
+    4: ("kind", "version", "capacity", "fpr", "seed", "leaf_items",
+        "leaf_bytes", "base_depth", "sized", "row_reserve"),
 }
 
 
@@ -1321,6 +1593,8 @@ def read_store(conn, name):
     store FORMAT.md says to refuse."""
     q = lambda s: '"' + s.replace('"', '""') + '"'
     config = dict(conn.execute("SELECT key, value FROM %s" % q(name + "_config")))
+    if config.get("kind") == 4:
+        return _read_quotient_store(conn, name, config)
     if "window" not in config:
         _check_store_keys(config)
     kind = config.get("kind")
@@ -1380,3 +1654,140 @@ def read_store(conn, name):
     if outside:
         raise FormatError("chunk %d is outside its layers" % outside[0])
     return layered_blob(blobs, growth, tightening, float(config["fpr"]))
+
+
+# --- Kind 4: quotient_store ("Stores" -> "Kind 4: quotient_store") ---------
+
+QUOTIENT_STORE_RANGES = {"leaf_items": (1, 4094), "leaf_bytes": (64, 65536),
+                         "base_depth": (0, 40), "sized": (0, 1)}
+
+
+def _read_quotient_store(conn, name, config):
+    """The layout-1 blob a quotient_store holds, from its three tables: the
+    configuration's rows and classes, the directory (chunks 0 .. L - 1, no
+    gap, nodes of depth base_depth to 62 covering the hash space once),
+    each chunk row a sound record then zero bytes, 1 to leaf_bytes bytes in
+    all, a leaf without a row empty; the leaves in the order of their
+    ranges, each record without the zeros after it, items their entries."""
+    q = lambda s: '"' + s.replace('"', '""') + '"'
+    for key, value in config.items():
+        want = {"fpr": float, "affinity": str}.get(key, int)
+        if key not in STORE_KEYS[4] + ("affinity",):
+            raise FormatError("configuration key %r is not a quotient "
+                              "store's" % (key,))
+        if type(value) is not want:
+            raise FormatError("configuration %s is %r, not of its storage "
+                              "class" % (key, value))
+    missing = [k for k in STORE_KEYS[4] if k not in config]
+    if missing:
+        raise FormatError("configuration lacks %s" % ", ".join(missing))
+    if config.get("affinity", "BLOB") not in AFFINITIES:
+        raise FormatError("affinity %r is not one of %s"
+                          % (config["affinity"], AFFINITIES))
+    for key, (lo, hi) in QUOTIENT_STORE_RANGES.items():
+        if not lo <= config[key] <= hi:
+            raise FormatError("configuration %s %d out of range" % (key, config[key]))
+    if (config["version"] != 1 or not 1 <= config["capacity"] <= I64_MAX
+            or not 0.0 < config["fpr"] < 1.0
+            or not 0 <= config["seed"] <= M32
+            or not 0 <= config["row_reserve"] <= config["leaf_bytes"]):
+        raise FormatError("configuration out of range: %r" % (config,))
+    base = config["base_depth"]
+    nodes = []
+    for i, (chunk, node) in enumerate(conn.execute(
+            "SELECT chunk, node FROM %s ORDER BY chunk" % q(name + "_directory"))):
+        if chunk != i or type(node) is not int or node < 1:
+            raise FormatError("directory row %d: chunk %r, node %r" % (i, chunk, node))
+        d = node.bit_length() - 1
+        if not base <= d <= 62:
+            raise FormatError("directory: node %d's depth %d is not %d to 62"
+                              % (node, d, base))
+        nodes.append(node)
+    if not nodes:
+        raise FormatError("the directory is empty")
+    order = sorted(range(len(nodes)),
+                   key=lambda i: QuotientLeavesKind.node_range(nodes[i])[1])
+    at = 0
+    for i in order:
+        _d, first, last = QuotientLeavesKind.node_range(nodes[i])
+        if first != at:
+            raise FormatError("node %d leaves a gap or overlaps" % nodes[i])
+        at = last
+    if at != 1 << 64:
+        raise FormatError("the nodes do not reach the end of the hash space")
+    rows = {}
+    for cid, data, cls in conn.execute("SELECT id, CAST(data AS BLOB), "
+                                       "typeof(data) FROM %s" % q(name + "_chunks")):
+        if cls != "blob":
+            raise FormatError("chunk %r is a %s, not a BLOB" % (cid, cls))
+        rows[cid] = data
+    outside = [cid for cid in rows if not 0 <= cid < len(nodes)]
+    if outside:
+        raise FormatError("chunk %r has no directory row" % outside[0])
+    records, items = [], 0
+    for i in order:
+        data = rows.get(i, b"\x00")
+        if type(data) is not bytes or not 1 <= len(data) <= config["leaf_bytes"]:
+            raise FormatError("chunk %d: %r is not 1 to %d bytes"
+                              % (i, data, config["leaf_bytes"]))
+        heads = _record_heads(data, "chunk %d" % i)
+        used = heads[-1][3] + (heads[-1][4] + 7) // 8 if heads else 1
+        if any(data[used:]):
+            raise FormatError("chunk %d: bytes after its record are not zero" % i)
+        rec = data[:used]
+        for sec in heads:
+            decode_section(rec, sec, "chunk %d" % i)
+            items += sec[0]
+        records.append((nodes[i], rec))
+    return leaves_blob(records, config["capacity"], config["fpr"],
+                       config["seed"], items)
+
+
+def _record_heads(data, where):
+    """The sections of the record at the start of data, which may be
+    followed by other bytes (a chunk row's zeros)."""
+    if not data:
+        raise FormatError("%s: no byte 0" % where)
+    at, s = 1, data[0]
+    for _ in range(s if s <= 65 else 0):
+        if at + 3 > len(data):
+            break
+        w = int.from_bytes(data[at:at + 3], "little")
+        c, b, m = w & 4095, (w >> 12) & 127, (w >> 19) & 31
+        if m > b:
+            break
+        at += 3 + (c + (1 << m) + c * (b - m) + 7) // 8
+    return leaf_sections(data[:at], where)
+
+
+def leaves_blob(records, capacity, fpr, seed, items):
+    """A layout-1 blob ("Kind 4, layout 1"): records [(node, record bytes)]
+    in the order of their ranges."""
+    directory, area, end = b"", b"", 0
+    for node, rec in records:
+        end += len(rec)
+        directory += struct.pack("<QQ", node, end)
+        area += rec
+    return HEADER.pack(MAGIC, 1, 4, 1, 0, seed, 1 << 16, len(records),
+                       capacity, float(fpr), items, bytes(16)) + directory + area
+
+
+def encode_leaf_record(sections):
+    """A leaf's record from [(b, m, keys)], widest first, keys sorted: the
+    bytes "A leaf's record" gives (m is the writer's choice)."""
+    out = bytearray([len(sections)])
+    for b, m, keys in sections:
+        keys = sorted(keys)
+        c, l = len(keys), b - m
+        out += (c | b << 12 | m << 19).to_bytes(3, "little")
+        x, pos, q = 0, 0, 0
+        for k in keys:
+            while q < k >> l:
+                pos, q = pos + 1, q + 1       # a 0 bit closes bucket q
+            x |= 1 << pos
+            pos += 1
+        u = c + (1 << m)
+        for i, k in enumerate(keys):
+            x |= (k & ((1 << l) - 1)) << (u + i * l)
+        out += x.to_bytes((u + c * l + 7) // 8, "little")
+    return bytes(out)

@@ -74,26 +74,39 @@ def worked_examples(text):
 
 
 def kind_of(heading):
-    m = re.match(r"Kind (\d+):", heading or "")
+    m = re.match(r"Kind (\d+)(?:, layout \d+)?:", heading or "")
+    return int(m.group(1)) if m else None
+
+
+def layout_of(heading):
+    """The layout a "Kind N, layout L: ..." heading names, else None."""
+    m = re.match(r"Kind \d+, layout (\d+):", heading or "")
     return int(m.group(1)) if m else None
 
 
 def example_sql(section):
     """The statements that make the example's blob: the indented code
-    before "`SELECT ...` gives", then that SELECT."""
-    m = re.search(r"`(SELECT [^`]+)`\s+gives a (\d+)-byte blob", section)
-    if not m:
-        return None, None
-    before = section[:m.start()]
-    setup = [line[4:] for line in before.split("\n")
-             if line.startswith("    ") and line.strip()]
-    return setup + [m.group(1) + ";"], int(m.group(2))
+    before "`SELECT ...` gives", then that SELECT; or, for a store's
+    export, "`SELECT ...` for `CREATE ...` after `INSERT ...` is": the
+    CREATE, the INSERT, then the SELECT."""
+    m = re.search(r"`(SELECT [^`]+)`\s+gives an?\s+(\d+)-byte blob", section)
+    if m:
+        before = section[:m.start()]
+        setup = [line[4:] for line in before.split("\n")
+                 if line.startswith("    ") and line.strip()]
+        return setup + [m.group(1) + ";"], int(m.group(2))
+    m = re.search(r"`(SELECT [^`]+)`\s+for\s+`(CREATE [^`]+)`\s+after\s+"
+                  r"`(INSERT [^`]+)`\s+is an?\s+(\d+)-byte blob", section)
+    if m:
+        return [" ".join(m.group(i).split()) + ";" for i in (2, 3, 1)], \
+            int(m.group(4))
+    return None, None
 
 
 def example_bytes(section):
     """The dump after "gives a N-byte blob": each line an offset and hex
     digits (spaces between groups ignored); lines left out are zeros."""
-    m = re.search(r"gives a (\d+)-byte blob", section)
+    m = re.search(r"(?:gives|is) an?\s+(\d+)-byte blob", section)
     if not m:
         return None
     out = bytearray(int(m.group(1)))
@@ -376,7 +389,86 @@ def check_kind4(tap, conn, section, blob):
            "reader's", *bad)
 
 
-CHECKS = {1: check_kind1, 2: check_kind2, 3: check_kind3, 4: check_kind4}
+def check_kind4_leaves(tap, conn, section, blob):
+    """"Kind 4, layout 1": the header, directory and record fields the text
+    gives, and its account of the low part and of probing 42."""
+    f = br.Filter(blob)
+    bad = []
+    m = claim(tap, section, r"Header: kind (\d+), `block_bytes` (\d+), layout "
+              r"(\d+), one leaf; `capacity` (\d+) .*?`target_fpr` ([0-9.]+), "
+              r"items (\d+)\.", "layout-1 header")
+    if m:
+        said = (int(m.group(1)), int(m.group(2)), int(m.group(3)), 1,
+                int(m.group(4)), float(m.group(5)), int(m.group(6)))
+        have = (blob[5],) + struct.unpack_from("<HBxQQdQ", blob, 12)
+        if said != have:
+            bad.append("header: text %s, blob %s" % (said, have))
+    m = claim(tap, section, r"Directory: node (\d+) \(depth (\d+): the whole "
+              r"hash space\), its record ending at byte (\d+) of the area",
+              "layout-1 directory")
+    if m:
+        node, depth, end = (int(x) for x in m.groups())
+        if (f.impl.leaves, f.impl.entry(0)) != (1, (node, end)) \
+                or node.bit_length() - 1 != depth \
+                or len(blob) != 64 + 16 + end:
+            bad.append("directory: text node %d depth %d end %d, blob %s"
+                       % (node, depth, end, f.impl.entry(0)))
+    m = claim(tap, section, r"Record: one section, `w = 0x([0-9A-F]{6})`: `c` = "
+              r"(\d+), `b` = (\d+), `m` = (\d+), so `l` = (\d+); its bits are "
+              r"the unary part `([01 ]+)`.*?the low part: bits (\d+) to (\d+) "
+              r"of `([0-9A-F ]+)` read least significant first, `0x([0-9A-F]+)`",
+              "layout-1 record")
+    h1, _h2 = br.hash_value(42)
+    if m:
+        w, c, b, mm, l = (int(m.group(1), 16),) + tuple(
+            int(m.group(i)) for i in range(2, 6))
+        unary = [int(x) for x in m.group(6).split()]
+        lo, hi = int(m.group(7)), int(m.group(8))
+        body = bytes.fromhex(m.group(9).replace(" ", ""))
+        low = int(m.group(10), 16)
+        rec = blob[64 + 16:]
+        heads = br.leaf_sections(rec)
+        (node, sections), = f.impl.leaf_rows()
+        x = int.from_bytes(body, "little")
+        if (rec[0], int.from_bytes(rec[1:4], "little")) != (1, w) \
+                or heads[0][:3] != (c, b, mm) or l != b - mm \
+                or (w & 4095, w >> 12 & 127, w >> 19 & 31) != (c, b, mm):
+            bad.append("section header: text w %#x c %d b %d m %d l %d, "
+                       "blob %s %s" % (w, c, b, mm, l, rec[:4].hex(), heads))
+        if rec[4:] != body or [x >> i & 1 for i in range(c + (1 << mm))] != unary:
+            bad.append("section bits: text %s unary %s, blob %s"
+                       % (body.hex(), unary, rec[4:].hex()))
+        if (lo, hi) != (c + (1 << mm), c + (1 << mm) + l - 1) \
+                or (x >> lo) & ((1 << (hi - lo + 1)) - 1) != low \
+                or sections != [(b, mm, [low])]:
+            bad.append("low part: text bits %d to %d = %#x, reader's keys %s"
+                       % (lo, hi, low, sections))
+        g = claim(tap, section, r"the top (\d+) bits of 42's `h1 = (0x[0-9a-f]+)`",
+                  "42's h1")
+        if g and (int(g.group(1)) != b or int(g.group(2), 16) != h1
+                  or h1 >> (64 - b) != low):
+            bad.append("42: text top %s bits of %s, reader h1 %#x"
+                       % (g.group(1), g.group(2), h1))
+    z = claim(tap, section, r"finds the first 0 of the unary part at position "
+              r"(\d+), the 1 before it \(entry (\d+)\), whose low part matches",
+              "probing 42")
+    if z and m:
+        q = (h1 >> (64 - b)) >> l
+        zeros = [i for i in range(c + (1 << mm)) if not x >> i & 1]
+        if (q, zeros[q], zeros[q] - q - 1) != (0, int(z.group(1)),
+                                               int(z.group(2))):
+            bad.append("probe: text z %s entry %s, reader z %d"
+                       % (z.group(1), z.group(2), zeros[q]))
+    (sql,) = conn.execute("SELECT quotient_test(?1, 42)", (blob,)).fetchone()
+    tap.ok(m and z and not bad and f.test(42) == 1 and sql == 1,
+           "kind-4 layout-1 example: the header, directory entry, section "
+           "(w, c, b, m, l, unary part, low part 0x8130A) and the probe of 42 "
+           "are what the text says, and 42 answers 1 (extension and reader)",
+           *bad)
+
+
+CHECKS = {1: check_kind1, 2: check_kind2, 3: check_kind3, 4: check_kind4,
+          (4, 1): check_kind4_leaves}
 
 
 def check_example(tap, conn, heading, section):
@@ -413,7 +505,8 @@ def check_example(tap, conn, heading, section):
            "%s: a kind-%s blob the reader accepts, %s%s agreeing bit for bit"
            % (name, kind, INFO_FN[base],
               " and bloom_layers" if f.header.kind == 3 else ""), *diffs)
-    check = CHECKS.get(kind)
+    layout = layout_of(heading)
+    check = CHECKS.get(kind if layout is None else (kind, layout))
     if check is None:
         tap.ok(False, "%s: this test has no checks for what it says" % name)
     else:

@@ -21,7 +21,9 @@ included), what a reader must not check (a sizing that does not match
 capacity and target_fpr, layer rates in no schedule), the stores' layer
 rates bit for bit, the sizing of bloom_plan and cuckoo_build, acceptance
 or rejection of altered headers, and a bloom_store reassembled from its
-shadow tables alone.
+shadow tables alone; and quotient_store's layout-1 exports (kind 4
+layout 1: answers, quotient_info, reassembly from its three shadow tables,
+damaged blobs and stores) in tests/interop/quotient_leaves.py.
 Prints TAP.
 
 BLOOM_INTEROP_PROBES sets the number of probes (default 100000).
@@ -51,6 +53,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, "..", "python")]
 import bloomreader as br                                  # noqa: E402
 from bloomhost import ROOT, Tap, bloom_so, connect        # noqa: E402
 from probes import make_probes, storage_class             # noqa: E402
+from quotient_leaves import check_quotient_leaves         # noqa: E402
 
 # SQL function names per kind (the header's kind byte); to cover a new kind,
 # add its functions here, a class to bloomreader.KINDS, and its filters to
@@ -1583,6 +1586,7 @@ def main():
                *["probe %d %s %r" % (i, classes[i], values[i]) for i in bad[:5]])
 
     check_quotient(tap, conn, filters, values)
+    check_quotient_leaves(tap, compare_info)
     check_text_encodings(tap, conn, conn16)
     check_mutations(tap, conn, filters[0][1], values)
     for name, blob, members in filters:

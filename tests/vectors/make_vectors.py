@@ -548,12 +548,121 @@ def version1_kind4(conn):
     return out
 
 
+def version1_kind4_layout1(conn):
+    """(name, blob, probes or None, comment, reject reason): version 1, kind
+    4 layout 1 (quotient leaves), exports of quotient_store after a fixed
+    list of inserts.  Each export must be what the independent reader
+    reassembles from the store's three shadow tables ("Stores") and what
+    it re-encodes from the keys it decodes ("A leaf's record"), byte for
+    byte; the first with one value must be FORMAT.md's example."""
+    import sqlite3
+    import tempfile
+    from format_examples import example_bytes, format_text, worked_examples
+    rng = random.Random(41)
+    out = []
+
+    def store(args, members, page=4096):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "q.db")
+            c = connect(path)
+            c.execute("PRAGMA page_size = %d" % page)
+            c.execute("CREATE VIRTUAL TABLE q USING quotient_store(%s)" % args)
+            c.executemany("INSERT INTO q(value) VALUES (?1)",
+                          [(br.key(*m) if isinstance(m, tuple) else m,)
+                           for m in members])
+            c.commit()
+            (blob,) = c.execute("SELECT filter FROM q").fetchone()
+            c.close()
+            plain = sqlite3.connect(path)       # the tables alone
+            again = br.read_store(plain, "q")
+            plain.close()
+        f = br.Filter(blob)
+        recoded = br.leaves_blob(
+            [(node, br.encode_leaf_record(secs))
+             for node, secs in f.impl.leaf_rows()],
+            f.header.capacity, f.header.target_fpr, f.header.seed,
+            f.header.inserted)
+        if again != blob or recoded != blob:
+            sys.exit("quotient_store(%s) after %d inserts: its export is not "
+                     "the reader's reassembly of its tables (%s) or of its "
+                     "keys (%s)" % (args, len(members), again == blob,
+                                    recoded == blob))
+        return blob
+
+    example = [example_bytes(t) for h, t in worked_examples(format_text())
+               if h.startswith("Kind 4, layout 1")]
+    one = store("fpr = 0.01", [42])
+    if example != [one]:
+        sys.exit("FORMAT.md's layout-1 example is not quotient_store's "
+                 "export after inserting 42")
+    out.append(("kind4-layout1-empty", store("fpr = 0.01", []),
+                probe_list([], rng),
+                "quotient_store(fpr = 0.01) with no value: one empty leaf "
+                "(record 00).", None))
+    out.append(("kind4-layout1-worked-example", one,
+                probe_list([42, 42.0], rng),
+                "The layout-1 worked example of ext/FORMAT.md: "
+                "quotient_store(fpr = 0.01) after inserting 42.", None))
+    five = [42, "abc", 1.5, b"\x00\x01", ("acme", 7)]
+    out.append(("kind4-layout1-five", store("fpr = 0.01", five),
+                probe_list(five, rng),
+                "quotient_store(fpr = 0.01) after 5 inserts of every class "
+                "(one bloom_key).", None))
+    many = ["v-%d" % i for i in range(200)] + list(range(0, 2000, 10)) + \
+        [i + 0.5 for i in range(100)] + [("k", i) for i in range(50)]
+    out.append(("kind4-layout1-leaves", store("fpr = 0.01", many, page=512),
+                probe_list(many[::7], rng, extra=200),
+                "quotient_store(fpr = 0.01), page_size 512, after %d "
+                "inserts: leaves of several depths and widths." % len(many),
+                None))
+    sized = ["s-%d" % i for i in range(150)]
+    out.append(("kind4-layout1-sized", store("capacity = 200, fpr = 0.001",
+                                             sized, page=512),
+                probe_list(sized[::5], rng, extra=200),
+                "quotient_store(capacity = 200, fpr = 0.001), page_size 512, "
+                "after 150 inserts: 2^base_depth leaves from CREATE.", None))
+
+    def alter(off, data, blob=one):
+        return blob[:off] + data + blob[off + len(data):]
+
+    h1 = br.hash_value(1)[0]
+    half = 2 if h1 >> 63 else 3      # a depth-1 node that does not own 1
+    rejects = [
+        ("layout-2", alter(14, b"\x02"), "header byte 14 (the layout) is 2"),
+        ("byte-15", alter(15, b"\x01"), "header byte 15 is 1"),
+        ("block-bytes", alter(12, struct.pack("<H", 64)),
+         "block_bytes 64 in layout 1"),
+        ("leaves-0", alter(16, struct.pack("<Q", 0)), "L = 0"),
+        ("leaves-2", alter(16, struct.pack("<Q", 2)),
+         "L = 2 over a body of 23 bytes (floor(23 / 16) = 1)"),
+        ("end-past", alter(72, struct.pack("<Q", 8)),
+         "the last end 8, past the records area's 7 bytes"),
+        ("end-short", alter(72, struct.pack("<Q", 6)),
+         "the last end 6, not the records area's 7 bytes"),
+        ("node-0", alter(64, struct.pack("<Q", 0)), "the leaf's node is 0"),
+        ("node-half", alter(64, struct.pack("<Q", half)),
+         "the leaf's node is %d, which does not own the probe 1's h1 and "
+         "leaves half the hash space uncovered" % half),
+        ("record-count", alter(81, b"\x02"),
+         "the section says c = 2: its bits no longer fill the record"),
+        ("record-sections", alter(80, b"\x02"),
+         "the record says 2 sections and holds 1"),
+        ("record-width", alter(82, b"\x80"),
+         "the section says b = 24: its bits no longer fill the record"),
+    ]
+    for name, b, why in rejects:
+        out.append(("kind4-layout1-reject-" + name, b, None,
+                    "Must be refused by a version-1 reader: %s." % why, why))
+    return out
+
+
 def main():
     conn = connect()
     made = []
     for version, gen in (("v1", version1), ("v1", version1_kind2),
                          ("v1", version1_kind3), ("v1", version1_kind2_layout1),
-                         ("v1", version1_kind4)):
+                         ("v1", version1_kind4),
+                         ("v1", version1_kind4_layout1)):
         d = os.path.join(HERE, version)
         os.makedirs(d, exist_ok=True)
         for name, blob, probes, comment, reject in gen(conn):
@@ -565,7 +674,7 @@ def main():
                 a = answers_for(blob, probes)
             else:
                 try:
-                    br.Filter(blob)
+                    br.Filter(blob).info()      # layout 1: info reads all
                 except br.FormatError:
                     pass
                 else:

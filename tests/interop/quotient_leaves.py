@@ -1,0 +1,380 @@
+"""Kind 4 layout 1 (quotient leaves) and quotient_store, the extension
+against the independent reader (bloomreader.py, from ext/FORMAT.md alone).
+
+Called by interop.py (check_quotient_leaves); prints TAP through its Tap.
+
+  - Stores, growing and sized, at page sizes 512 and 4096 and rates 0.01
+    and 0.001, sizes that make many leaves: the export (SELECT filter) has
+    the header "Kind 4, layout 1" and "Stores" give it; quotient_test and
+    the reader answer alike for members (all 1) and non-members;
+    quotient_info and the reader's figures agree (blocks = L, block_bytes
+    and full_blocks 0, estimated_fpr the sum of 2^-(d+b), within FORMAT.md's
+    tolerance); the reader reassembles the export from the three shadow
+    tables byte for byte, and re-encodes every leaf's record from its keys.
+  - Damaged blobs: a directory node changed, an end out of range, every
+    bit of two leaves' records flipped, byte 14 = 2 and other header
+    damage: the extension and the reader refuse alike (quotient_info, and
+    every probe of the leaf the damage lies in), and answer alike where
+    they answer.
+  - Damaged stores: rows the "Stores" text calls damage make both SELECT
+    filter and the reader's reassembly fail.
+"""
+
+# bloom is dedicated to the public domain by its authors: anyone may use,
+# copy, modify and distribute it, for any purpose, without asking.  Where
+# the law does not allow that dedication, the authors give everyone the
+# same permission.  bloom is provided as is, without warranty of any
+# kind, express or implied; its authors are not liable for any claim or
+# damage arising from its use.
+
+import math
+import os
+import sqlite3
+import struct
+import tempfile
+
+import bloomreader as br
+from bloomhost import connect
+
+# (page_size, arguments, values inserted): growing and sized stores
+STORES = [
+    (512, "fpr = 0.01", 0),
+    (512, "fpr = 0.01", 5),
+    (512, "fpr = 0.01", 1500),
+    (512, "fpr = 0.001", 900),
+    (512, "capacity = 1000, fpr = 0.01", 1300),
+    (512, "capacity = 400, fpr = 0.001", 300),
+    (4096, "fpr = 0.01", 3000),
+    (4096, "fpr = 0.001", 2500),
+    (4096, "capacity = 2000, fpr = 0.001", 2000),
+]
+
+
+def members(n):
+    """n values of every storage class, all distinct."""
+    out = []
+    for i in range(n):
+        out.append([i * 7919, "m-%d" % i, b"b%d" % i, i + 0.25][i % 4])
+    return out
+
+
+def non_members(n):
+    return [[10 ** 9 + i, "x-%d" % i, b"y%d" % i, -i - 0.5][i % 4]
+            for i in range(n)]
+
+
+def sql_answer(conn, blob, v):
+    try:
+        return conn.execute("SELECT quotient_test(?1, ?2)", (blob, v)).fetchone()[0]
+    except sqlite3.Error:
+        return "error"
+
+
+def reader_answer(blob, v):
+    try:
+        return br.Filter(blob).test(v)
+    except br.FormatError:
+        return "error"
+
+
+def sql_info(conn, blob):
+    cur = conn.execute("SELECT * FROM quotient_info(?1)", (blob,))
+    return dict(zip([d[0] for d in cur.description], cur.fetchone()))
+
+
+def info_verdicts(conn, blob):
+    """(extension, reader): 'ok' or 'refused' for quotient_info."""
+    try:
+        sql_info(conn, blob)
+        a = "ok"
+    except sqlite3.Error:
+        a = "refused"
+    try:
+        br.Filter(blob).info()
+        b = "ok"
+    except br.FormatError:
+        b = "refused"
+    return a, b
+
+
+def check_store(tap, compare_info, page, args, n):
+    conn = connect()
+    conn.execute("PRAGMA page_size = %d" % page)
+    conn.execute("CREATE VIRTUAL TABLE q USING quotient_store(%s)" % args)
+    vals = members(n)
+    conn.executemany("INSERT INTO q(value) VALUES (?1)", [(v,) for v in vals])
+    conn.commit()
+    (blob,) = conn.execute("SELECT filter FROM q").fetchone()
+    name = "quotient_store(%s), page_size %d, %d values" % (args, page, n)
+    f = br.Filter(blob)
+    opts = dict(kv.split("=") for kv in args.replace(" ", "").split(","))
+    leaves = conn.execute("SELECT count(*) FROM q_directory").fetchone()[0]
+    want_head = (4, 0, 1, 0, leaves, int(opts.get("capacity", 10000)),
+                 float(opts["fpr"]), n)
+    head = (blob[5],) + struct.unpack_from("<HBBQQdQ", blob, 12)
+    tap.ok(head == want_head and isinstance(f.impl, br.QuotientLeavesKind),
+           "%s: the export is kind 4, block_bytes 0, layout 1, L = the "
+           "directory's %d rows, capacity, fpr and items as FORMAT.md says"
+           % (name, leaves), "blob %s, want %s" % (head, want_head))
+    others = non_members(2000)
+    bad = [v for v in vals if sql_answer(conn, blob, v) != 1 or f.test(v) != 1]
+    bad += [v for v in others if sql_answer(conn, blob, v) != f.test(v)]
+    fp = sum(f.test(v) for v in others)
+    tap.ok(not bad, "%s: quotient_test and the reader answer alike, 1 for "
+           "the %d members, for %d non-members (%d maybe)"
+           % (name, n, len(others), fp), *["%r" % v for v in bad[:5]])
+    got = sql_info(conn, blob)
+    want = f.info()
+    rows = f.impl.leaf_rows()
+    exact = sum(len(keys) * 2.0 ** -(node.bit_length() - 1 + b)
+                for node, secs in rows for b, _m, keys in secs)
+    diffs = compare_info(got, want, tolerant=True)
+    tap.ok(not diffs and want["blocks"] == leaves and want["block_bytes"] == 0
+           and want["full_blocks"] == 0
+           and math.isclose(want["estimated_fpr"], exact, rel_tol=1e-12),
+           "%s: quotient_info and the reader agree (blocks %d, estimated_fpr "
+           "%.6g%s)" % (name, leaves, want["estimated_fpr"],
+                        ", bit for bit" if not compare_info(got, want) else ""),
+           *diffs)
+    again = br.read_store(conn, "q")
+    recoded = br.leaves_blob(
+        [(node, br.encode_leaf_record(secs)) for node, secs in rows],
+        f.header.capacity, f.header.target_fpr, f.header.seed,
+        f.header.inserted)
+    tap.ok(again == blob and recoded == blob,
+           "%s: the reader reassembles the export from q_config, q_directory "
+           "and q_chunks, and re-encodes its %d leaves, byte for byte"
+           % (name, leaves), "from the tables: %s" % (again == blob),
+           "re-encoded: %s" % (recoded == blob))
+    return conn, blob, vals
+
+
+def leaf_of(f, v):
+    """The index of the leaf owning v's h1 in a sound blob."""
+    h1 = f.hash(v)[0]
+    for i in range(f.impl.leaves):
+        _d, first, last = f.impl.node_range(f.impl.entry(i)[0])
+        if first <= h1 < last:
+            return i
+    raise AssertionError("no leaf owns %r" % (v,))
+
+
+def check_damage(tap, conn, blob, vals):
+    f = br.Filter(blob)
+    n = f.impl.leaves
+    area = 64 + 16 * n
+    probes = vals[::3] + non_members(300)
+    where = {}
+    for v in probes:
+        where.setdefault(leaf_of(f, v), []).append(v)
+    i = n // 2
+    node, end = f.impl.entry(i)
+
+    def put(d, off, fmt, x):
+        d = bytearray(d)
+        struct.pack_into(fmt, d, off, x)
+        return bytes(d)
+
+    def refused(what, d, leaf_probes, owns=lambda h1: False):
+        """quotient_info refuses d in both; quotient_test and the reader
+        answer alike for every probe of leaf_probes, and refuse those whose
+        h1 the damaged leaf no longer owns (owns(h1) false)."""
+        verdicts = info_verdicts(conn, d)
+        answers = [(v, sql_answer(conn, d, v), reader_answer(d, v))
+                   for v in leaf_probes]
+        wrong = [a for a in answers if a[1] != a[2] or (
+            a[1] != "error" and not owns(f.hash(a[0])[0]))]
+        forced = sum(1 for v in leaf_probes if not owns(f.hash(v)[0]))
+        tap.ok(verdicts == ("refused", "refused") and forced and not wrong,
+               "%s: refused by quotient_info and the reader; of the %d "
+               "probes of the leaf, the %d it no longer owns refused by "
+               "quotient_test and the reader, the others answered alike"
+               % (what, len(leaf_probes), forced), "info: %s" % (verdicts,),
+               *["%r: sql %r reader %r" % a for a in wrong[:5]])
+
+    d_entry = 64 + 16 * i
+    for what, new in (("its sibling", node ^ 1), ("0", 0),
+                      ("a depth-63 node", 1 << 63 | node),
+                      ("its left child", 2 * node)):
+        def owns(h1, new=new):
+            if new == 2 * node:     # still owns the first half of its range
+                _d, first, last = br.QuotientLeavesKind.node_range(new)
+                return first <= h1 < last
+            return False
+        refused("leaf %d's node %d changed to %s" % (i, node, what),
+                put(blob, d_entry, "<Q", new), where.get(i, []), owns)
+    refused("leaf %d's end past the records area" % i,
+            put(blob, d_entry + 8, "<Q", len(blob) - area + 1),
+            where.get(i, []) + where.get(i + 1, []))
+    refused("leaf %d's end below leaf %d's" % (i, i - 1),
+            put(blob, d_entry + 8, "<Q", f.impl.entry(i - 1)[1] - 1),
+            where.get(i, []))
+    refused("the last end one past the records area (O(1) check)",
+            put(blob, 64 + 16 * (n - 1) + 8, "<Q", len(blob) - area + 1), probes)
+    for what, off, fmt, x in (
+            ("byte 14 = 2 (a later layout)", 14, "<B", 2),
+            ("byte 15 = 1", 15, "<B", 1),
+            ("block_bytes 64 in layout 1", 12, "<H", 64),
+            ("L = 0", 16, "<Q", 0),
+            ("L past the body's 16-byte entries", 16, "<Q", len(blob) // 16)):
+        refused("header %s" % what, put(blob, off, fmt, x), probes)
+
+    # Every bit of two leaves' records flipped.
+    disagree, unary_end, cases, refusals = [], [], 0, 0
+    for j in (i, n - 1):
+        lo = area + (f.impl.entry(j - 1)[1] if j else 0)
+        hi = area + f.impl.entry(j)[1]
+        for at in range(lo, hi):
+            for bit in range(8):
+                d = bytearray(blob)
+                d[at] ^= 1 << bit
+                d = bytes(d)
+                cases += 1
+                verdicts = info_verdicts(conn, d)
+                refusals += verdicts[1] == "refused"
+                answers = [(v, sql_answer(conn, d, v), reader_answer(d, v))
+                           for v in where.get(j, [])]
+                if verdicts == ("ok", "refused") and all(
+                        a[1] == a[2] for a in answers) and unary_ends_in_one(d):
+                    unary_end.append((at, bit))
+                elif verdicts[0] != verdicts[1] or any(a[1] != a[2]
+                                                       for a in answers):
+                    disagree.append((at, bit, verdicts,
+                                     [a for a in answers if a[1] != a[2]][:2]))
+    tap.ok(not disagree and refusals >= cases // 4,
+           "each of the %d bits of leaves %d and %d's records flipped: "
+           "quotient_info and the reader refuse alike (%d refused), and "
+           "quotient_test and the reader answer (or refuse) alike for the "
+           "probes of the leaf" % (cases, i, n - 1, refusals),
+           *["offset %d bit %d: info %s, probes %s" % x for x in disagree[:5]])
+    # "A leaf's record": the unary part holds, for q = 0 .. 2^m - 1, the
+    # ones of bucket q then a 0, so it ends with a 0; a 1 after the last 0
+    # is an entry of high part 2^m, not a key of b bits.  The extension's
+    # quotient_info accepts it.
+    tap.todo(not unary_end, "a record whose unary part ends with a 1 bit "
+             "(a key past the last bucket) is refused by quotient_info "
+             "(%d of the flips)" % len(unary_end),
+             "quotient_info accepts it, the reader refuses it")
+
+
+def unary_ends_in_one(blob):
+    """True if some section's unary part of some leaf ends with a 1 (and
+    the record is otherwise whole): the case quotient_info lets through."""
+    f = br.Filter(blob)
+    for i in range(f.impl.leaves):
+        try:
+            _d, rec = f.impl.bounds(i)
+            heads = br.leaf_sections(rec)
+        except br.FormatError:
+            return False
+        for c, b, m, at, nbits in heads:
+            x = int.from_bytes(rec[at:at + (nbits + 7) // 8], "little")
+            if x >> (c + (1 << m) - 1) & 1:
+                return True
+    return False
+
+
+def check_store_damage(tap, tmpdir):
+    """Rows "Stores" -> "Kind 4" calls damage: SELECT filter and the
+    reader's reassembly (from the tables alone) both refuse."""
+    path = os.path.join(tmpdir, "q.db")
+
+    def store():
+        if os.path.exists(path):
+            os.unlink(path)
+        conn = connect(path)
+        conn.execute("PRAGMA page_size = 512")
+        conn.execute("CREATE VIRTUAL TABLE q USING quotient_store(fpr = 0.01)")
+        conn.executemany("INSERT INTO q(value) VALUES (?1)",
+                         [(v,) for v in members(300)])
+        conn.commit()
+        conn.close()
+        return sqlite3.connect(path)    # no extension: the tables alone
+    plain = store()
+    leaves = plain.execute("SELECT count(*) FROM q_directory").fetchone()[0]
+    (row,) = plain.execute("SELECT data FROM q_chunks WHERE id = 1").fetchone()
+    (node,) = plain.execute("SELECT node FROM q_directory WHERE chunk = 1").fetchone()
+    sound = br.read_store(plain, "q")
+    plain.close()
+    ext = connect(path)
+    (blob,) = ext.execute("SELECT filter FROM q").fetchone()
+    ext.close()
+    tap.ok(sound == blob and leaves > 2, "a quotient_store of %d leaves: the "
+           "reader reassembles SELECT filter from its tables" % leaves)
+    cases = [
+        ("chunk 1's row with a non-zero byte after its record",
+         "UPDATE q_chunks SET data = data || x'01' WHERE id = 1"),
+        ("chunk 1's row as TEXT", "UPDATE q_chunks SET data = CAST(data AS "
+         "TEXT) WHERE id = 1"),
+        ("chunk 1's row past leaf_bytes", "UPDATE q_chunks SET data = data || "
+         "zeroblob(600) WHERE id = 1"),
+        ("chunk 1's row cut inside its record", "UPDATE q_chunks SET data = "
+         "substr(data, 1, %d) WHERE id = 1" % (len(row) // 2)),
+        ("the last directory row deleted (a gap)", "DELETE FROM q_directory "
+         "WHERE chunk = %d" % (leaves - 1)),
+        ("chunk 1's node changed to its sibling's (an overlap)",
+         "UPDATE q_directory SET node = %d WHERE chunk = 1" % (node ^ 1)),
+        ("leaf_items 0", "UPDATE q_config SET value = 0 WHERE key = "
+         "'leaf_items'"),
+        ("base_depth 41", "UPDATE q_config SET value = 41 WHERE key = "
+         "'base_depth'"),
+        ("a growth row", "INSERT INTO q_config VALUES ('growth', 2)"),
+    ]
+    for what, sql in cases:
+        plain = store()
+        plain.execute(sql)
+        plain.commit()
+        try:
+            br.read_store(plain, "q")
+            reader = "accepted"
+        except br.FormatError as e:
+            reader = "refused: %s" % e
+        plain.close()
+        ext = connect(path)
+        try:
+            ext.execute("SELECT filter FROM q").fetchone()
+            said = "accepted"
+        except sqlite3.Error as e:
+            said = "refused: %s" % e
+        ext.close()
+        tap.ok(said.startswith("refused") and reader.startswith("refused"),
+               "a quotient_store with %s: SELECT filter and the reader's "
+               "reassembly refuse it" % what, "extension %s" % said,
+               "reader %s" % reader)
+    # "Reading a store" makes a chunk id outside every layer's run damage;
+    # "Kind 4: quotient_store" does not list a chunk row past the
+    # directory's.  The reader refuses it, the extension reads past it (and
+    # a later split overwrites it).
+    plain = store()
+    plain.execute("INSERT INTO q_chunks(id, data) VALUES (?1, x'00')", (leaves,))
+    plain.commit()
+    try:
+        br.read_store(plain, "q")
+        reader = "accepted"
+    except br.FormatError as e:
+        reader = "refused: %s" % e
+    plain.close()
+    ext = connect(path)
+    try:
+        ext.execute("SELECT filter FROM q").fetchone()
+        said = "accepted"
+    except sqlite3.Error as e:
+        said = "refused: %s" % e
+    ext.close()
+    tap.todo(said.startswith("refused") and reader.startswith("refused"),
+             "a quotient_store with a chunk row (id %d) past its directory: "
+             "refused by SELECT filter and the reader (extension %s)"
+             % (leaves, said.split(":")[0]),
+             "FORMAT.md's kind-4 store text does not list it")
+
+
+def check_quotient_leaves(tap, compare_info):
+    """Everything above; compare_info is interop.py's."""
+    with tempfile.TemporaryDirectory() as tmpdir:
+        damaged = None
+        for page, args, n in STORES:
+            conn, blob, vals = check_store(tap, compare_info, page, args, n)
+            if page == 512 and args == "fpr = 0.01" and n > 1000:
+                damaged = (conn, blob, vals)
+        check_damage(tap, *damaged)
+        check_store_damage(tap, tmpdir)
