@@ -173,8 +173,8 @@ static int section_entries(const unsigned char *rec, size_t room,
         q++;
         continue;
       }
-      if (ones == s->count) {
-        ones++; /* one too many: refused below */
+      if (ones == s->count || q >= ((uint64_t)1 << s->bucket_bits)) {
+        ones = s->count + 1; /* one too many, or past the last bucket */
         break;
       }
       uint64_t key = (low == 64 ? 0 : q << low) |

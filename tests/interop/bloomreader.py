@@ -37,10 +37,9 @@ Kind 4 layout 1 is checked where FORMAT.md says: Filter() makes the O(1)
 checks of the header and directory, a probe those of the leaf it reads (it
 owns h1, its bounds lie in the area in order, its sections fill it exactly)
 and the lookup's own (a unary part without the bucket it seeks), and
-info() every check of every leaf.  Where the text leaves a choice, this
-reader takes the stricter one: a probe whose binary search meets a node
-of no depth 0 to 62 is refused, and a unary part with a 1 after its last
-bucket's 0 is damage.
+info() every check of every leaf.  The probe's binary search is the one
+FORMAT.md spells out, step by step, so that a damaged directory sends
+this reader where it sends the extension.
 """
 
 # bloom is dedicated to the public domain by its authors: anyone may use,
@@ -755,17 +754,19 @@ class QuotientLeavesKind:
 
     def find(self, h1):
         """The leaf whose range starts at or below h1, the last such, by
-        binary search on the directory's nodes.  A node the search meets
-        that is no node of depth 0 to 62 has no range to compare: the probe
-        is refused (FORMAT.md does not say; the extension reads such a node
-        as starting above every h1)."""
-        lo, hi = 0, self.leaves - 1        # leaf lo starts at or below h1
-        while lo < hi:
-            mid = lo + (hi - lo + 1) // 2
-            if self.node_range(self.entry(mid)[0])[1] <= h1:
+        FORMAT.md's binary search: lo = 0, hi = L; while hi - lo > 1, mid =
+        lo + floor((hi - lo) / 2) becomes lo if entry mid starts at or below
+        h1, else hi; an entry whose node is 0 or deeper than 62 counts as
+        starting past every h1."""
+        lo, hi = 0, self.leaves
+        while hi - lo > 1:
+            mid = lo + (hi - lo) // 2
+            node = self.entry(mid)[0]
+            valid = node != 0 and node.bit_length() - 1 <= 62
+            if valid and self.node_range(node)[1] <= h1:
                 lo = mid
             else:
-                hi = mid - 1
+                hi = mid
         return lo
 
     def bounds(self, i):
