@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/quotient_spec.h"
 #include "lib/rng.h"
 #include "lib/sqldb.h"
 #include "lib/tap.h"
@@ -719,119 +720,25 @@ static int probe_eq(seq *s, sqlite3_stmt *st, const val *v, int how) {
 
 /* ---- a quotient export, read from FORMAT.md ("Kind 4, layout 1") ---------- */
 
-/* Section bits of a leaf record: bit t after its 3 header bytes. */
-static int rec_bit(const unsigned char *p, uint64_t t) { return p[t / 8] >> (t % 8) & 1; }
-
-/* 1 if b[0..n) is a kind-4 layout-1 blob whose directory covers the hash
-** space exactly once, in range order, whose records have the lengths their
-** sections give (widths strictly decreasing, fields in range, c ones in the
-** unary part) and whose header's items is the sum of the sections' c; else
-** 0 with why.  *leaves_max keeps the most leaves seen. */
+/* 1 if b[0..n) is a kind-4 layout-1 blob that lib/quotient_spec.h accepts,
+** every leaf whole, whose header's items is the sum of its sections' c;
+** else 0 with why.  *leaves_max keeps the most leaves seen. */
 static int quotient_export_ok(const unsigned char *b, int n, char *why,
                               size_t size, sqlite3_int64 *leaves_max) {
-  static const unsigned char zero[16];
-  if (n < 64 || memcmp(b, "BLMF", 4) != 0 || b[4] != 1 || b[5] != 4 ||
-      b[6] != 1 || b[7] != 0 || memcmp(b + 48, zero, 16) != 0) {
-    snprintf(why, size, "not a kind-4 header");
+  uint64_t items = 0;
+  if (!spec_qleaves_valid(b, (size_t)n)) {
+    snprintf(why, size, "the header or directory is not layout 1's");
     return 0;
   }
-  if (b[12] != 0 || b[13] != 0 || b[14] != 1 || b[15] != 0) {
-    snprintf(why, size, "block_bytes %u, layout %u, byte 15 %u: not layout 1",
-             (unsigned)(b[12] | b[13] << 8), b[14], b[15]);
+  if ((sqlite3_int64)le64(b + 16) > *leaves_max) *leaves_max = (sqlite3_int64)le64(b + 16);
+  if (!spec_qleaves_all_valid(b, &items)) {
+    snprintf(why, size, "a leaf is damaged, or the leaves do not cover the "
+             "hash space once");
     return 0;
   }
-  uint64_t L = (uint64_t)u64_at(b + 16), body = (uint64_t)n - 64;
-  if (L < 1 || body / 16 < L) {
-    snprintf(why, size, "%llu leaves in a body of %llu bytes",
-             (unsigned long long)L, (unsigned long long)body);
-    return 0;
-  }
-  if ((sqlite3_int64)L > *leaves_max) *leaves_max = (sqlite3_int64)L;
-  const unsigned char *dir = b + 64, *area = dir + 16 * L;
-  uint64_t area_n = body - 16 * L, prev_end = 0, items = 0;
-  __extension__ typedef unsigned __int128 u128;
-  u128 next = 0; /* where the next leaf's range must start */
-  for (uint64_t i = 0; i < L; i++) {
-    uint64_t node = (uint64_t)u64_at(dir + 16 * i), end = (uint64_t)u64_at(dir + 16 * i + 8);
-    if (node == 0) {
-      snprintf(why, size, "leaf %llu: node 0", (unsigned long long)i);
-      return 0;
-    }
-    int d = 63;
-    while (!(node >> d & 1)) d--;
-    if (d > 62) {
-      snprintf(why, size, "leaf %llu: node %llu deeper than 62",
-               (unsigned long long)i, (unsigned long long)node);
-      return 0;
-    }
-    u128 start = (u128)(node - ((uint64_t)1 << d)) << (64 - d);
-    if (start != next) {
-      snprintf(why, size, "leaf %llu (node %llu) leaves a gap or overlaps",
-               (unsigned long long)i, (unsigned long long)node);
-      return 0;
-    }
-    next = start + ((u128)1 << (64 - d));
-    if (end < prev_end || end > area_n) {
-      snprintf(why, size, "leaf %llu ends at %llu, after %llu, in %llu bytes",
-               (unsigned long long)i, (unsigned long long)end,
-               (unsigned long long)prev_end, (unsigned long long)area_n);
-      return 0;
-    }
-    /* the record: exactly its sections */
-    const unsigned char *r = area + prev_end;
-    uint64_t len = end - prev_end, o = 1;
-    unsigned S = len ? r[0] : 0, last_b = 1000;
-    if (len < 1 || S > 65) {
-      snprintf(why, size, "leaf %llu: a record of %llu bytes, %u sections",
-               (unsigned long long)i, (unsigned long long)len, S);
-      return 0;
-    }
-    for (unsigned k = 0; k < S; k++) {
-      if (o + 3 > len) {
-        snprintf(why, size, "leaf %llu: section %u past the record",
-                 (unsigned long long)i, k);
-        return 0;
-      }
-      uint32_t w = (uint32_t)r[o] | (uint32_t)r[o + 1] << 8 | (uint32_t)r[o + 2] << 16;
-      unsigned c = w & 4095, bb = w >> 12 & 127, m = w >> 19 & 31;
-      if (c < 1 || bb > 64 || (uint64_t)d + bb > 128 || m > (bb < 16 ? bb : 16) ||
-          bb >= last_b) {
-        snprintf(why, size, "leaf %llu: section %u has c %u, b %u, m %u after "
-                 "b %u", (unsigned long long)i, k, c, bb, m, last_b);
-        return 0;
-      }
-      last_b = bb;
-      uint64_t bits = c + ((uint64_t)1 << m) + (uint64_t)c * (bb - m);
-      if (o + 3 + (bits + 7) / 8 > len) {
-        snprintf(why, size, "leaf %llu: section %u past the record",
-                 (unsigned long long)i, k);
-        return 0;
-      }
-      uint64_t ones = 0;
-      for (uint64_t t = 0; t < c + ((uint64_t)1 << m); t++) ones += (uint64_t)rec_bit(r + o + 3, t);
-      if (ones != c) {
-        snprintf(why, size, "leaf %llu: section %u has %llu ones for c %u",
-                 (unsigned long long)i, k, (unsigned long long)ones, c);
-        return 0;
-      }
-      items += c;
-      o += 3 + (bits + 7) / 8;
-    }
-    if (o != len) {
-      snprintf(why, size, "leaf %llu: %llu bytes beyond its sections",
-               (unsigned long long)i, (unsigned long long)(len - o));
-      return 0;
-    }
-    prev_end = end;
-  }
-  if (next != (u128)1 << 64 || prev_end != area_n) {
-    snprintf(why, size, "the leaves do not reach 2^64, or end at %llu of %llu",
-             (unsigned long long)prev_end, (unsigned long long)area_n);
-    return 0;
-  }
-  if (items != (uint64_t)u64_at(b + 40)) {
-    snprintf(why, size, "items is %lld, the sections hold %llu",
-             (long long)u64_at(b + 40), (unsigned long long)items);
+  if (items != le64(b + 40)) {
+    snprintf(why, size, "items is %llu, the sections hold %llu",
+             (unsigned long long)le64(b + 40), (unsigned long long)items);
     return 0;
   }
   return 1;
@@ -1096,8 +1003,8 @@ static void insert_rows(seq *s, sqlite3 *db, row *rows, int n, int with_at,
     }
   int bloom_ignore = ignore && !s->sh->cuckoo;
   if (ignore && s->sh->cuckoo && !with_at && nonnull == n && changes != n)
-    fail(s, &s->fail_err, "INSERT OR IGNORE into a cuckoo_store counted %lld "
-         "changes for %d rows: it never skips", (long long)changes, n);
+    fail(s, &s->fail_err, "INSERT OR IGNORE into a %s counted %lld changes "
+         "for %d rows: it never skips", s->sh->module, (long long)changes, n);
   if (bloom_ignore && changes > nonnull)
     fail(s, &s->fail_err, "INSERT OR IGNORE counted %lld changes for %d "
          "values", (long long)changes, nonnull);
