@@ -76,9 +76,13 @@ static inline int spec_qleaves_valid(const unsigned char *b, size_t len) {
 }
 
 /* A leaf record r[0..len) read at depth d: 1 if it is exactly its sections
-** and none is damaged ("A leaf's record"), with *entries the sum of c. */
-static inline int spec_qleaf_record_valid(const unsigned char *r, uint64_t len,
-                                          unsigned d, uint64_t *entries) {
+** and none is damaged ("A leaf's record"), with *entries the sum of c.
+** With shape_only, only what a probe must check ("Body": the record fills
+** exactly its bytes, so its sections' fields are in range and in order),
+** not the unary parts, the keys' order or the padding. */
+static inline int spec_qleaf_record_checked(const unsigned char *r,
+                                            uint64_t len, unsigned d,
+                                            uint64_t *entries, int shape_only) {
   *entries = 0;
   if (len < 1 || r[0] > 65) return 0;
   uint64_t o = 1;
@@ -96,6 +100,11 @@ static inline int spec_qleaf_record_valid(const unsigned char *r, uint64_t len,
     uint64_t bytes = (total + 7) / 8;
     if (len - o - 3 < bytes) return 0;
     const unsigned char *p = r + o + 3;
+    if (shape_only) {
+      *entries += c;
+      o += 3 + bytes;
+      continue;
+    }
     /* the unary part: exactly c ones and 2^m zeros; keys ascending */
     uint64_t ones = 0, q = 0, i = 0, prev_hi = 0, prev_lo = 0;
     for (uint64_t t = 0; t < unary; t++) {
@@ -120,6 +129,11 @@ static inline int spec_qleaf_record_valid(const unsigned char *r, uint64_t len,
     o += 3 + bytes;
   }
   return o == len;
+}
+
+static inline int spec_qleaf_record_valid(const unsigned char *r, uint64_t len,
+                                          unsigned d, uint64_t *entries) {
+  return spec_qleaf_record_checked(r, len, d, entries, 0);
 }
 
 /* The depth of a node (1 to 2^63 - 1, else 64: no node). */
