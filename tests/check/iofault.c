@@ -13,7 +13,10 @@
 ** `seen`, a cuckoo_store `live`, a scalable bloom_store `grow` (from 100
 ** items, so that it adds layers) and a windowed bloom_store `recent`
 ** (window 100 on the events clock, `at` the row's id, so that generations
-** are made and expire) by four more triggers, written in
+** are made and expire), a growing quotient_store `qgrow` and one sized for
+** 100 items, `qsized` (four values a row, 4 * id + 0..3, so that their
+** leaves split: the fault sweep's database has 1024-byte pages, leaves of
+** at most 154 entries) by six more triggers, written in
 ** transactions of 5 rows (every 7th also rebuilds the filter with
 ** bloom_build).  After every disaster the database is reopened cleanly
 ** (default VFS) and must satisfy:
@@ -27,7 +30,9 @@
 **     over the table, in the cuckoo_store, which holds as many
 **     fingerprints as the table rows, and in the scalable store, whose
 **     layers together counted each row once; every row within the last
-**     100 ids is in the windowed store.
+**     100 ids is in the windowed store; every value of every row is in
+**     both quotient stores, whose exports hold 4 entries a row (none lost
+**     or doubled) in leaves that lib/quotient_spec.h finds whole.
 **
 ** 1. A VFS shim ("faulty") registered here delegates to the default VFS
 **    and fails the Nth xWrite/xSync/xTruncate call (one-shot: only that
@@ -55,6 +60,7 @@
 
 #include "lib/sqldb.h"
 #include "lib/clock.h"
+#include "lib/quotient_spec.h"
 #include "lib/rng.h"
 #include "lib/tap.h"
 
@@ -200,6 +206,18 @@ static const char SCHEMA[] =
     "  fpr = 0.01, window = 100, clock = 'events');"
     "CREATE TRIGGER IF NOT EXISTS items_recent AFTER INSERT ON items BEGIN"
     "  INSERT INTO recent(value, at) VALUES (NEW.id, NEW.id);"
+    " END;"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS qgrow USING quotient_store("
+    "  fpr = 0.01);"
+    "CREATE TRIGGER IF NOT EXISTS items_qgrow AFTER INSERT ON items BEGIN"
+    "  INSERT INTO qgrow(value) VALUES (4 * NEW.id), (4 * NEW.id + 1),"
+    "  (4 * NEW.id + 2), (4 * NEW.id + 3);"
+    " END;"
+    "CREATE VIRTUAL TABLE IF NOT EXISTS qsized USING quotient_store("
+    "  capacity = 100, fpr = 0.01);"
+    "CREATE TRIGGER IF NOT EXISTS items_qsized AFTER INSERT ON items BEGIN"
+    "  INSERT INTO qsized(value) VALUES (4 * NEW.id), (4 * NEW.id + 1),"
+    "  (4 * NEW.id + 2), (4 * NEW.id + 3);"
     " END;";
 
 /* Transaction k inserts ids 5k .. 5k+4; every 7th rebuilds the filter. */
@@ -321,6 +339,30 @@ static int check_db(const char *path, const unsigned char *committed,
              late);
     ok = 0;
   }
+  static const char *const qstores[] = {"qgrow", "qsized"};
+  for (int i = 0; i < 2; i++) {
+    char sql[300];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM items, (SELECT 0 AS j "
+             "UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) WHERE "
+             "NOT EXISTS (SELECT 1 FROM %s WHERE value = 4 * items.id + j)",
+             qstores[i]);
+    long long qmiss = q_int(db, sql, NOARGS);
+    snprintf(sql, sizeof sql, "SELECT filter FROM %s", qstores[i]);
+    int blen = 0;
+    unsigned char *b = q_blob(db, sql, NOARGS, &blen);
+    uint64_t items = 0;
+    long long rows = q_int(db, "SELECT count(*) FROM items", NOARGS);
+    int whole = b && spec_qleaves_valid(b, (size_t)blen) && spec_qleaves_all_valid(b, &items);
+    if (qmiss != 0 || !whole || le64(b + 40) != items ||
+        items != 4 * (uint64_t)rows) {
+      tap_diag("  %s: store %s: %lld values absent; its export %s, %llu "
+               "entries for %lld rows", what, qstores[i], qmiss,
+               whole ? "whole" : "missing or damaged",
+               (unsigned long long)items, rows);
+      ok = 0;
+    }
+    free(b);
+  }
   long long lost = 0;
   sqlite3_stmt *st = NULL;
   sqlite3_prepare_v2(db,
@@ -363,8 +405,14 @@ static int io_run(const char *mode, long long n, int persistent,
   remove_db(path);
   /* A few committed transactions first, without faults. */
   unsigned char committed[IO_TXNS + 3] = {0};
-  sqlite3 *db = open_with_vfs(path, NULL, mode);
-  if (!db || !exec_ok(db, SCHEMA)) exit(2);
+  /* 1024-byte pages, set before WAL mode (which fixes them) */
+  sqlite3 *db = open_with_vfs(path, NULL, NULL);
+  char pragmas[160];
+  snprintf(pragmas, sizeof pragmas, "PRAGMA page_size = 1024; PRAGMA "
+           "journal_mode = %s; PRAGMA synchronous = FULL;", mode);
+  if (!db || !exec_ok(db, pragmas) || !exec_ok(db, SCHEMA) ||
+      q_int(db, "PRAGMA page_size", NOARGS) != 1024)
+    exit(2);
   for (long long k = 0; k < 3; k++) committed[k] = run_txn(db, k) == SQLITE_OK;
   sqlite3_close(db);
 

@@ -42,7 +42,15 @@
 **    invalid header refused; with a damaged block quotient_info refuses,
 **    and a probe either answers or refuses naming a block that is damaged
 **    (with one block, it must refuse); quotient_info's figures are the
-**    header's, and full_blocks is the document's count.
+**    header's, and full_blocks is the document's count;
+**  - the same for layout 1 (leaves, a quotient_store's export): a valid
+**    header and directory are read, quotient_info refuses unless every leaf
+**    is whole and the leaves cover the hash space (then it reports blocks =
+**    L, block_bytes 0, full_blocks 0), and a probe either answers or refuses
+**    naming a leaf that is damaged, or a directory that does not cover; of
+**    a one-leaf filter, refuses when the leaf cannot own the item or its
+**    record does not fill its bytes (what FORMAT.md has a probe check;
+**    a probe need not read the unary parts, keys' order or padding).
 */
 #include "fuzz_common.h"
 #include "lib/quotient_spec.h"
@@ -374,9 +382,63 @@ static void check_cuckoo(const unsigned char *blob, size_t len,
   }
 }
 
+/* Kind 4, layout 1: lhead, the header and directory checks pass; then the
+** leaves decide. */
+static void check_qleaves(const unsigned char *blob, size_t len,
+                          const fz_value *vals, size_t nv, int lhead) {
+  const int qall = lhead && spec_qleaves_all_valid(blob, NULL);
+  fz_result r;
+  fz_bind_blob(s_qinfo, 1, blob, len);
+  fz_step(s_qinfo, "quotient_info", &r, 1);
+  agree("quotient_info", &r, qall);
+  if (r.rc == SQLITE_ROW) {
+    sqlite3_stmt *st = s_qinfo;
+    if ((size_t)r.i != len ||
+        (uint64_t)sqlite3_column_int64(st, 1) != le64(blob + 16) ||
+        sqlite3_column_int(st, 2) != 0 || sqlite3_column_int64(st, 4) != 0)
+      fz_die("quotient_info (leaves): bytes, blocks, block_bytes or "
+             "full_blocks");
+    double e = sqlite3_column_double(st, 5);
+    if (!(e >= 0.0 && e <= 1.0)) fz_die("quotient_info estimated_fpr %g", e);
+  }
+  fz_done(s_qinfo);
+  uint64_t entries;
+  for (size_t i = 0; i < nv && i < 3; i++) {
+    if (vals[i].type == SQLITE_NULL) continue;
+    fz_bind_blob(s_qtest, 1, blob, len);
+    fz_bind_value(s_qtest, 2, &vals[i]);
+    fz_step(s_qtest, "quotient_test", &r, 0);
+    if (!lhead || qall) {
+      agree("quotient_test", &r, qall);
+    } else if (le64(blob + 16) == 1 && (spec_qnode_depth(le64(blob + 64)) > 62 ||
+               !spec_qleaf_record_checked(blob + 80, len - 80,
+                                          spec_qnode_depth(le64(blob + 64)),
+                                          &entries, 1))) {
+      /* one leaf, which every probe reads: one it cannot own an item in,
+      ** or a record that does not fill its bytes, is refused */
+      agree("quotient_test", &r, 0);
+    } else if (!fz_ok(&r)) {
+      /* the refusal names the leaf the value fell in: a damaged one, or
+      ** one the directory's gaps or overlaps gave it */
+      unsigned long long leaf;
+      if (sscanf(r.msg, "quotient_test: leaf %llu is damaged", &leaf) != 1 ||
+          leaf >= le64(blob + 16) ||
+          (spec_qleaves_cover(blob) && spec_qleaf_valid(blob, leaf, &entries)))
+        fz_die("quotient_test refused for a leaf that is not damaged: %s",
+               r.msg);
+    }
+    if (fz_ok(&r) && r.type != SQLITE_INTEGER) fz_die("quotient_test type");
+    fz_result_free(&r);
+  }
+}
+
 /* Kind 4: qhead, the header is valid; then the blocks decide. */
 static void check_quotient(const unsigned char *blob, size_t len,
                            const fz_value *vals, size_t nv, int qhead) {
+  if (spec_qleaves_valid(blob, len)) {
+    check_qleaves(blob, len, vals, nv, 1);
+    return;
+  }
   const int qall = qhead && spec_quotient_blocks_valid(blob);
   fz_result r;
   fz_bind_blob(s_qinfo, 1, blob, len);
@@ -448,7 +510,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const int valid = spec_bloom_valid(blob, len) || layered;
   const int cvalid =
       spec_cuckoo_valid(blob, len) || spec_layered_valid(blob, len, 2);
-  const int qhead = spec_quotient_valid(blob, len);
+  /* kind 4: blocks (layout 0) or leaves (layout 1) */
+  const int qhead = spec_quotient_valid(blob, len) || spec_qleaves_valid(blob, len);
   fz_result r;
 
   check_info(blob, len, valid && !layered, layered);

@@ -1,6 +1,7 @@
 /*
 ** Fuzz target "store": CREATE VIRTUAL TABLE ... USING bloom_store(<args>)
-** (or cuckoo_store(<args>) when args begins with '~', the '~' dropped)
+** (or cuckoo_store(<args>) when args begins with '~', quotient_store(<args>)
+** on 512-byte pages when it begins with '^', the mark dropped)
 ** with arguments from the input, then shadow tables damaged by the input,
 ** then every statement a user can run on the store, from a connection that
 ** connects afresh (so a damaged configuration is read, not remembered).
@@ -46,6 +47,18 @@
 **  11  by x % 4: INSERT INTO t(t) VALUES ('expire'), an unknown command
 **      (the slice as TEXT), INSERT OR IGNORE the slice, DELETE the slice
 **
+** In a quotient store (no window, no slots), operations 8 to 10 damage
+** what its leaves are kept in instead:
+**   8  the directory row of chunk x % 8, by arg / 16 % 8: its node set to
+**      (int8)y, doubled, its last bit flipped, set to the slice (a BLOB),
+**      to y / 2.0, to 2^62 + y; the row deleted; a row (chunk x % 8 - 1,
+**      node y) inserted
+**   9  chunk x % L's leaf split in the directory alone (node doubled, a
+**      last row with the sibling), its chunk row copied there when y is
+**      odd: a directory that looks whole over records of the old depth
+**  10  chunk y % 8's row, by y / 8 % 4: overwritten with the slice,
+**      deleted, byte x % 64 of it set to arg, or made zeros of its length
+**
 ** G, span and T are read from the configuration before each operation
 ** (G = 4, span = 1 when it does not hold them).  Slot k owns the chunk ids
 ** k * 2^40 .. (k + 1) * 2^40 - 1 (FORMAT.md, "Windowed stores").
@@ -62,9 +75,12 @@
 ** within 2 * 10^7 virtual machine instructions of its own and the
 ** store's statements (one that loops inside a step);
 ** an exported filter is a valid filter of the store's kind by FORMAT.md
-** (bloom_spec.h), layered for a scalable or windowed store;
+** (bloom_spec.h), layered for a scalable or windowed store, layout 1 with
+** every leaf whole and items the leaves' entries for a quotient store
+** (quotient_spec.h);
 ** while the shadow tables are undamaged, the store and its export (probed
-** with bloom_test or cuckoo_test) hold every value added since time last
+** with bloom_test, cuckoo_test or quotient_test) hold every value added
+** since time last
 ** moved (operations 6, 7 and a DELETE may make a store forget), and they
 ** agree on every value asked (the added ones and a few from the input);
 ** the same again after the reader's own writes (a cuckoo store's DELETE of
@@ -80,6 +96,7 @@
 ** keeps a huge capacity quick (it fails as a full database).
 */
 #include "fuzz_common.h"
+#include "lib/quotient_spec.h"
 
 #include <time.h>
 
@@ -120,11 +137,24 @@ static const char *const cuckoo_window_keys[FZ_KEYS] = {
     "gen.0.layer.0.fingerprint_bits", "gen.0.layer.0.capacity",
     "gen.0.layer.0.fpr", "gen.0.layer.0.chunk_buckets", "gen.1.number",
     "gen.1.layers", "gen.1.layer.0.buckets"};
+/* A quotient store's (FORMAT.md, "Kind 4: quotient_store"), then keys it
+** does not write. */
+static const char *const quotient_keys[FZ_KEYS] = {
+    "kind", "version", "capacity", "fpr", "seed", "affinity", "leaf_items",
+    "leaf_bytes", "base_depth", "sized", "row_reserve", "layers", "growth",
+    "layer.0.leaf_items", "buckets", "layout", "leaf_items", "base_depth"};
 
 /* The store of this input: its module, configuration keys, and whether
 ** CREATE made it windowed (it then has the columns at, generation, ...). */
 static int is_cuckoo;
+static int is_quotient;
 static int is_windowed;
+
+/* The store's module, and the start of each of its errors. */
+static const char *module_name(void) {
+  return is_quotient ? "quotient_store" : is_cuckoo ? "cuckoo_store"
+                                                    : "bloom_store";
+}
 static const char *const *config_keys = bloom_keys;
 
 /* A statement that loops inside one step (a method that reads chunk rows
@@ -172,10 +202,10 @@ static sqlite3 *connect_to(const char *uri) {
 ** (CREATE arguments, a command), and the fuzzer soon writes the words
 ** there. */
 static int internal_error(const char *msg) {
-  const char *name = is_cuckoo ? "cuckoo_store: " : "bloom_store: ";
+  const char *name = module_name();
   size_t n = strlen(name);
   return strncmp(msg, name, n) == 0 &&
-         strncmp(msg + n, "internal error", 14) == 0;
+         strncmp(msg + n, ": internal error", 16) == 0;
 }
 
 /* An error that is allowed: ours, named, or one SQLite gives on its own.
@@ -189,9 +219,9 @@ static void check_error(sqlite3 *db, int rc, const char *what) {
   if (primary == SQLITE_NOMEM || primary == SQLITE_FULL ||
       primary == SQLITE_TOOBIG)
     return;
-  const char *name = is_cuckoo ? "cuckoo_store: " : "bloom_store: ";
-  if (strncmp(msg, name, strlen(name)) != 0)
-    fz_die("%s: error %d does not name %s %s", what, rc, name, msg);
+  const char *name = module_name();
+  if (strncmp(msg, name, strlen(name)) != 0 || strncmp(msg + strlen(name), ": ", 2) != 0)
+    fz_die("%s: error %d does not name %s: %s", what, rc, name, msg);
 }
 
 /* A value to bind: a BLOB, INTEGER, REAL, TEXT or NULL. */
@@ -359,13 +389,24 @@ static int store_says(sqlite3 *db, const probe_value *v) {
 static int export_says(sqlite3 *db, const unsigned char *blob, size_t len,
                        const probe_value *v) {
   return ask(db,
-             is_cuckoo ? "SELECT cuckoo_test(?1, ?2)"
-                       : "SELECT bloom_test(?1, ?2)",
+             is_quotient ? "SELECT quotient_test(?1, ?2)"
+             : is_cuckoo ? "SELECT cuckoo_test(?1, ?2)"
+                         : "SELECT bloom_test(?1, ?2)",
              blob, len, v, 2);
 }
 
 /* Dies unless blob is a valid filter of the store's kind by FORMAT.md. */
 static void check_export_valid(const unsigned char *blob, size_t len) {
+  if (is_quotient) {
+    uint64_t items = 0;
+    if (!spec_qleaves_valid(blob, len) || !spec_qleaves_all_valid(blob, &items))
+      fz_die("the export is not a valid layout-1 quotient filter (%zu bytes)",
+             len);
+    if (items != le64(blob + 40))
+      fz_die("the export's items is %llu, its leaves hold %llu",
+             (unsigned long long)le64(blob + 40), (unsigned long long)items);
+    return;
+  }
   /* A scalable store exports a layered filter. */
   int valid = len > 5 && blob[5] == 3
                   ? spec_layered_valid(blob, len, is_cuckoo ? 2 : 1)
@@ -632,6 +673,89 @@ static void slot_chunk(sqlite3 *db, op_state *o, const unsigned char *slice,
   o->damaged |= changed(db, exec_sql(db, sql, &v, 1, 0, NULL));
 }
 
+/* Operations 8 to 10 in a quotient store: its directory and chunk rows. */
+static void quotient_damage(sqlite3 *db, op_state *o, uint8_t op,
+                            const unsigned char *slice, size_t take,
+                            uint8_t arg, uint8_t x, uint8_t y) {
+  char sql[400];
+  probe_value v = blob_value(slice, take);
+  int binds = 0;
+  if (op == 8) {
+    int chunk = x % 8;
+    unsigned how = arg / 16 % 8;
+    if (how < 6) {
+      char value[80];
+      switch (how) {
+        case 0: snprintf(value, sizeof value, "%d", (int)(int8_t)y); break;
+        case 1: snprintf(value, sizeof value, "node * 2"); break;
+        case 2: snprintf(value, sizeof value, "(node | 1) - (node & 1)"); break;
+        case 3: snprintf(value, sizeof value, "?1"); break;
+        case 4: snprintf(value, sizeof value, "%d / 2.0", y); break;
+        default: snprintf(value, sizeof value, "4611686018427387904 + %d", y);
+      }
+      snprintf(sql, sizeof sql,
+               "UPDATE s_directory SET node = %s WHERE chunk = %d", value,
+               chunk);
+      binds = how == 3;
+    } else if (how == 6) {
+      snprintf(sql, sizeof sql, "DELETE FROM s_directory WHERE chunk = %d",
+               chunk);
+    } else {
+      snprintf(sql, sizeof sql,
+               "INSERT OR REPLACE INTO s_directory VALUES (%d, %d)", chunk - 1,
+               y);
+    }
+    o->damaged |= changed(db, exec_sql(db, sql, &v, binds, 0, NULL));
+    return;
+  }
+  if (op == 9) {
+    /* the new row first, while the old node is there to read */
+    snprintf(sql, sizeof sql,
+             "INSERT INTO s_directory SELECT (SELECT max(chunk) + 1 FROM "
+             "s_directory), node * 2 + 1 FROM s_directory WHERE chunk = "
+             "%d %% (SELECT count(*) FROM s_directory)", x);
+    int rc = exec_sql(db, sql, NULL, 0, 0, NULL);
+    if (!changed(db, rc)) return;
+    o->damaged = 1;
+    snprintf(sql, sizeof sql,
+             "UPDATE s_directory SET node = node * 2 WHERE chunk = %d %% "
+             "((SELECT count(*) FROM s_directory) - 1)", x);
+    exec_sql(db, sql, NULL, 0, 0, NULL);
+    if (y & 1) {
+      snprintf(sql, sizeof sql,
+               "INSERT OR REPLACE INTO s_chunks SELECT (SELECT max(chunk) "
+               "FROM s_directory), data FROM s_chunks WHERE id = %d %% "
+               "((SELECT count(*) FROM s_directory) - 1)", x);
+      exec_sql(db, sql, NULL, 0, 0, NULL);
+    }
+    return;
+  }
+  int id = y % 8;
+  switch (y / 8 % 4) {
+    case 0:
+      snprintf(sql, sizeof sql, "UPDATE s_chunks SET data = ?1 WHERE id = %d",
+               id);
+      binds = 1;
+      break;
+    case 1:
+      snprintf(sql, sizeof sql, "DELETE FROM s_chunks WHERE id = %d", id);
+      break;
+    case 2:
+      /* one byte set: the row's bytes before it, arg, the bytes after */
+      snprintf(sql, sizeof sql,
+               "UPDATE s_chunks SET data = CAST(substr(data, 1, %d) || "
+               "x'%02x' || substr(data, %d) AS BLOB) WHERE id = %d AND "
+               "length(data) > %d", x % 64, arg, x % 64 + 2, id, x % 64);
+      break;
+    default:
+      snprintf(sql, sizeof sql,
+               "UPDATE s_chunks SET data = zeroblob(length(data)) WHERE "
+               "id = %d", id);
+      break;
+  }
+  o->damaged |= changed(db, exec_sql(db, sql, &v, binds, 0, NULL));
+}
+
 /* Operation 11: a write a user makes, between the damage. */
 static void user_write(sqlite3 *db, op_state *o, const unsigned char *slice,
                        size_t take, uint8_t x) {
@@ -715,9 +839,14 @@ static void apply_ops(sqlite3 *db, const uint8_t *ops, size_t n,
         break;
       case 6: add_at(db, o, slice, take, arg, x, y); break;
       case 7: set_time(db, o, x, y); break;
-      case 8: set_generation(db, o, arg, x, y); break;
-      case 9: copy_slot(db, o, arg, x, y); break;
-      case 10: slot_chunk(db, o, slice, take, x, y); break;
+      case 8:
+      case 9:
+      case 10:
+        if (is_quotient) quotient_damage(db, o, op, slice, take, arg, x, y);
+        else if (op == 8) set_generation(db, o, arg, x, y);
+        else if (op == 9) copy_slot(db, o, arg, x, y);
+        else slot_chunk(db, o, slice, take, x, y);
+        break;
       default: user_write(db, o, slice, take, x); break;
     }
   }
@@ -852,15 +981,16 @@ static int has_at_column(sqlite3 *db) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static unsigned long runs;
   is_cuckoo = size > 0 && data[0] == '~';
-  config_keys = is_cuckoo ? cuckoo_keys : bloom_keys;
-  if (is_cuckoo) {
+  is_quotient = size > 0 && data[0] == '^';
+  config_keys = is_quotient ? quotient_keys : is_cuckoo ? cuckoo_keys : bloom_keys;
+  if (is_cuckoo || is_quotient) {
     data++;
     size--;
   }
   const uint8_t *nl = memchr(data, '\n', size);
   size_t args_len = nl ? (size_t)(nl - data) : size;
   if (args_len > 200) return 0;
-  if (names_window(data, args_len))
+  if (names_window(data, args_len) && !is_quotient)
     config_keys = is_cuckoo ? cuckoo_window_keys : bloom_window_keys;
   const uint8_t *ops = nl ? nl + 1 : data + size;
   size_t ops_len = (size_t)(data + size - ops);
@@ -869,9 +999,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   snprintf(uri, sizeof uri, "file:fuzzstore%lu?mode=memory&cache=shared",
            runs++);
   sqlite3 *writer = connect_to(uri);
-  char *create = sqlite3_mprintf(
-      "CREATE VIRTUAL TABLE s USING %s(%.*s)",
-      is_cuckoo ? "cuckoo_store" : "bloom_store", (int)args_len, data);
+  /* A quotient store's leaves: at most 69 entries on 512-byte pages. */
+  if (is_quotient) sqlite3_exec(writer, "PRAGMA page_size = 512", NULL, NULL, NULL);
+  char *create = sqlite3_mprintf("CREATE VIRTUAL TABLE s USING %s(%.*s)",
+                                 module_name(), (int)args_len, data);
   if (create == NULL) fz_die("out of memory");
   sqlite3_stmt *st = NULL;
   progress_calls = 0;
@@ -938,7 +1069,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       check_export_valid(again.blob, again.len);
       probe_value first = blob_value(added->bytes[0], added->len[0]);
       check_export_agrees(reader, again.blob, again.len, added, o.epoch,
-                          is_cuckoo && added->count > 0 ? &first : NULL,
+                          (is_cuckoo || is_quotient) && added->count > 0
+                              ? &first : NULL,
                           extra, n_extra, "after the reader's writes");
     } else if ((again.rc & 0xff) != SQLITE_TOOBIG) {
       fz_die("an undamaged store did not export its filter again");

@@ -585,6 +585,45 @@ int main(int argc, char **argv) {
     free(q1.p);
     free(qn.p);
   }
+  {
+    /* layout 1: a quotient_store's exports (FORMAT.md, "Kind 4, layout 1"),
+    ** on 512-byte pages: one leaf of one value, a store grown to many
+    ** leaves, one sized at CREATE; then damaged: a node that leaves a gap,
+    ** a record's bit, a last end past the area, layout 2 */
+    if (sqlite3_exec(db, "ATTACH ':memory:' AS qa; PRAGMA qa.page_size = 512;"
+                         "CREATE VIRTUAL TABLE qa.q1 USING quotient_store("
+                         "fpr = 0.01); INSERT INTO qa.q1(value) VALUES (42);"
+                         "CREATE VIRTUAL TABLE qa.qg USING quotient_store("
+                         "fpr = 0.01); CREATE VIRTUAL TABLE qa.qz USING "
+                         "quotient_store(capacity = 200, fpr = 0.001);",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, SERIES(300) "INSERT INTO qa.qg(value) SELECT x FROM s",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, SERIES(150) "INSERT INTO qa.qz(value) SELECT 'v' || x "
+                         "FROM s", NULL, NULL, NULL) != SQLITE_OK)
+      die("quotient_store");
+    buf l1 = blob_of("SELECT filter FROM qa.q1");
+    buf lg = blob_of("SELECT filter FROM qa.qg");
+    filter_seed("quotient-leaves-one", copy_of(&l1), 1);
+    filter_seed("quotient-leaves-grown", copy_of(&lg), 1);
+    filter_seed("quotient-leaves-sized", blob_of("SELECT filter FROM qa.qz"), 1);
+    buf b = copy_of(&lg);
+    put_le64(b.p + SPEC_HEADER + 16, le64(b.p + SPEC_HEADER + 16) + 2);
+    filter_seed("quotient-leaves-bad-node", b, 1);
+    b = copy_of(&lg);
+    b.p[b.n - 2] ^= 0x10;
+    filter_seed("quotient-leaves-bad-record", b, 1);
+    b = copy_of(&lg);
+    uint64_t L = le64(b.p + 16);
+    put_le64(b.p + SPEC_HEADER + 16 * (L - 1) + 8,
+             le64(b.p + SPEC_HEADER + 16 * (L - 1) + 8) + 1);
+    filter_seed("quotient-leaves-bad-end", b, 1);
+    b = copy_of(&l1);
+    b.p[14] = 2;
+    filter_seed("quotient-leaves-layout-2", b, 1);
+    free(l1.p);
+    free(lg.p);
+  }
 
   /* --- algebra --- */
   algebra_seed("layered-same-shape", &layered_bloom, &layered_bloom_other);

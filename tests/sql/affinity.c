@@ -6,8 +6,9 @@
 ** when WHERE column = probe finds a row (the store's rate is 1e-9, so a
 ** false positive among these few values would be a surprise, and a false
 ** negative is the bug the argument exists to prevent).  Also: a store kept
-** by a trigger from an INTEGER PRIMARY KEY finds ids probed as text; both
-** kinds, fixed and scalable; the argument's refusals; the configuration.
+** by a trigger from an INTEGER PRIMARY KEY finds ids probed as text; the
+** three kinds, fixed and scalable (quotient_store growing and sized); the
+** argument's refusals; the configuration.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
@@ -118,19 +119,26 @@ static void check_arguments(void) {
                 "'VARCHAR(40)');"
                 "CREATE VIRTUAL TABLE b USING cuckoo_store(capacity = 100, "
                 "affinity = \"BIGINT\");"
-                "CREATE VIRTUAL TABLE n USING bloom_store(capacity = 100)");
+                "CREATE VIRTUAL TABLE n USING bloom_store(capacity = 100);"
+                "CREATE VIRTUAL TABLE q USING quotient_store(affinity = "
+                "'DOUBLE PRECISION');");
   char *a = q_text(db, "SELECT value FROM a_config WHERE key = 'affinity'",
                    NOARGS);
   char *b = q_text(db, "SELECT value FROM b_config WHERE key = 'affinity'",
                    NOARGS);
-  tap_ok(a && b && strcmp(a, "TEXT") == 0 && strcmp(b, "INTEGER") == 0 &&
+  char *q = q_text(db, "SELECT value FROM q_config WHERE key = 'affinity'",
+                   NOARGS);
+  tap_ok(a && b && q && strcmp(a, "TEXT") == 0 && strcmp(b, "INTEGER") == 0 &&
+             strcmp(q, "REAL") == 0 &&
              q_int(db, "SELECT count(*) FROM n_config WHERE key = 'affinity'",
                    NOARGS) == 0,
          "a declared type name resolves by SQLite's rules (VARCHAR(40): %s, "
-         "BIGINT: %s), kept as TEXT; a store without one has no row",
-         a ? a : "NULL", b ? b : "NULL");
+         "BIGINT: %s, DOUBLE PRECISION in a quotient_store: %s), kept as "
+         "TEXT; a store without one has no row",
+         a ? a : "NULL", b ? b : "NULL", q ? q : "NULL");
   free(a);
   free(b);
+  free(q);
   expect_error(db, "affinity given twice",
                "CREATE VIRTUAL TABLE c USING bloom_store(affinity = INTEGER, "
                "affinity = TEXT)",
@@ -147,6 +155,10 @@ int main(void) {
   check_type("INTEGER", "bloom_store", "capacity = 2, growth = 2, fpr = 1e-6");
   check_type("TEXT", "cuckoo_store", "capacity = 100, fpr = 1e-9");
   check_type("NUMERIC", "cuckoo_store", "capacity = 20, growth = 2, fpr = 1e-6");
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    check_type(types[i], "quotient_store", "fpr = 1e-9");
+  check_type("NUMERIC", "quotient_store", "capacity = 100, fpr = 1e-9");
+  check_type("TEXT", "quotient_store", "capacity = 5, fpr = 1e-6");
   check_trigger();
   check_arguments();
   return tap_done();

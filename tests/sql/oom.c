@@ -127,10 +127,28 @@ static const char SETUP_TRIGGER[] =
 #define SETUP_SCSTORE \
   "CREATE VIRTUAL TABLE scs USING cuckoo_store(capacity = 20, growth = 2);"
 
+/* quotient_store on 512-byte pages: leaves of at most 69 entries, that
+** split within a few hundred inserts; one growing from one leaf (qs), one
+** sized at CREATE for 100 items (qz: 2 leaves, that split past it). */
+#define QPAGE "PRAGMA page_size = 512;"
+#define SETUP_QSTORE \
+  "CREATE VIRTUAL TABLE qs USING quotient_store(fpr = 0.01);"
+#define SETUP_QZSTORE \
+  "CREATE VIRTUAL TABLE qz USING quotient_store(capacity = 100, fpr = 0.01);"
+#define QINFO(t, col) "(SELECT " #col " FROM quotient_info((SELECT filter FROM " #t ")))"
+/* Every x of t from `lo` to `hi` is in store `st`, by = and in its export. */
+#define QHOLDS(st, lo, hi)                                                   \
+  "NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN " #lo " AND " #hi " AND"     \
+  " (NOT quotient_test((SELECT filter FROM " #st "), x) OR NOT EXISTS"      \
+  " (SELECT 1 FROM " #st " WHERE value = x)))"
+/* Set up by main(): attaches a quotient store in a database file, made
+** before the sweeps, that the statement under test opens (xConnect). */
+static char qfile_setup[800];
+
 typedef struct scenario {
   const char *name;
   const char *encoding; /* NULL (UTF-8) or a PRAGMA encoding value */
-  const char *setup[3]; /* run after the load, before arming */
+  const char *setup[4]; /* run after the load, before arming */
   const char *sql;      /* the statement under faults */
   const char *check;    /* with faults off, after it: must give 1 */
   const char *error;    /* NULL: works without faults.  Else the start of
@@ -378,6 +396,69 @@ static const scenario SCENARIOS[] = {
      "SELECT (SELECT items FROM cuckoo_info((SELECT filter FROM wc))) IN"
      " (150, 300) AND NOT EXISTS (SELECT 1 FROM t WHERE x BETWEEN 151 AND 300"
      " AND NOT EXISTS (SELECT 1 FROM wc WHERE value = t.x))", NULL},
+    {"CREATE VIRTUAL TABLE ... USING quotient_store, growing", NULL, {QPAGE},
+     "CREATE VIRTUAL TABLE qs USING quotient_store(fpr = 0.01)",
+     "SELECT CASE (SELECT count(*) FROM sqlite_master WHERE name LIKE 'qs%')"
+     " WHEN 0 THEN 1 WHEN 4 THEN quotient_probe('SELECT filter FROM qs WHERE"
+     " (SELECT blocks FROM quotient_info((SELECT filter FROM qs))) = 1', 1) = 0"
+     " ELSE 0 END", NULL},
+    {"CREATE VIRTUAL TABLE ... USING quotient_store, sized (64 leaves)", NULL,
+     {QPAGE},
+     "CREATE VIRTUAL TABLE qz USING quotient_store(capacity = 2000, fpr = 0.01)",
+     /* 2000 / 2^6 <= 0.85 * 69 < 2000 / 2^5 (FORMAT.md, "Stores") */
+     "SELECT CASE (SELECT count(*) FROM sqlite_master WHERE name LIKE 'qz%')"
+     " WHEN 0 THEN 1 WHEN 4 THEN quotient_probe('SELECT filter FROM qz WHERE"
+     " (SELECT count(*) FROM qz_directory) = 64 AND (SELECT blocks FROM"
+     " quotient_info((SELECT filter FROM qz))) = 64', 1) = 0 ELSE 0 END", NULL},
+    {"quotient_store, growing: 300 inserts splitting leaves", NULL,
+     {QPAGE, SETUP_T, SETUP_QSTORE},
+     "INSERT INTO qs(value) SELECT x FROM t WHERE x <= 300",
+     "SELECT CASE " QINFO(qs, items) " WHEN 0 THEN " QINFO(qs, blocks) " = 1"
+     " WHEN 300 THEN " QINFO(qs, blocks) " > 4 AND " QHOLDS(qs, 1, 300)
+     " ELSE 0 END AND (SELECT count(*) FROM qs_directory) = " QINFO(qs, blocks),
+     NULL},
+    {"quotient_store, sized: 300 inserts past its capacity", NULL,
+     {QPAGE, SETUP_T, SETUP_QZSTORE},
+     "INSERT INTO qz(value) SELECT x FROM t WHERE x <= 300",
+     "SELECT CASE " QINFO(qz, items) " WHEN 0 THEN " QINFO(qz, blocks) " = 2"
+     " WHEN 300 THEN " QINFO(qz, blocks) " > 4 AND " QHOLDS(qz, 1, 300)
+     " ELSE 0 END AND (SELECT count(*) FROM qz_directory) = " QINFO(qz, blocks),
+     NULL},
+    {"quotient_store: 150 deletes in one statement", NULL,
+     {QPAGE, SETUP_T,
+      SETUP_QSTORE "INSERT INTO qs(value) SELECT x FROM t WHERE x <= 300;"},
+     "DELETE FROM qs WHERE value IN (SELECT x FROM t WHERE x <= 150)",
+     "SELECT " QINFO(qs, items) " IN (150, 300) AND " QHOLDS(qs, 151, 300),
+     NULL},
+    {"quotient_store: probes (=, IN, correlated), the summary, the export",
+     "UTF-16le",
+     {QPAGE, SETUP_T, SETUP_VALS,
+      SETUP_QZSTORE "INSERT INTO qz(value) SELECT v FROM vals;"
+      "INSERT INTO qz(value) SELECT x FROM t WHERE x % 2 = 0 AND x <= 600;"},
+     "SELECT (SELECT count(*) FROM t WHERE x <= 300 AND EXISTS (SELECT 1 FROM"
+     " qz WHERE value = t.x)), (SELECT count(*) FROM qz WHERE value IN (SELECT v FROM"
+     " vals)), (SELECT hex(filter) FROM qz), (SELECT count(*) FROM (SELECT *"
+     " FROM qz))", NULL, NULL},
+    {"quotient_store: OR IGNORE inserts by a trigger, repeats", NULL,
+     {QPAGE, SETUP_T,
+      SETUP_QSTORE "CREATE TABLE items(id INTEGER PRIMARY KEY);"
+      "CREATE TRIGGER items_ai AFTER INSERT ON items BEGIN"
+      "  INSERT OR IGNORE INTO qs(value) VALUES (NEW.id % 97); END;"},
+     "INSERT INTO items SELECT x FROM t WHERE x <= 200",
+     /* OR IGNORE never skips: 200 entries, or none */
+     "SELECT (SELECT count(*) FROM items) IN (0, 200) AND " QINFO(qs, items)
+     " = (SELECT count(*) FROM items)", NULL},
+    {"quotient_store: opened from a file, probed and exported", NULL,
+     {SETUP_T, qfile_setup},
+     "SELECT (SELECT count(*) FROM t WHERE x <= 300 AND EXISTS (SELECT 1 FROM"
+     " f.qf WHERE value = t.x)), (SELECT hex(filter) FROM f.qf)",
+     "SELECT " QINFO(f.qf, items) " = 300 AND " QHOLDS(f.qf, 1, 300), NULL},
+    {"quotient_store: opened from a file, written", NULL,
+     {SETUP_T, qfile_setup, "BEGIN;"},
+     "INSERT INTO f.qf(value) SELECT x FROM t WHERE x BETWEEN 301 AND 400",
+     "SELECT " QINFO(f.qf, items) " IN (300, 400) AND " QHOLDS(f.qf, 1, 300)
+     " AND (" QINFO(f.qf, items) " = 300 OR " QHOLDS(f.qf, 301, 400) ")",
+     NULL},
 };
 #define N_SCENARIOS (sizeof SCENARIOS / sizeof SCENARIOS[0])
 
@@ -401,7 +482,7 @@ static sqlite3 *scenario_open(const scenario *sc) {
     exit(2);
   }
   free(err);
-  for (int i = 0; i < 3 && sc->setup[i]; i++)
+  for (int i = 0; i < 4 && sc->setup[i]; i++)
     if (!exec_ok(db, sc->setup[i])) {
       printf("Bail out! setup of \"%s\" failed\n", sc->name);
       exit(2);
@@ -835,6 +916,28 @@ int main(void) {
   if (sweep_step > 1)
     tap_diag("BLOOM_SWEEP_STEP=%lld: one fault point in %lld only",
              sweep_step, sweep_step);
+  /* The quotient store in a file that scenarios attach (faults off). */
+  static char qdir[] = "/tmp/bloom-oom-XXXXXX";
+  if (!mkdtemp(qdir)) {
+    printf("Bail out! mkdtemp\n");
+    return 2;
+  }
+  char qpath[600];
+  snprintf(qpath, sizeof qpath, "%s/q.db", qdir);
+  {
+    sqlite3 *db = NULL;
+    sqlite3_open(qpath, &db);
+    if (load_bloom(db, NULL) != SQLITE_OK ||
+        !exec_ok(db, QPAGE) || !exec_ok(db, SETUP_T) ||
+        !exec_ok(db, "CREATE VIRTUAL TABLE qf USING quotient_store(fpr = 0.01);"
+                 "INSERT INTO qf(value) SELECT x FROM t WHERE x <= 300;"
+                 "DROP TABLE t;")) {
+      printf("Bail out! cannot make %s\n", qpath);
+      return 2;
+    }
+    sqlite3_close(db);
+  }
+  snprintf(qfile_setup, sizeof qfile_setup, "ATTACH '%s' AS f;", qpath);
   test_imports();
   test_load_sweep();
   test_nodelete();
@@ -844,5 +947,7 @@ int main(void) {
     tap_diag("  %.2f s", now() - ts);
   }
   tap_diag("total %.2f s", now() - t0);
+  remove(qpath);
+  rmdir(qdir);
   return tap_done();
 }

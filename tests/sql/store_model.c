@@ -1,7 +1,9 @@
 /*
 ** A model-based test of every store shape: bloom_store and cuckoo_store,
 ** fixed, scalable, and windowed on the events clock and on the wall clock
-** (the test VFS clock of lib/vfs_clock.h), at several G.
+** (the test VFS clock of lib/vfs_clock.h), at several G; quotient_store,
+** growing from one leaf and sized with a capacity, on small pages so that
+** its leaves split.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
@@ -21,7 +23,7 @@
 ** the INTEGER 42, -0.0 for 0, texts with NUL bytes, empty texts and blobs,
 ** repeats, NULLs), single-row, multi-row VALUES and INSERT ... SELECT,
 ** INSERT OR IGNORE, `at` around, before, ahead of the store's time, cuckoo
-** DELETE of one copy of a value it holds, probes with = and IN, time
+** and quotient DELETE of one copy of a value it holds, probes with = and IN, time
 ** passing (later `at` on the events clock, the VFS clock moved on the wall
 ** clock, several spans with no write), the 'expire' command, the
 ** generation rows, BEGIN / COMMIT / ROLLBACK, SAVEPOINT / ROLLBACK TO /
@@ -33,7 +35,8 @@
 ** with the store's time T <= t + window (ext/FORMAT.md, "Windowed stores";
 ** a value past that may or may not answer, and is not asked about).  After
 ** every step: (a) every value that must be present answers 1 to = and to
-** IN and tests 1 in the export (bloom_test / cuckoo_test); (b) every
+** IN and tests 1 in the export (bloom_test / cuckoo_test / quotient_test);
+** (b) every
 ** statement ends: at most 64 rows beyond the values it asks for, no row
 ** without columns, and sqlite3_finalize (or reset) agrees with the step;
 ** (c) a statement fails exactly when the model says it must (a wall-clock
@@ -42,7 +45,11 @@
 ** transaction state as it was; (d) a fixed bloom_store's export is
 ** bloom_build over the values added, byte for byte (its `inserted` the
 ** values counted, with INSERT OR IGNORE counting changes()), and a fixed
-** cuckoo_store's `items` is adds - deletes.  The generation rows of a
+** cuckoo_store's `items` is adds - deletes; a quotient_store's export is a
+** kind-4 layout-1 blob whose directory covers the hash space once (FORMAT.md,
+** "Kind 4, layout 1") and whose `items` lies between adds - deletes and
+** adds (a DELETE removes one entry, or none when the value's entries are of
+** several widths).  The generation rows of a
 ** windowed store must be live generations with start, end and expires as
 ** documented and an estimated rate, hold every value stamped with an
 ** explicit `at`, and count at least the values that must be present.  At the end of each sequence,
@@ -67,6 +74,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/quotient_spec.h"
 #include "lib/rng.h"
 #include "lib/sqldb.h"
 #include "lib/tap.h"
@@ -286,7 +294,8 @@ enum { FIXED, SCALABLE, WINDOW };
 
 typedef struct shape {
   const char *name, *module;
-  int cuckoo, sched;
+  int cuckoo, sched; /* cuckoo: deletes, and OR IGNORE never skips (cuckoo_store,
+                     ** quotient_store: see quotient()) */
   const char *args;
   sqlite3_int64 capacity; /* a fixed store's */
   double fpr;
@@ -319,6 +328,16 @@ static const shape shapes[] = {
      "fpr = 0.01", 0, 0.01, 1, 4, 3600},
     {"cuckoo-wall-G8", "cuckoo_store", 1, WINDOW,
      "window = 1001, generations = 8, fpr = 0.005", 0, 0.005, 1, 8, 1001},
+    {"quotient-growing", "quotient_store", 1, FIXED, "fpr = 0.01", 0, 0.01, 0,
+     0, 0},
+    {"quotient-sized", "quotient_store", 1, FIXED,
+     "capacity = 2000, fpr = 0.01", 2000, 0.01, 0, 0, 0},
+    {"quotient-sized-small", "quotient_store", 1, FIXED,
+     "capacity = 60, fpr = 0.002", 60, 0.002, 0, 0, 0},
+    /* short keys: values share entries, and a DELETE must not take another
+    ** value's (FORMAT.md: nothing when entries of several widths match) */
+    {"quotient-loose", "quotient_store", 1, FIXED, "fpr = 0.3", 0, 0.3, 0, 0,
+     0},
 };
 enum { NSHAPES = (int)(sizeof shapes / sizeof shapes[0]) };
 
@@ -397,6 +416,7 @@ typedef struct seq {
   /* what was checked */
   long statements, eq_probes, in_probes, export_probes, expected_errors,
       builds, gen_checks, reopens, second_writes, rollbacks;
+  sqlite3_int64 deletes, max_leaves; /* quotient: DELETEs run, most leaves */
   /* what failed */
   long fail_end, fail_fn, fail_err, fail_export, fail_gen;
   int broken;
@@ -428,6 +448,9 @@ static void fail(seq *s, long *counter, const char *fmt, ...) {
 }
 
 static int windowed(const seq *s) { return s->sh->sched == WINDOW; }
+static int quotient(const seq *s) {
+  return strcmp(s->sh->module, "quotient_store") == 0;
+}
 
 /* The store's time is at most hi() and at least lo(). */
 static sqlite3_int64 t_hi(const seq *s) {
@@ -695,6 +718,32 @@ static int probe_eq(seq *s, sqlite3_stmt *st, const val *v, int how) {
   return (int)got;
 }
 
+/* ---- a quotient export, read from FORMAT.md ("Kind 4, layout 1") ---------- */
+
+/* 1 if b[0..n) is a kind-4 layout-1 blob that lib/quotient_spec.h accepts,
+** every leaf whole, whose header's items is the sum of its sections' c;
+** else 0 with why.  *leaves_max keeps the most leaves seen. */
+static int quotient_export_ok(const unsigned char *b, int n, char *why,
+                              size_t size, sqlite3_int64 *leaves_max) {
+  uint64_t items = 0;
+  if (!spec_qleaves_valid(b, (size_t)n)) {
+    snprintf(why, size, "the header or directory is not layout 1's");
+    return 0;
+  }
+  if ((sqlite3_int64)le64(b + 16) > *leaves_max) *leaves_max = (sqlite3_int64)le64(b + 16);
+  if (!spec_qleaves_all_valid(b, &items)) {
+    snprintf(why, size, "a leaf is damaged, or the leaves do not cover the "
+             "hash space once");
+    return 0;
+  }
+  if (items != le64(b + 40)) {
+    snprintf(why, size, "items is %llu, the sections hold %llu",
+             (unsigned long long)le64(b + 40), (unsigned long long)items);
+    return 0;
+  }
+  return 1;
+}
+
 static void check_all(seq *s) {
   static unsigned char seen[POOL];
   static int live[POOL];
@@ -757,8 +806,9 @@ static void check_all(seq *s) {
     free(b.p);
     return;
   }
-  sqlite3_stmt *test = P(s, s->db, s->sh->cuckoo ? "SELECT cuckoo_test(?1, ?2)"
-                                                 : "SELECT bloom_test(?1, ?2)");
+  sqlite3_stmt *test = P(s, s->db, quotient(s)     ? "SELECT quotient_test(?1, ?2)"
+                                   : s->sh->cuckoo ? "SELECT cuckoo_test(?1, ?2)"
+                                                   : "SELECT bloom_test(?1, ?2)");
   if (!test) {
     free(b.p);
     return;
@@ -780,7 +830,17 @@ static void check_all(seq *s) {
   }
   sqlite3_finalize(test);
   /* (d) */
-  if (s->sh->sched == FIXED && !s->broken && b.n >= 64) {
+  if (quotient(s) && !s->broken) {
+    s->builds++;
+    char why[200];
+    if (!quotient_export_ok(b.p, b.n, why, sizeof why, &s->max_leaves))
+      fail(s, &s->fail_export, "the export (%d bytes): %s", b.n, why);
+    else if (u64_at(b.p + 40) < s->m.copies ||
+             u64_at(b.p + 40) > s->m.copies + s->deletes)
+      fail(s, &s->fail_export, "the export's items is %lld, adds - deletes is "
+           "%lld, with %lld deletes", (long long)u64_at(b.p + 40),
+           (long long)s->m.copies, (long long)s->deletes);
+  } else if (s->sh->sched == FIXED && !s->broken && b.n >= 64) {
     if (!s->sh->cuckoo) {
       s->builds++;
       if (b.n != s->m.expect_n || memcmp(b.p, s->m.expect, 40) != 0 ||
@@ -843,7 +903,7 @@ static sqlite3_int64 pick_at(seq *s) {
 /* Room left: a fixed bloom store stays within its capacity, a fixed
 ** cuckoo store within 90% of it (it is sized for its capacity at 95%). */
 static int room(const seq *s) {
-  if (s->sh->sched != FIXED) return 1000;
+  if (s->sh->sched != FIXED || quotient(s)) return 1000;
   if (s->sh->cuckoo) return (int)(s->sh->capacity * 9 / 10 - s->m.copies);
   return (int)(s->sh->capacity - s->m.n);
 }
@@ -943,8 +1003,8 @@ static void insert_rows(seq *s, sqlite3 *db, row *rows, int n, int with_at,
     }
   int bloom_ignore = ignore && !s->sh->cuckoo;
   if (ignore && s->sh->cuckoo && !with_at && nonnull == n && changes != n)
-    fail(s, &s->fail_err, "INSERT OR IGNORE into a cuckoo_store counted %lld "
-         "changes for %d rows: it never skips", (long long)changes, n);
+    fail(s, &s->fail_err, "INSERT OR IGNORE into a %s counted %lld changes "
+         "for %d rows: it never skips", s->sh->module, (long long)changes, n);
   if (bloom_ignore && changes > nonnull)
     fail(s, &s->fail_err, "INSERT OR IGNORE counted %lld changes for %d "
          "values", (long long)changes, nonnull);
@@ -1103,6 +1163,9 @@ static void op_delete(seq *s, sqlite3 *db) {
     expect_rc(s, rc, 0, "");
     if (rc == SQLITE_DONE)
       for (int i = 0; i < n; i++) model_drop(s, vids[i]);
+    /* a quotient store may remove nothing (entries of several widths): the
+    ** model drops the copy all the same, so it asks no more than is sure */
+    if (rc == SQLITE_DONE) s->deletes += n;
   } else {
     expect_rc(s, rc, 1, "bloom_store: a Bloom filter cannot forget a value");
   }
@@ -1355,7 +1418,7 @@ static void step_once(seq *s) {
     /* a statement that fails part way */
     int kinds[4] = {FAIL_ABS, FAIL_BOTH, FAIL_BAD_AT, FAIL_AHEAD};
     int k = RN(s, win ? (s->sh->wall ? 4 : 3) : 2);
-    if (cuckoo && s->sh->sched == FIXED && RN(s, 3) == 0) {
+    if (cuckoo && !quotient(s) && s->sh->sched == FIXED && RN(s, 3) == 0) {
       /* a ninth copy of a value: refused, the statement undone */
       int n = RN(s, 3);
       char sql[600];
@@ -1431,7 +1494,8 @@ static void run_sequence(const shape *sh, uint64_t seed, int steps, int index) {
            sh->name, steps);
   double t0 = now();
   static const int pages[] = {512, 1024, 4096};
-  s->page_size = pages[RN(s, 3)];
+  /* a quotient store on small pages: small leaves, many splits */
+  s->page_size = pages[RN(s, quotient(s) ? 2 : 3)];
   s->wal = RN(s, 2);
   vfs_clock_seconds = 1700000000 + RN(s, 1000000);
   s->db = open_conn(s);
@@ -1505,10 +1569,15 @@ static void run_sequence(const shape *sh, uint64_t seed, int steps, int index) {
   if (sh->sched == FIXED)
     tap_ok(s->fail_export == 0 && s->builds > 0,
            "%s: %s (%ld checks)", tag,
-           sh->cuckoo ? "the export's items is adds - deletes"
-                      : "the export is bloom_build over the values added, "
-                        "byte for byte, inserted = values counted",
+           quotient(s) ? "the export is a layout-1 blob whose leaves cover the "
+                         "hash space, items between adds - deletes and adds"
+           : sh->cuckoo ? "the export's items is adds - deletes"
+                        : "the export is bloom_build over the values added, "
+                          "byte for byte, inserted = values counted",
            s->builds);
+  if (quotient(s) && sh->capacity == 0)
+    tap_ok(s->max_leaves > 1, "%s: the store grew from one leaf to %lld "
+           "(page size %d)", tag, (long long)s->max_leaves, s->page_size);
   if (windowed(s))
     tap_ok(s->fail_gen == 0, "%s: the generation rows agree (%ld checks)", tag,
            s->gen_checks);
@@ -1528,6 +1597,13 @@ static void run_sequence(const shape *sh, uint64_t seed, int steps, int index) {
   snprintf(extra, sizeof extra, "%s-journal", s->path);
   remove(extra);
   free(s);
+}
+
+/* One short sequence's steps (make test): a windowed store's are cheaper,
+** a quotient store's dearer (every check exports and reads every leaf). */
+static int short_steps(const shape *sh) {
+  if (strcmp(sh->module, "quotient_store") == 0) return SHORT_STEPS / 2;
+  return SHORT_STEPS * (sh->sched == WINDOW ? 3 : 1);
 }
 
 int main(int argc, char **argv) {
@@ -1554,11 +1630,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < NSHAPES; i++)
       if (!shape_s || !*shape_s || strcmp(shape_s, shapes[i].name) == 0)
         run_sequence(&shapes[i], seed, steps > 0 ? (int)steps
-                     : SHORT_STEPS * (shapes[i].sched == WINDOW ? 3 : 1), index++);
+                     : short_steps(&shapes[i]), index++);
   } else {
     for (int i = 0; i < NSHAPES; i++) {
-      long left = steps > 0 ? steps / NSHAPES
-                            : SHORT_STEPS * (shapes[i].sched == WINDOW ? 3 : 1);
+      long left = steps > 0 ? steps / NSHAPES : short_steps(&shapes[i]);
       for (uint64_t k = 0; left > 0; k++) {
         int n = left > SEQ_MAX ? SEQ_MAX : (int)left;
         uint64_t seed = mix(UINT64_C(0x5702e0de10000000) + (uint64_t)i * UINT64_C(0x100000) + k);
