@@ -33,6 +33,7 @@
 
 import os
 import platform
+import re
 import sqlite3
 import sys
 import tempfile
@@ -134,6 +135,25 @@ QUOTIENT_STORES = [
 ]
 
 
+def layout1_example():
+    """FORMAT.md's worked example of "Kind 4, layout 1": (the statements,
+    the blob's bytes as the text dumps them, lines left out zeros)."""
+    with open(os.path.join(HERE, "..", "..", "ext", "FORMAT.md"),
+              encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("\n## Kind 4, layout 1")[1].split("\n### Worked example")[1]
+    section = section.split("\n#")[0]
+    m = re.search(r"`(SELECT [^`]+)` for `(CREATE [^`]+)` after `(INSERT [^`]+)` "
+                  r"is an? (\d+)-byte blob", " ".join(section.split()))
+    out = bytearray(int(m.group(4)))
+    for line in section.split("\n"):
+        d = re.match(r"^    (\d+)\s+([0-9A-F ]+)$", line)
+        if d:
+            chunk = bytes.fromhex(d.group(2).replace(" ", ""))
+            out[int(d.group(1)):int(d.group(1)) + len(chunk)] = chunk
+    return [m.group(2), m.group(3), m.group(1)], bytes(out)
+
+
 def native(path=":memory:"):
     conn = sqlite3.connect(path)
     conn.enable_load_extension(True)
@@ -175,6 +195,17 @@ def check_blobs(tap):
                "%s: the same %d bytes on both machines" % (name, len(a or b"")), *diag)
     here.close()
     there.close()
+    statements, want = layout1_example()
+    got = []
+    for c in (native(), emulated()):
+        for sql in statements[:-1]:
+            c.execute(sql)
+        got.append(c.execute(statements[-1]).fetchone()[0])
+        c.close()
+    tap.ok(got[0] == got[1] == want.hex().upper(),
+           "FORMAT.md's layout-1 worked example: the %d bytes it prints on both "
+           "machines" % len(want), "text:  %s" % want.hex().upper(),
+           "here:  %s" % got[0], "there: %s" % got[1])
     for name, args, page in QUOTIENT_STORES:
         got = []
         for c in (native(), emulated()):
