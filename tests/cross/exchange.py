@@ -5,9 +5,14 @@
   every storage class and of every length a hash block and tail can
   take) gives the same bytes on both machines, and the independent reader
   (tests/interop/bloomreader.py) finds every value in them.
+- Layout-1 blobs: a growing and a sized quotient_store filled with the
+  same values (the growing one splits its leaves) export the same bytes
+  on both machines, hold every value (quotient_test, an answer derived
+  from no false negatives) and report the same quotient_info.
 - Databases, both ways: one machine writes a database (a table of values,
   a table of filter blobs, Bloom and cuckoo stores, fixed, scalable and
-  windowed, some values deleted from the cuckoo ones); the other opens the
+  windowed, quotient stores growing and sized, some values deleted from
+  the cuckoo and quotient ones); the other opens the
   file, exports every store and probes every value through every store
   and blob, then writes more (inserts, deletes, bloom_add, cuckoo_delete);
   the first reopens it and reads it all again.  At each step both machines
@@ -15,7 +20,8 @@
   same history run on this machine alone; no store or blob has a false
   negative; the reader reassembles each store from its shadow tables
   alone (read here by this machine's SQLite) into the bytes the
-  extension exports; PRAGMA integrity_check is ok on both.
+  extension exports (the Bloom and cuckoo stores: the reader does not
+  read layout-1 quotient blobs); PRAGMA integrity_check is ok on both.
 """
 
 # bloom is dedicated to the public domain by its authors: anyone may use,
@@ -27,6 +33,7 @@
 
 import os
 import platform
+import re
 import sqlite3
 import sys
 import tempfile
@@ -76,6 +83,9 @@ BLOBS = [
      "SELECT bloom_build(x, 200000, 0.0001) FROM items WHERE id % 3 = 0"),
     ("cuckoo_build at 1%", "SELECT cuckoo_build(x, 3000, 0.01) FROM items"),
     ("cuckoo_build at 0.1%", "SELECT cuckoo_build(x, 5000, 0.001) FROM items"),
+    ("quotient_build at 1%", "SELECT quotient_build(x, 3000, 0.01) FROM items"),
+    ("quotient_build at 0.01%",
+     "SELECT quotient_build(x, 5000, 0.0001) FROM items WHERE id % 2 = 0"),
     ("bloom_add over bloom_empty",
      "SELECT bloom_add(bloom_empty(500, 0.02), 1, 'a', x'00ff', 2.5, NULL, -0.0)"),
     ("cuckoo_add then cuckoo_delete",
@@ -102,7 +112,46 @@ STORES = [
     ("wb", "bloom_store(fpr = 0.01, window = 3600, clock = 'events')", True),
     ("wc", "cuckoo_store(fpr = 0.01, window = '1 hour', generations = 3, "
      "capacity = 1000, clock = 'events')", True),
+    ("fq", "quotient_store(capacity = 5000, fpr = 0.01)", False),
+    ("gq", "quotient_store(fpr = 0.01)", False),
 ]
+# The stores some values are deleted from (a seventh of them).
+DELETES = ("fc", "sc", "fq", "gq")
+# The stores the reader (tests/interop/bloomreader.py) reassembles: it does
+# not read layout-1 quotient blobs.
+READER_STORES = [s for s in STORES if not s[1].startswith("quotient_store")]
+
+# Layout-1 blobs compared in memory: (name, module arguments, page size).
+# At 512-byte pages a leaf holds up to 69 entries (FORMAT.md, "Kind 4:
+# quotient_store"), so 3,000 values split the growing store's leaves many
+# times.
+QUOTIENT_STORES = [
+    ("quotient_store growing, 512-byte pages", "quotient_store(fpr = 0.01)", 512),
+    ("quotient_store growing at 0.1%", "quotient_store(fpr = 0.001)", 4096),
+    ("quotient_store(capacity = 3000)", "quotient_store(capacity = 3000, fpr = 0.01)",
+     4096),
+    ("quotient_store(capacity = 500), overfilled, 512-byte pages",
+     "quotient_store(capacity = 500, fpr = 0.01)", 512),
+]
+
+
+def layout1_example():
+    """FORMAT.md's worked example of "Kind 4, layout 1": (the statements,
+    the blob's bytes as the text dumps them, lines left out zeros)."""
+    with open(os.path.join(HERE, "..", "..", "ext", "FORMAT.md"),
+              encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("\n## Kind 4, layout 1")[1].split("\n### Worked example")[1]
+    section = section.split("\n#")[0]
+    m = re.search(r"`(SELECT [^`]+)` for `(CREATE [^`]+)` after `(INSERT [^`]+)` "
+                  r"is an? (\d+)-byte blob", " ".join(section.split()))
+    out = bytearray(int(m.group(4)))
+    for line in section.split("\n"):
+        d = re.match(r"^    (\d+)\s+([0-9A-F ]+)$", line)
+        if d:
+            chunk = bytes.fromhex(d.group(2).replace(" ", ""))
+            out[int(d.group(1)):int(d.group(1)) + len(chunk)] = chunk
+    return [m.group(2), m.group(3), m.group(1)], bytes(out)
 
 
 def native(path=":memory:"):
@@ -144,7 +193,69 @@ def check_blobs(tap):
                     % (len(a), len(b), at)]
         tap.ok(isinstance(a, bytes) and a == b,
                "%s: the same %d bytes on both machines" % (name, len(a or b"")), *diag)
+    here.close()
+    there.close()
+    statements, want = layout1_example()
+    got = []
+    for c in (native(), emulated()):
+        for sql in statements[:-1]:
+            c.execute(sql)
+        got.append(c.execute(statements[-1]).fetchone()[0])
+        c.close()
+    tap.ok(got[0] == got[1] == want.hex().upper(),
+           "FORMAT.md's layout-1 worked example: the %d bytes it prints on both "
+           "machines" % len(want), "text:  %s" % want.hex().upper(),
+           "here:  %s" % got[0], "there: %s" % got[1])
+    for name, args, page in QUOTIENT_STORES:
+        got = []
+        for c in (native(), emulated()):
+            c.execute("PRAGMA page_size = %d" % page)
+            make_items(c)
+            c.execute("CREATE VIRTUAL TABLE q USING " + args)
+            c.execute("INSERT INTO q(value) SELECT x FROM items")
+            c.execute("DELETE FROM q WHERE value IN (SELECT x FROM items WHERE "
+                      "id % 7 = 0)")
+            blob = c.execute("SELECT filter FROM q").fetchone()[0]
+            leaves = c.execute("SELECT count(*) FROM q_directory").fetchone()[0]
+            # Every value kept answers 1 in the export, and the export answers
+            # every value, kept, deleted or absent, as the store does.
+            missed = c.execute("SELECT count(*) FROM items WHERE id % 7 != 0 AND "
+                               "NOT quotient_test(?1, x)", (blob,)).fetchone()[0]
+            unlike = c.execute(
+                "SELECT count(*) FROM (SELECT x FROM items UNION ALL SELECT x FROM "
+                "absent) AS p WHERE quotient_test(?1, p.x) != EXISTS (SELECT 1 FROM "
+                "q WHERE value = p.x)", (blob,)).fetchone()[0]
+            kept = c.execute("SELECT count(*) FROM items WHERE id % 7 = 0 AND "
+                             "quotient_test(?1, x)", (blob,)).fetchone()[0]
+            info = c.execute("SELECT * FROM quotient_info(?1)", (blob,)).fetchone()
+            got.append((blob, leaves, missed, unlike, kept, info))
+            c.close()
+        (a, la, ma, ua, ka, ia), (b, lb, mb, ub, kb, ib) = got
+        # 3,000 values in, the 428 of ids divisible by 7 deleted: each delete
+        # removes one entry, or none when entries of several widths match
+        # the value (FORMAT.md), which then still answers 1; a value matches
+        # an entry not its own with probability below fpr, so at most 428 *
+        # fpr of them in expectation (three times that allowed).
+        deleted = 3000 // 7
+        fpr = float(args.split("fpr = ")[1].rstrip(")"))
+        want = (a == b and la == lb and ia == ib and ma == mb == 0 and ua == ub == 0
+                and ka == kb and ia[0] == "quotient" and ia[3] == la and ia[4] == 0
+                and ia[5] == len(a) and ia[6] == (int(args.split("capacity = ")[1]
+                                                      .split(",")[0])
+                                                  if "capacity" in args else 10000)
+                and ia[7] == fpr
+                and 0 <= ia[8] - (3000 - deleted) <= ka <= 3 * deleted * fpr)
+        tap.ok(want, "%s: the same %d-byte layout-1 export of %d leaves on both "
+               "machines, holding every value kept, answering as the store, "
+               "its quotient_info the same and as the store holds"
+               % (name, len(a), la),
+               "here: %d leaves, %d missed, %d unlike the store, %d deleted still "
+               "found, info %r" % (la, ma, ua, ka, ia),
+               "there: %d leaves, %d missed, %d unlike the store, %d deleted still "
+               "found, info %r" % (lb, mb, ub, kb, ib))
     # The reader finds every value in what the emulated machine built.
+    here, there = native(), emulated()
+    make_items(there)
     blob = there.execute(BLOBS[0][1]).fetchone()[0]
     f = br.Filter(blob)
     missing = [i for i, x in values.items() if not f.test(x)]
@@ -172,7 +283,7 @@ def first_writes(conn):
         else:
             conn.execute("INSERT INTO %s(value) SELECT x FROM items WHERE id <= 2000"
                          % name)
-    for name in ("fc", "sc"):
+    for name in DELETES:
         conn.execute("DELETE FROM %s WHERE value IN (SELECT x FROM items WHERE "
                      "id <= 2000 AND id %% 7 = 0)" % name)
     conn.commit()
@@ -188,7 +299,7 @@ def second_writes(conn):
         else:
             conn.execute("INSERT INTO %s(value) SELECT x FROM items WHERE id > 2000"
                          % name)
-    for name in ("fc", "sc"):
+    for name in DELETES:
         conn.execute("DELETE FROM %s WHERE value IN (SELECT x FROM items WHERE "
                      "id > 2000 AND id %% 7 = 0)" % name)
     rows = [r[0] for r in conn.execute("SELECT x FROM items WHERE id > 2000 AND "
@@ -211,6 +322,7 @@ def members(step):
     cuckoo = {i for i in stores if i % 7}
     blob = set(range(1, 2001)) | (set(range(2001, 2101)) if step == 2 else set())
     return {"fb": stores, "sb": stores, "fc": cuckoo, "sc": cuckoo,
+            "fq": cuckoo, "gq": cuckoo,
             "bloom": blob, "cuckoo": blob - ({14} if step == 2 else set())}
 
 
@@ -256,7 +368,7 @@ def reader_reassembles(path, snap):
     plain = sqlite3.connect(path)
     bad = []
     try:
-        for name, _, _ in STORES:
+        for name, _, _ in READER_STORES:
             try:
                 mine = br.read_store(plain, name)
             except br.FormatError as e:
@@ -322,7 +434,7 @@ def check_databases(tap):
             bad = reader_reassembles(path, s2a)
             tap.ok(not bad, "%s: the reader reassembles each of the %d stores "
                    "from its shadow tables into the exported bytes"
-                   % (label, len(STORES)), *bad)
+                   % (label, len(READER_STORES)), *bad)
 
 
 def main():

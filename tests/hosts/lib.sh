@@ -29,7 +29,22 @@
 #      the column's affinity too), and ones bound as text 'abc' and '12346'
 #      do not;
 #   5. the export: SELECT filter FROM seen comes back as bytes equal to
-#      bloom_build(id, 1000, 0.01) over the table, and finds 12345.
+#      bloom_build(id, 1000, 0.01) over the table, and finds 12345;
+#   6. quotient stores: `qgrow` a quotient_store(fpr = 0.01) and `qsized`
+#      a quotient_store(capacity = 1000, fpr = 0.01), kept by an AFTER
+#      INSERT trigger on events(id INTEGER PRIMARY KEY); qsized has 4
+#      leaves once made (FORMAT.md: the least D with 1000 / 2^D <= 0.85 *
+#      511, 511 entries a leaf at 4096-byte pages); ids 1..600 inserted
+#      bound as host integers in one transaction split qgrow's one leaf
+#      (more than 511); in each store, each id probed bound as a host
+#      integer is found, fewer than 10 of 1001..1100 are; after DELETEs of
+#      1..50 bound as host integers, 51..600 are all still found; SELECT
+#      filter comes back as the host's bytes and, bound back,
+#      quotient_info counts 550 items (more only by deleted ids that match
+#      entries of several widths, which FORMAT.md lets a DELETE keep and
+#      which the export then still finds) in as many leaves (blocks) as
+#      the store's directory has rows, and quotient_test answers each of
+#      1..1100 as the store does.
 #
 # This file gives them: repo (the project root), so (BLOOM_SO, absolute;
 # default ./bloom.so), version (BLOOM_VERSION, default make version), tmp

@@ -37,8 +37,9 @@ function betterSqlite3() {
     loads: 'db.loadExtension(path)',
     one: async (sql, ...params) => db.prepare(sql).pluck().get(...params),
     exec: async (sql) => db.exec(sql),
-    insertIds: async (ids) => {
-      const insert = db.prepare('INSERT INTO items(id) VALUES (?)');
+    run: async (sql, ...params) => { db.prepare(sql).run(...params); },
+    insertIds: async (ids, table = 'items') => {
+      const insert = db.prepare(`INSERT INTO ${table}(id) VALUES (?)`);
       db.transaction(() => ids.forEach((id) => insert.run(id)))();
     },
   };
@@ -65,9 +66,10 @@ function nodeSqlite3() {
     exec: (sql) => new Promise((resolve, reject) => {
       db.exec(sql, (err) => (err ? reject(err) : resolve()));
     }),
-    insertIds: async (ids) => {
+    run: async (sql, ...params) => { await call('run', sql, params); },
+    insertIds: async (ids, table = 'items') => {
       await call('run', 'BEGIN', []);
-      for (const id of ids) await call('run', 'INSERT INTO items(id) VALUES (?)', [id]);
+      for (const id of ids) await call('run', `INSERT INTO ${table}(id) VALUES (?)`, [id]);
       await call('run', 'COMMIT', []);
     },
   };
@@ -85,8 +87,9 @@ function nodeSqlite() {
       return row === undefined ? undefined : Object.values(row)[0];
     },
     exec: async (sql) => db.exec(sql),
-    insertIds: async (ids) => {
-      const insert = db.prepare('INSERT INTO items(id) VALUES (?)');
+    run: async (sql, ...params) => { db.prepare(sql).run(...params); },
+    insertIds: async (ids, table = 'items') => {
+      const insert = db.prepare(`INSERT INTO ${table}(id) VALUES (?)`);
       db.exec('BEGIN');
       ids.forEach((id) => insert.run(id));
       db.exec('COMMIT');
@@ -163,7 +166,52 @@ async function main() {
     ok(/may not be modified/.test(refused),
        `DEFENSIVE is on: a direct write to a shadow table is refused (got: ${refused || 'no error'})`);
   }
+  await quotient(h, range);
   console.log(`1..${n}`);
+}
+
+// Step 6: quotient stores, growing and sized, kept by a trigger.
+async function quotient(h, range) {
+  await h.exec(`
+    CREATE TABLE events(id INTEGER PRIMARY KEY);
+    CREATE VIRTUAL TABLE qgrow USING quotient_store(fpr = 0.01);
+    CREATE VIRTUAL TABLE qsized USING quotient_store(capacity = 1000, fpr = 0.01);
+    CREATE TRIGGER events_q AFTER INSERT ON events BEGIN
+      INSERT INTO qgrow(value) VALUES (NEW.id);
+      INSERT INTO qsized(value) VALUES (NEW.id);
+    END;`);
+  let got = num(await h.one('SELECT count(*) FROM qsized_directory'));
+  ok(got === 4, `quotient_store(capacity = 1000) is made of 4 leaves (got ${got})`);
+  await h.insertIds(range(1, 600), 'events');
+  got = num(await h.one('SELECT count(*) FROM qgrow_directory'));
+  ok(got > 1, `600 ids inserted bound as numbers: the growing quotient_store split its leaf (${got} leaves)`);
+  const count = async (sql, ids) => {
+    let c = 0;
+    for (const id of ids) c += num(await h.one(sql, id));
+    return c;
+  };
+  for (const store of ['qgrow', 'qsized']) {
+    const q = `SELECT EXISTS (SELECT 1 FROM ${store} WHERE value = ?)`;
+    let found = await count(q, range(1, 600));
+    const falsePositives = await count(q, range(1001, 1100));
+    ok(found === 600 && falsePositives < 10, `${store}: each id probed bound as a number is found `
+       + `(${found} of 600), fewer than 10 of 100 absent ones are (${falsePositives})`);
+    for (const id of range(1, 50)) await h.run(`DELETE FROM ${store} WHERE value = ?`, id);
+    found = await count(q, range(51, 600));
+    ok(found === 550, `${store}: after deleting 1..50 bound as numbers, 51..600 are all found (${found} of 550)`);
+    const blob = await h.one(`SELECT filter FROM ${store}`);
+    const info = [num(await h.one('SELECT items FROM quotient_info(?)', blob)),
+                  num(await h.one('SELECT blocks FROM quotient_info(?)', blob)),
+                  num(await h.one(`SELECT count(*) FROM ${store}_directory`)),
+                  num(await h.one('SELECT count(*) FROM events WHERE id <= 50 AND quotient_test(?, id)', blob))];
+    const unlike = num(await h.one('WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 1100) '
+      + `SELECT count(*) FROM s WHERE quotient_test(?, v) != EXISTS (SELECT 1 FROM ${store} WHERE value = s.v)`, blob));
+    ok(isBytes(blob) && info[0] >= 550 && info[0] <= 550 + info[3] && info[1] === info[2] && unlike === 0,
+       `${store}: SELECT filter comes back as bytes; bound back, quotient_info counts 550 items (a delete that `
+       + 'matched several widths removes none, and its id is still found) in as many leaves as the directory, '
+       + `and quotient_test answers 1..1100 as the store (items, leaves, directory, deleted still found: ${info}; `
+       + `${unlike} unlike)`);
+  }
 }
 
 main().catch((err) => {

@@ -123,4 +123,52 @@ ok(defined $export && $same == 1 && $member == 1, "SELECT filter comes back as a
 $got = eval { one("SELECT bloom_test(?, 1)", $export) } // $dbh->errstr;
 ok($got =~ /must be a BLOB, got TEXT/, "an untyped filter binds as text, and bloom_test says so "
    . "(got: $got)");
+
+# Step 6: quotient stores, growing and sized, kept by a trigger.
+$dbh->do($_) for (
+  "CREATE TABLE events(id INTEGER PRIMARY KEY)",
+  "CREATE VIRTUAL TABLE qgrow USING quotient_store(fpr = 0.01)",
+  "CREATE VIRTUAL TABLE qsized USING quotient_store(capacity = 1000, fpr = 0.01)",
+  "CREATE TRIGGER events_q AFTER INSERT ON events BEGIN
+     INSERT INTO qgrow(value) VALUES (NEW.id);
+     INSERT INTO qsized(value) VALUES (NEW.id);
+   END");
+$got = one("SELECT count(*) FROM qsized_directory");
+ok($got == 4, "quotient_store(capacity = 1000) is made of 4 leaves (got $got)");
+$dbh->begin_work;
+$insert = $dbh->prepare("INSERT INTO events(id) VALUES (?)");
+for my $id (1 .. 600) { $insert->bind_param(1, $id, SQL_INTEGER); $insert->execute }
+$dbh->commit;
+$got = one("SELECT count(*) FROM qgrow_directory");
+ok($got > 1, "600 ids inserted bound SQL_INTEGER: the growing quotient_store split its leaf "
+   . "($got leaves)");
+for my $store (qw(qgrow qsized)) {
+  my $q = "SELECT EXISTS (SELECT 1 FROM $store WHERE value = ?)";
+  ($found, $false) = (0, 0);
+  $found += one($q, int_($_)) for 1 .. 600;
+  $false += one($q, int_($_)) for 1001 .. 1100;
+  ok($found == 600 && $false < 10, "$store: each id probed bound SQL_INTEGER is found "
+     . "($found of 600), fewer than 10 of 100 absent ones are ($false)");
+  my $delete = $dbh->prepare("DELETE FROM $store WHERE value = ?");
+  for my $id (1 .. 50) { $delete->bind_param(1, $id, SQL_INTEGER); $delete->execute }
+  $found = 0;
+  $found += one($q, int_($_)) for 51 .. 600;
+  ok($found == 550, "$store: after deleting 1..50 bound SQL_INTEGER, 51..600 are all found "
+     . "($found of 550)");
+  my $blob = one("SELECT filter FROM $store");
+  my @info = (one("SELECT items FROM quotient_info(?)", blob($blob)),
+              one("SELECT blocks FROM quotient_info(?)", blob($blob)),
+              one("SELECT count(*) FROM ${store}_directory"),
+              one("SELECT count(*) FROM events WHERE id <= 50 AND quotient_test(?, id)",
+                  blob($blob)));
+  my $unlike = one("WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s "
+                   . "WHERE v < 1100) SELECT count(*) FROM s WHERE quotient_test(?, v) "
+                   . "!= EXISTS (SELECT 1 FROM $store WHERE value = s.v)", blob($blob));
+  ok(defined $blob && $info[0] >= 550 && $info[0] <= 550 + $info[3] && $info[1] == $info[2]
+     && $unlike == 0, "$store: SELECT filter comes back as a byte string; bound SQL_BLOB, "
+     . "quotient_info counts 550 items (a delete that matched several widths removes none, "
+     . "and its id is still found) in as many leaves as the directory, and quotient_test "
+     . "answers 1..1100 as the store (items, leaves, directory, deleted still found: @info; "
+     . "$unlike unlike)");
+}
 print "1..$n\n";

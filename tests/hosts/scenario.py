@@ -46,9 +46,13 @@ class StdSqlite3:
     def script(self, sql):
         self.conn.executescript(sql)
 
-    def insert_ids(self, ids):
-        self.conn.executemany("INSERT INTO items(id) VALUES (?)",
+    def insert_ids(self, ids, table="items"):
+        self.conn.executemany("INSERT INTO %s(id) VALUES (?)" % table,
                               [(i,) for i in ids])
+        self.conn.commit()
+
+    def run(self, sql, params=()):
+        self.conn.execute(sql, params)
         self.conn.commit()
 
 
@@ -74,10 +78,13 @@ class Apsw(StdSqlite3):
     def script(self, sql):
         self.conn.cursor().execute(sql)
 
-    def insert_ids(self, ids):
+    def insert_ids(self, ids, table="items"):
         with self.conn:
-            self.conn.cursor().executemany("INSERT INTO items(id) VALUES (?)",
+            self.conn.cursor().executemany("INSERT INTO %s(id) VALUES (?)" % table,
                                            [(i,) for i in ids])
+
+    def run(self, sql, params=()):
+        self.conn.cursor().execute(sql, params)
 
 
 class SqliteUtils(StdSqlite3):
@@ -101,8 +108,12 @@ class SqliteUtils(StdSqlite3):
     def script(self, sql):
         self.db.executescript(sql)
 
-    def insert_ids(self, ids):
-        self.db["items"].insert_all({"id": i} for i in ids)
+    def insert_ids(self, ids, table="items"):
+        self.db[table].insert_all({"id": i} for i in ids)
+
+    def run(self, sql, params=()):
+        self.db.execute(sql, params)
+        self.db.conn.commit()
 
 
 HOSTS = {"sqlite3": StdSqlite3, "apsw": Apsw, "sqlite-utils": SqliteUtils}
@@ -175,7 +186,57 @@ def main():
            "SELECT filter comes back as bytes, bloom_build's over the table, "
            "with 12345 in it (got %s, same %r, member %r)"
            % (type(export).__name__, same, member))
+    quotient(h, tap)
     return tap.done()
+
+
+def quotient(h, tap):
+    """Step 6 of tests/hosts/lib.sh: quotient stores, growing and sized."""
+    h.script("""
+      CREATE TABLE events(id INTEGER PRIMARY KEY);
+      CREATE VIRTUAL TABLE qgrow USING quotient_store(fpr = 0.01);
+      CREATE VIRTUAL TABLE qsized USING quotient_store(capacity = 1000, fpr = 0.01);
+      CREATE TRIGGER events_q AFTER INSERT ON events BEGIN
+        INSERT INTO qgrow(value) VALUES (NEW.id);
+        INSERT INTO qsized(value) VALUES (NEW.id);
+      END;""")
+    leaves = h.one("SELECT count(*) FROM qsized_directory")
+    tap.ok(leaves == 4, "quotient_store(capacity = 1000) is made of 4 leaves (got %r)"
+           % leaves)
+    h.insert_ids(range(1, 601), "events")
+    leaves = h.one("SELECT count(*) FROM qgrow_directory")
+    tap.ok(leaves > 1, "600 ids inserted bound as int: the growing quotient_store "
+           "split its leaf (%r leaves)" % leaves)
+    for store in ("qgrow", "qsized"):
+        probe = "SELECT EXISTS (SELECT 1 FROM %s WHERE value = ?)" % store
+        found = sum(h.one(probe, (i,)) for i in range(1, 601))
+        false = sum(h.one(probe, (i,)) for i in range(1001, 1101))
+        tap.ok(found == 600 and false < 10, "%s: each id probed bound as int is "
+               "found (%d of 600), fewer than 10 of 100 absent ones are (%d)"
+               % (store, found, false))
+        for i in range(1, 51):
+            h.run("DELETE FROM %s WHERE value = ?" % store, (i,))
+        found = sum(h.one(probe, (i,)) for i in range(51, 601))
+        tap.ok(found == 550, "%s: after deleting 1..50 bound as int, 51..600 are "
+               "all found (%d of 550)" % (store, found))
+        export = h.one("SELECT filter FROM %s" % store)
+        info = (h.one("SELECT items FROM quotient_info(?)", (export,)),
+                h.one("SELECT blocks FROM quotient_info(?)", (export,)),
+                h.one("SELECT count(*) FROM %s_directory" % store),
+                h.one("SELECT count(*) FROM events WHERE id <= 50 "
+                      "AND quotient_test(?, id)", (export,)))
+        unlike = h.one(
+            "WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s "
+            "WHERE v < 1100) SELECT count(*) FROM s WHERE quotient_test(?, v) "
+            "!= EXISTS (SELECT 1 FROM %s WHERE value = s.v)" % store, (export,))
+        tap.ok(type(export) is bytes and 550 <= info[0] <= 550 + info[3]
+               and info[1] == info[2] and unlike == 0,
+               "%s: SELECT filter comes back as bytes; bound back, quotient_info "
+               "counts 550 items (a delete that matched several widths removes "
+               "none, and its id is still found) in as many leaves as the "
+               "directory, and quotient_test answers 1..1100 as the store "
+               "(items, leaves, directory, deleted still found: %r; %r unlike)"
+               % (store, info, unlike))
 
 
 if __name__ == "__main__":

@@ -80,4 +80,44 @@ same = one.('SELECT ? = (SELECT bloom_build(id, 1000, 0.01) FROM items)', export
 member = one.('SELECT bloom_test(?, 12345)', export)
 ok(export.encoding == Encoding::BINARY && same == 1 && member == 1,
    "SELECT filter comes back as a binary String, bloom_build's over the table, with 12345 in it (same #{same}, member #{member})")
+
+# Step 6: quotient stores, growing and sized, kept by a trigger.
+db.execute_batch(<<~SQL)
+  CREATE TABLE events(id INTEGER PRIMARY KEY);
+  CREATE VIRTUAL TABLE qgrow USING quotient_store(fpr = 0.01);
+  CREATE VIRTUAL TABLE qsized USING quotient_store(capacity = 1000, fpr = 0.01);
+  CREATE TRIGGER events_q AFTER INSERT ON events BEGIN
+    INSERT INTO qgrow(value) VALUES (NEW.id);
+    INSERT INTO qsized(value) VALUES (NEW.id);
+  END;
+SQL
+got = one.('SELECT count(*) FROM qsized_directory')
+ok(got == 4, "quotient_store(capacity = 1000) is made of 4 leaves (got #{got})")
+db.transaction do
+  (1..600).each { |id| db.execute('INSERT INTO events(id) VALUES (?)', [id]) }
+end
+got = one.('SELECT count(*) FROM qgrow_directory')
+ok(got > 1, "600 ids inserted bound as Integer: the growing quotient_store split its leaf (#{got} leaves)")
+%w[qgrow qsized].each do |store|
+  q = "SELECT EXISTS (SELECT 1 FROM #{store} WHERE value = ?)"
+  found = (1..600).sum { |id| one.(q, id) }
+  false_ = (1001..1100).sum { |id| one.(q, id) }
+  ok(found == 600 && false_ < 10, "#{store}: each id probed bound as Integer is found " \
+     "(#{found} of 600), fewer than 10 of 100 absent ones are (#{false_})")
+  (1..50).each { |id| db.execute("DELETE FROM #{store} WHERE value = ?", [id]) }
+  found = (51..600).sum { |id| one.(q, id) }
+  ok(found == 550, "#{store}: after deleting 1..50 bound as Integer, 51..600 are all found (#{found} of 550)")
+  blob = one.("SELECT filter FROM #{store}")
+  info = [one.('SELECT items FROM quotient_info(?)', blob), one.('SELECT blocks FROM quotient_info(?)', blob),
+          one.("SELECT count(*) FROM #{store}_directory"),
+          one.('SELECT count(*) FROM events WHERE id <= 50 AND quotient_test(?, id)', blob)]
+  unlike = one.('WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 1100) ' \
+                "SELECT count(*) FROM s WHERE quotient_test(?, v) != EXISTS (SELECT 1 FROM #{store} WHERE value = s.v)",
+                blob)
+  ok(blob.encoding == Encoding::BINARY && info[0].between?(550, 550 + info[3]) && info[1] == info[2] && unlike.zero?,
+     "#{store}: SELECT filter comes back as a binary String; bound back, quotient_info counts 550 items " \
+     '(a delete that matched several widths removes none, and its id is still found) in as many leaves ' \
+     'as the directory, and quotient_test answers 1..1100 as the store ' \
+     "(items, leaves, directory, deleted still found: #{info}; #{unlike} unlike)")
+end
 puts "1..#{$n}"

@@ -110,5 +110,54 @@ set member [db onecolumn {SELECT bloom_test(@export, 12345)}]
 ok [expr {[string length $export] > 0 && $same == 1 && $member == 1}] \
   "SELECT filter comes back as a byte array, bloom_build's over the table, with 12345 in it\
    (same $same, member $member)"
+
+# Step 6: quotient stores, growing and sized, kept by a trigger.
+db eval {
+  CREATE TABLE events(id INTEGER PRIMARY KEY);
+  CREATE VIRTUAL TABLE qgrow USING quotient_store(fpr = 0.01);
+  CREATE VIRTUAL TABLE qsized USING quotient_store(capacity = 1000, fpr = 0.01);
+  CREATE TRIGGER events_q AFTER INSERT ON events BEGIN
+    INSERT INTO qgrow(value) VALUES (NEW.id);
+    INSERT INTO qsized(value) VALUES (NEW.id);
+  END;
+}
+set got [db onecolumn {SELECT count(*) FROM qsized_directory}]
+ok [expr {$got == 4}] "quotient_store(capacity = 1000) is made of 4 leaves (got $got)"
+db transaction {
+  for {set id 1} {$id <= 600} {incr id} { db eval {INSERT INTO events(id) VALUES ($id)} }
+}
+set got [db onecolumn {SELECT count(*) FROM qgrow_directory}]
+ok [expr {$got > 1}] \
+  "600 ids inserted bound as integers: the growing quotient_store split its leaf ($got leaves)"
+foreach store {qgrow qsized} {
+  set q "SELECT EXISTS (SELECT 1 FROM $store WHERE value = \$id)"
+  set found 0
+  for {set id 1} {$id <= 600} {incr id} { incr found [db onecolumn $q] }
+  set false 0
+  for {set id 1001} {$id <= 1100} {incr id} { incr false [db onecolumn $q] }
+  ok [expr {$found == 600 && $false < 10}] "$store: each id probed bound as an integer is\
+    found ($found of 600), fewer than 10 of 100 absent ones are ($false)"
+  for {set id 1} {$id <= 50} {incr id} { db eval "DELETE FROM $store WHERE value = \$id" }
+  set found 0
+  for {set id 51} {$id <= 600} {incr id} { incr found [db onecolumn $q] }
+  ok [expr {$found == 550}] \
+    "$store: after deleting 1..50 bound as integers, 51..600 are all found ($found of 550)"
+  set blob [db onecolumn "SELECT filter FROM $store"]
+  set info [list [db onecolumn {SELECT items FROM quotient_info(@blob)}] \
+                 [db onecolumn {SELECT blocks FROM quotient_info(@blob)}] \
+                 [db onecolumn "SELECT count(*) FROM ${store}_directory"] \
+                 [db onecolumn {SELECT count(*) FROM events WHERE id <= 50
+                                AND quotient_test(@blob, id)}]]
+  set unlike [db onecolumn "WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s
+    WHERE v < 1100) SELECT count(*) FROM s WHERE quotient_test(@blob, v)
+    != EXISTS (SELECT 1 FROM $store WHERE value = s.v)"]
+  lassign $info items blocks rows kept
+  ok [expr {[string length $blob] > 0 && $items >= 550 && $items <= 550 + $kept
+            && $blocks == $rows && $unlike == 0}] \
+    "$store: SELECT filter comes back as a byte array; bound as @blob, quotient_info counts\
+     550 items (a delete that matched several widths removes none, and its id is still\
+     found) in as many leaves as the directory, and quotient_test answers 1..1100 as the\
+     store (items, leaves, directory, deleted still found: $info; $unlike unlike)"
+}
 db close
 puts "1..$n"

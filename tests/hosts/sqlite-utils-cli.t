@@ -93,5 +93,50 @@ su query "SELECT bloom_build(id, 1000, 0.01) FROM items" -r >"$tmp/built.bin"
 got=$(su query "SELECT bloom_test(filter, 12345) FROM seen" -r)
 cmp -s "$tmp/export.bin" "$tmp/built.bin" && [ -s "$tmp/export.bin" ] && [ "$got" = 1 ]
 check $? "SELECT filter, written by -r, is bloom_build's bytes over the table, with 12345 in it"
+
+# Step 6: quotient stores, growing and sized, kept by a trigger.
+su query "CREATE TABLE events(id INTEGER PRIMARY KEY)" >/dev/null
+su query "CREATE VIRTUAL TABLE qgrow USING quotient_store(fpr = 0.01)" >/dev/null
+su query "CREATE VIRTUAL TABLE qsized USING quotient_store(capacity = 1000, fpr = 0.01)" >/dev/null
+su query "CREATE TRIGGER events_q AFTER INSERT ON events BEGIN INSERT INTO qgrow(value) VALUES (NEW.id); INSERT INTO qsized(value) VALUES (NEW.id); END" >/dev/null
+su query "CREATE TABLE qchecks(store, items, blocks, rows, kept, unlike, type)" >/dev/null
+got=$(su query "SELECT count(*) FROM qsized_directory" -r)
+[ "$got" = 4 ]
+check $? "quotient_store(capacity = 1000) is made of 4 leaves (got '$got')"
+ids 1 600 >"$tmp/events.json"
+su insert events "$tmp/events.json" >/dev/null
+got=$(su query "SELECT count(*) FROM qgrow_directory" -r)
+[ "$got" -gt 1 ]
+check $? "600 ids inserted from JSON numbers: the growing quotient_store split its leaf ($got leaves)"
+ids 1 50 >"$tmp/gone.json"
+ids 51 600 >"$tmp/kept.json"
+for store in qgrow qsized; do
+  probe="INSERT INTO hits SELECT :id WHERE EXISTS (SELECT 1 FROM $store WHERE value = :id)"
+  su query "DELETE FROM hits" >/dev/null
+  su bulk "$probe" "$tmp/events.json" >/dev/null
+  found=$(su query "SELECT count(*) FROM hits" -r)
+  su query "DELETE FROM hits" >/dev/null
+  su bulk "$probe" "$tmp/absent.json" >/dev/null
+  false=$(su query "SELECT count(*) FROM hits" -r)
+  [ "$found" = 600 ] && [ "$false" -lt 10 ]
+  check $? "$store: each id probed by bulk, bound from JSON numbers, is found ($found of 600), fewer than 10 of 100 absent ones are ($false)"
+  su bulk "DELETE FROM $store WHERE value = :id" "$tmp/gone.json" >/dev/null
+  su query "DELETE FROM hits" >/dev/null
+  su bulk "$probe" "$tmp/kept.json" >/dev/null
+  found=$(su query "SELECT count(*) FROM hits" -r)
+  [ "$found" = 550 ]
+  check $? "$store: after deleting 1..50 by bulk from JSON numbers, 51..600 are all found ($found of 550)"
+  # The export as JSON ({"$base64": true, ...}), bound back as a BLOB by bulk.
+  su query "SELECT filter AS f FROM $store" >"$tmp/export.json"
+  su bulk "INSERT INTO qchecks SELECT '$store', (SELECT items FROM quotient_info(:f)),
+      (SELECT blocks FROM quotient_info(:f)), (SELECT count(*) FROM ${store}_directory),
+      (SELECT count(*) FROM events WHERE id <= 50 AND quotient_test(:f, id)),
+      (WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 1100)
+       SELECT count(*) FROM s WHERE quotient_test(:f, v) != EXISTS (SELECT 1 FROM $store WHERE value = s.v)),
+      typeof(:f)" "$tmp/export.json" >/dev/null
+  got=$(su query "SELECT items, blocks, rows, kept, unlike, type FROM qchecks WHERE store = '$store'" --csv --no-headers | tr -d '\r')
+  echo "$got" | awk -F, '$1 >= 550 && $1 <= 550 + $4 && $2 == $3 && $5 == 0 && $6 == "blob" { ok = 1 } END { exit !ok }'
+  check $? "$store: SELECT filter as JSON, bound back by bulk as a blob: quotient_info counts 550 items (a delete that matched several widths removes none, and its id is still found) in as many leaves as the directory, and quotient_test answers 1..1100 as the store (items, leaves, directory, deleted still found, unlike, type: $got)"
+done
 echo "1..$n"
 exit $failed

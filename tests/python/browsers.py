@@ -4,7 +4,8 @@ Datasette names every column of a table, the hidden ones too (PRAGMA
 table_xinfo), in every statement of a table page. This replays the exact
 statements of its table page and JSON (datasette-0.64.txt says where they
 come from) on every store shape, Bloom and cuckoo, fixed, scalable and
-windowed (one with live generations, one with none), and checks each
+windowed (one with live generations, one with none), quotient sized and
+growing (one grown past its first leaf, one empty), and checks each
 statement's answer: the store's summary row with value NULL and filter the
 export, a windowed store's generation rows when they are named, a probe's
 row for Datasette's "exact" filter, and the store's refusal only where the
@@ -75,7 +76,15 @@ STORES = [
     # A name Datasette brackets: the command column is named as the table.
     ("order", "cuckoo_store(window = '1 hour', clock = 'events')",
      [("req-1", T0), ("req-9", T0 + 500)]),
+    ("sums", "quotient_store(capacity = 1000)", [("req-1",), ("req-1",), (7,)]),
+    ("heard", "quotient_store(fpr = 0.01)", [("req-1",), (b"\x00\x01",), (2.5,)]),
+    # 600 values: more than a leaf holds at 4096-byte pages (511, FORMAT.md),
+    # so its one leaf has split.
+    ("split", "quotient_store(fpr = 0.01)", [("req-1",)] + [(i,) for i in range(1, 600)]),
+    ("hushed", "quotient_store(fpr = 0.01)", []),
 ]
+TESTS = {"bloom_store": "bloom_test", "cuckoo_store": "cuckoo_test",
+         "quotient_store": "quotient_test"}
 
 
 def read_statements():
@@ -128,11 +137,22 @@ def expected(conn, tap, name, args, values):
            "%s: SELECT * is the one summary row" % name, e["summary"])
     e["summary"] = e["summary"][0][0]
     e["export"] = conn.execute("SELECT filter FROM %s" % q).fetchone()[0]
-    test = "bloom_test" if kind == "bloom_store" else "cuckoo_test"
+    test = TESTS[kind]
     found = [conn.execute("SELECT %s(?, ?)" % test, (e["export"], v[0])).fetchone()[0]
              for v in values]
     tap.ok(isinstance(e["export"], bytes) and all(f == 1 for f in found),
            "%s: the export holds every value inserted" % name, found)
+    if kind == "quotient_store":
+        leaves = conn.execute("SELECT count(*) FROM %s" % escape_sqlite(name + "_directory")
+                              ).fetchone()[0]
+        info = conn.execute("SELECT items, blocks FROM quotient_info(?)",
+                            (e["export"],)).fetchone()
+        # Sized for 1000 at 4096-byte pages: 4 leaves (FORMAT.md); growing: one
+        # until past 511 entries.
+        want = 4 if "capacity" in args else (1 if len(values) <= 511 else None)
+        tap.ok(info == (len(values), leaves) and (leaves == want if want else leaves > 1),
+               "%s: quotient_info counts the %d values in its %d leaves"
+               % (name, len(values), leaves), info)
     if name == "seen":
         built = conn.execute(
             "SELECT bloom_build(v, 1000) FROM (SELECT 'req-1' AS v UNION ALL "

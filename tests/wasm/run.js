@@ -56,7 +56,9 @@ function native() {
   }
   const out = {};
   scenario.NATIVE_FIELDS.forEach((k, i) => { out[k] = lines[i]; });
-  for (const k of ['idsMissed', 'namesMissed', 'storeMissed']) out[k] = Number(out[k]);
+  for (const k of ['idsMissed', 'namesMissed', 'storeMissed', 'qsizedLeavesMade', 'qgrowLeaves',
+                   'qsizedLeaves', 'qgrowMissed', 'qsizedMissed', 'qgrowDeletedFound',
+                   'qsizedDeletedFound', 'qgrowUnlike', 'qsizedUnlike']) out[k] = Number(out[k]);
   return out;
 }
 
@@ -88,6 +90,34 @@ function check(where, got, want) {
      `${where}: the store filled by bound INSERTs exports bloom_build's bytes`);
   ok(/^bloom_test: /.test(got.badBlobError),
      `${where}: a malformed filter is an error named by the function`, got.badBlobError);
+
+  // Quotient stores: members kept all found, by the store and by its
+  // export bound from JavaScript; no more false positives than asked; the
+  // export answers as the store; quotient_info counts N - N/10 items (more
+  // only by deleted ids matching entries of several widths, which a DELETE
+  // keeps, FORMAT.md, and the export then still finds) in as many leaves
+  // as the directory; the sized store made 16 leaves, the growing one split.
+  const kept = scenario.N - scenario.N / 10;
+  ok(got.qsizedLeavesMade === 16, `${where}: quotient_store(capacity = ${scenario.N}) is made of 16 leaves`,
+     got.qsizedLeavesMade);
+  ok(got.qgrowLeaves > 1, `${where}: the growing quotient_store split its leaf (${got.qgrowLeaves} leaves)`);
+  for (const t of ['qgrow', 'qsized']) {
+    ok(got[`${t}Missed`] === 0, `${where}: ${t}: no member kept of ${kept} answered absent`, got[`${t}Missed`]);
+    const rate = count(got[`${t}False`]) / scenario.PROBES;
+    ok(rate > 0 && rate <= scenario.FPR,
+       `${where}: ${t}: ${count(got[`${t}False`])} of ${scenario.PROBES} non-members answered present ` +
+       `(${(rate * 100).toFixed(3)}%, asked ${scenario.FPR * 100}%)`, rate);
+    const [items, blocks] = String(got[`${t}Info`]).split(',').map(Number);
+    ok(items >= kept && items <= kept + got[`${t}DeletedFound`] && blocks === Number(got[`${t}Leaves`]) &&
+       got[`${t}Unlike`] === 0,
+       `${where}: ${t}: its export counts ${kept} items in as many leaves as the directory and ` +
+       'answers every member, deleted id and non-member as the store',
+       `items, leaves ${got[`${t}Info`]}; directory ${got[`${t}Leaves`]}; deleted still found ` +
+       `${got[`${t}DeletedFound`]}; unlike ${got[`${t}Unlike`]}`);
+  }
+  ok(got.jsQuotientIsBytes === true && got.jsQuotientMissed === 0,
+     `${where}: the quotient export comes back as a Uint8Array, and bound back finds every member kept`,
+     got.jsQuotientMissed);
 
   // The same bytes and the same answers as the native build.
   for (const k of scenario.NATIVE_FIELDS) {

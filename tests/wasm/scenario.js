@@ -52,9 +52,44 @@
     storeFalse: `SELECT coalesce(group_concat(id), '') FROM others WHERE EXISTS
                  (SELECT 1 FROM seen WHERE value = others.id)`,
   };
-  const NATIVE_FIELDS = [...Object.keys(QUERIES), ...Object.keys(STORE_QUERIES)];
+  // Quotient stores: one growing from one leaf (split many times over: a
+  // leaf holds 511 entries at 4096-byte pages, FORMAT.md), one sized for N
+  // (2^D leaves made at CREATE: the least D with N / 2^D <= 0.85 * 511, 16
+  // for 5000); every tenth id deleted from both.
+  const QSTORE = [
+    `CREATE VIRTUAL TABLE qgrow USING quotient_store(fpr = ${FPR})`,
+    `CREATE VIRTUAL TABLE qsized USING quotient_store(capacity = ${N}, fpr = ${FPR})`,
+  ];
+  const QSTORE_MADE = { qsizedLeavesMade: 'SELECT count(*) FROM qsized_directory' };
+  const QSTORE_FILL = [
+    'INSERT INTO qgrow(value) SELECT id FROM items',
+    'INSERT INTO qsized(value) SELECT id FROM items',
+    'DELETE FROM qgrow WHERE value IN (SELECT id FROM items WHERE id % 10 = 0)',
+    'DELETE FROM qsized WHERE value IN (SELECT id FROM items WHERE id % 10 = 0)',
+  ];
+  const qstore = (t) => ({
+    [`${t}Hex`]: `SELECT hex(filter) FROM ${t}`,
+    [`${t}Leaves`]: `SELECT count(*) FROM ${t}_directory`,
+    [`${t}Missed`]: `SELECT count(*) FROM items WHERE id % 10 != 0 AND NOT EXISTS
+                     (SELECT 1 FROM ${t} WHERE value = items.id)`,
+    [`${t}False`]: `SELECT coalesce(group_concat(id), '') FROM others WHERE EXISTS
+                    (SELECT 1 FROM ${t} WHERE value = others.id)`,
+    // The export: quotient_info's items and leaves, the deleted ids it
+    // still finds, and the ids (members, deleted, others) it answers
+    // otherwise than the store.
+    [`${t}Info`]: `SELECT items || ',' || blocks FROM quotient_info((SELECT filter FROM ${t}))`,
+    [`${t}DeletedFound`]: `SELECT count(*) FROM items WHERE id % 10 = 0 AND
+                           quotient_test((SELECT filter FROM ${t}), id)`,
+    [`${t}Unlike`]: `SELECT count(*) FROM (SELECT id FROM items UNION ALL SELECT id FROM others) AS p
+                     WHERE quotient_test((SELECT filter FROM ${t}), p.id)
+                        != EXISTS (SELECT 1 FROM ${t} WHERE value = p.id)`,
+  });
+  const QSTORE_QUERIES = { ...qstore('qgrow'), ...qstore('qsized') };
+  const NATIVE_FIELDS = [...Object.keys(QUERIES), ...Object.keys(STORE_QUERIES),
+                         ...Object.keys(QSTORE_MADE), ...Object.keys(QSTORE_QUERIES)];
   const NATIVE_SQL = [...SETUP, ...Object.values(QUERIES), ...STORE,
-                      ...Object.values(STORE_QUERIES)]
+                      ...Object.values(STORE_QUERIES), ...QSTORE, ...Object.values(QSTORE_MADE),
+                      ...QSTORE_FILL, ...Object.values(QSTORE_QUERIES)]
     .map((s) => s.replace(/\s+/g, ' ') + ';').join('\n') + '\n';
 
   const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0'))
@@ -98,6 +133,20 @@
       for (let i = 1; i <= N; i++) if (has.all([i])[0].n !== 1) store2Missed++;
       has.finalize();
       out.store2Missed = store2Missed;
+
+      // Quotient stores; then the growing one's export probed from
+      // JavaScript, a Uint8Array bound back with each member kept.
+      for (const s of QSTORE) db.exec(s);
+      for (const [k, q] of Object.entries(QSTORE_MADE)) out[k] = Object.values(db.all(q)[0])[0];
+      for (const s of QSTORE_FILL) db.exec(s);
+      for (const [k, q] of Object.entries(QSTORE_QUERIES)) out[k] = Object.values(db.all(q)[0])[0];
+      const qf = db.all('SELECT filter FROM qgrow')[0].filter;
+      out.jsQuotientIsBytes = qf instanceof Uint8Array && hex(qf) === out.qgrowHex;
+      const qprobe = db.prepare('SELECT quotient_test(?, ?) AS hit');
+      let jsQuotientMissed = 0;
+      for (let i = 1; i <= N; i++) if (i % 10 && qprobe.all([qf, i])[0].hit !== 1) jsQuotientMissed++;
+      qprobe.finalize();
+      out.jsQuotientMissed = jsQuotientMissed;
 
       // Untrusted input: an error named by the function, not a crash.
       try {
