@@ -151,7 +151,10 @@ void quotient_write_empty(unsigned char *dst, const quotient_sizing *sizing) {
   h.block_bytes = sizing->block_bytes;
   h.blocks = sizing->blocks;
   filter_write_header(dst, &h);
-  memset(dst + FILTER_HEADER_BYTES, 0, sizing->bytes - FILTER_HEADER_BYTES);
+  /* bytes fits a size_t: the sizing kept it under the caller's max_bytes,
+  ** a blob length limit */
+  memset(dst + FILTER_HEADER_BYTES, 0,
+         (size_t)(sizing->bytes - FILTER_HEADER_BYTES));
 }
 
 /* Sets bit t of a block. */
