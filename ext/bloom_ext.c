@@ -102,6 +102,8 @@ static const sql_function functions[] = {
     {"quotient_probe", 2, 2, SQL_QUERYING, QUOTIENT, sql_filter_probe, NULL,
      NULL, NULL, NULL, sql_probe_connection},
     TABLE("quotient_info", QUOTIENT, sql_info_module, sql_quotient_info_spec),
+    TABLE("quotient_leaves", QUOTIENT, sql_quotient_leaves_module,
+          sql_quotient_leaves_spec),
     STORE("bloom_store", BLOOM, store_module),
     STORE("cuckoo_store", CUCKOO, store_module),
     STORE("quotient_store", QUOTIENT, store_module),

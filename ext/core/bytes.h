@@ -70,4 +70,25 @@ static inline uint64_t mul_high64(uint64_t a, uint64_t b) {
 #endif
 }
 
+/* The bits set in x.  By hand: without -mpopcnt, which a portable build
+** cannot assume, __builtin_popcountll is a call into libgcc's table, and a
+** probe of a quotient block or leaf counts every word of a unary part. */
+static inline unsigned bits_popcount64(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555u);
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+  return (unsigned)((x * 0x0101010101010101u) >> 56);
+}
+
+/* The index of the highest set bit of x (0 for x = 0). */
+static inline unsigned bits_top64(uint64_t x) {
+#if defined(__GNUC__)
+  return 63u - (unsigned)__builtin_clzll(x | 1);
+#else
+  unsigned n = 0;
+  while (x >>= 1) n++;
+  return n;
+#endif
+}
+
 #endif

@@ -220,15 +220,6 @@ static inline uint64_t unary_word(const unsigned char *block,
   return valid >= 64 ? w : w & (((uint64_t)1 << valid) - 1);
 }
 
-/* The bits set in x.  By hand: without -mpopcnt, which a portable build
-** cannot assume, __builtin_popcountll is a call into libgcc's table, and a
-** probe counts every word of a block's unary part. */
-static inline unsigned popcount64(uint64_t x) {
-  x = x - ((x >> 1) & 0x5555555555555555u);
-  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-  return (unsigned)((x * 0x0101010101010101u) >> 56);
-}
 
 /* in_byte[b][r]: the position of the r-th set bit of the byte b (8 when
 ** b has no more): a table, so that a probe's select has no loop. */
@@ -259,7 +250,7 @@ static const unsigned char in_byte[256][8] = {
 /* The position of the k-th set bit (0-based) of x, which has more than k:
 ** the bytes' running counts find its byte (the bytes whose count is at
 ** most k, counted by a borrow in each byte), the table the bit. */
-static inline unsigned select64(uint64_t x, unsigned k) {
+unsigned quotient_select64(uint64_t x, unsigned k) {
   uint64_t s = x - ((x >> 1) & 0x5555555555555555u);
   s = (s & 0x3333333333333333u) + ((s >> 2) & 0x3333333333333333u);
   s = (s + (s >> 4)) & 0x0f0f0f0f0f0f0f0fu;
@@ -267,7 +258,7 @@ static inline unsigned select64(uint64_t x, unsigned k) {
   uint64_t above = ((prefix | 0x8080808080808080u) -
                     (uint64_t)(k + 1) * 0x0101010101010101u) &
                    0x8080808080808080u; /* byte i: its count is above k */
-  unsigned byte = 8 - popcount64(above);
+  unsigned byte = 8 - bits_popcount64(above);
   unsigned before = byte ? (unsigned)(prefix >> (8 * byte - 8)) & 0xffu : 0;
   unsigned b = (unsigned)(x >> (8 * byte)) & 0xffu;
   return 8 * byte + in_byte[b][k - before];
@@ -312,7 +303,7 @@ int quotient_block_check(const unsigned char *block, unsigned block_bytes,
   if (shape->count == 0 || shape->buckets == 0) return 0;
   uint64_t bits = (uint64_t)shape->count + shape->buckets, ones = 0;
   for (uint64_t j = 0; 64 * j < bits; j++)
-    ones += popcount64(unary_word(block, block_bytes, j, bits - 64 * j));
+    ones += bits_popcount64(unary_word(block, block_bytes, j, bits - 64 * j));
   if (ones != shape->count)
     return fail(err, err_size, "the unary part holds %llu entries, the "
                 "header says %u", (unsigned long long)ones, shape->count);
@@ -355,7 +346,7 @@ int quotient_block_check(const unsigned char *block, unsigned block_bytes,
 #ifdef __POPCNT__
 #define POPCOUNT(x) (unsigned)__builtin_popcountll(x)
 #else
-#define POPCOUNT popcount64
+#define POPCOUNT bits_popcount64
 #endif
 static inline uint64_t unary_scan(const unsigned char *block,
                                   unsigned block_bytes, uint64_t bits,
@@ -395,7 +386,7 @@ int quotient_contains(const unsigned char *body, uint64_t blocks,
   uint64_t word = unary_word(block, block_bytes, at_word, valid);
   uint64_t holes = ~word &
                    (valid >= 64 ? UINT64_MAX : ((uint64_t)1 << valid) - 1);
-  unsigned at = select64(holes, (unsigned)(q - zeros_before));
+  unsigned at = quotient_select64(holes, (unsigned)(q - zeros_before));
   uint64_t close = 64 * at_word + at;
   /* Bucket q's entries are the run of ones just before its closing 0: in
   ** the same word, or, when the run reaches the word's first bit, read

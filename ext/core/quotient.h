@@ -50,6 +50,11 @@
 #define QUOTIENT_MAX_BLOCK_BYTES 1024u
 #define QUOTIENT_SIZING_MARGIN 0.97
 
+/* The position of the k-th set bit (from 0) of x, which has more than k,
+** in a few word operations and one table read (quotient.c; the leaves of
+** quotient_leaf.c use it too). */
+unsigned quotient_select64(uint64_t x, unsigned k);
+
 /* What a block header says. */
 typedef struct quotient_shape {
   uint32_t count;   /* c: entries (a full block: at least min(c, 8191)) */

@@ -24,11 +24,13 @@
 #include <string.h>
 
 #include "core/bytes.h"
+#include "core/quotient.h"
 
 /* --- bits -------------------------------------------------------------- */
 
 /* 8 bytes from p[at] on, little-endian; bytes at or past end read 0. */
 static uint64_t load_bounded(const unsigned char *p, size_t end, size_t at) {
+  if (at + 8 <= end) return load_le64(p + at);
   uint64_t v = 0;
   for (unsigned i = 0; i < 8 && at + i < end; i++)
     v |= (uint64_t)p[at + i] << (8 * i);
@@ -50,15 +52,18 @@ static void set_bit(unsigned char *p, uint64_t bit) {
   p[bit >> 3] |= (unsigned char)(1u << (bit & 7));
 }
 
+/* ORs the n low bits of v (n <= 64) in at bit position `bit`, a byte at a
+** time (the bits there are 0). */
 static void put_field(unsigned char *p, uint64_t bit, unsigned n, uint64_t v) {
-  for (unsigned i = 0; i < n; i++)
-    if (v >> i & 1) set_bit(p, bit + i);
-}
-
-static int popcount64(uint64_t v) {
-  int n = 0;
-  for (; v; v &= v - 1) n++;
-  return n;
+  if (n < 64) v &= ((uint64_t)1 << n) - 1;
+  size_t at = (size_t)(bit >> 3);
+  unsigned shift = (unsigned)(bit & 7), done = 0;
+  p[at++] |= (unsigned char)(v << shift);
+  done = 8 - shift;
+  while (done < n) {
+    p[at++] |= (unsigned char)(v >> done);
+    done += 8;
+  }
 }
 
 uint64_t qleaf_key(filter_hash h, unsigned depth, unsigned bits) {
@@ -159,9 +164,19 @@ static int section_entries(const unsigned char *rec, size_t room,
   size_t end = s->bytes - QLEAF_SECTION_HEADER_BYTES;
   unsigned low = s->bits - s->bucket_bits;
   uint64_t q = 0, ones = 0, zeros = 0, prev = 0;
-  for (uint64_t t = 0; t < s->unary_bits; t++) {
-    if (field_at(body, end, t, 1)) {
-      if (ones == s->count) break;
+  for (uint64_t t = 0; t < s->unary_bits; t += 64) {
+    unsigned n = s->unary_bits - t < 64 ? (unsigned)(s->unary_bits - t) : 64;
+    uint64_t word = field_at(body, end, t, n);
+    for (unsigned k = 0; k < n; k++, word >>= 1) {
+      if (!(word & 1)) {
+        zeros++;
+        q++;
+        continue;
+      }
+      if (ones == s->count) {
+        ones++; /* one too many: refused below */
+        break;
+      }
       uint64_t key = (low == 64 ? 0 : q << low) |
                      field_at(body, end, s->unary_bits + ones * low, low);
       if (ones > 0 && key < prev) {
@@ -172,10 +187,8 @@ static int section_entries(const unsigned char *rec, size_t room,
       if (out) out[ones] = (qleaf_entry){key, s->bits};
       prev = key;
       ones++;
-    } else {
-      zeros++;
-      q++;
     }
+    if (ones > s->count) break;
   }
   if (ones != s->count || zeros != ((uint64_t)1 << s->bucket_bits)) {
     fail(err, size, "section %u has a unary part of %u ones", i,
@@ -245,6 +258,20 @@ static int entry_order(const void *a, const void *b) {
 
 void qleaf_sort(qleaf_entry *e, size_t count) {
   if (count > 1) qsort(e, count, sizeof *e, entry_order);
+}
+
+size_t qleaf_insert(qleaf_entry *e, size_t count, qleaf_entry x) {
+  size_t lo = 0, hi = count; /* the first entry that sorts after x */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (entry_order(&e[mid], &x) <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(e + lo + 1, e + lo, (count - lo) * sizeof *e);
+  e[lo] = x;
+  return count + 1;
 }
 
 /* The bucket bits that make a section of c keys of b bits smallest: the
@@ -325,7 +352,8 @@ size_t qleaf_encode(const qleaf_entry *e, size_t count, unsigned char *dst) {
 
 /* --- probe ------------------------------------------------------------- */
 
-/* 1 if section s holds key, 0 if not, -1 if what it read is damaged. */
+/* 1 if section s holds key, 0 if not, -1 if what it read is damaged.  The
+** unary part starts the section's body, so its words are plain loads. */
 static int section_holds(const unsigned char *rec, const section *s,
                          uint64_t key) {
   const unsigned char *body = rec + s->at + QLEAF_SECTION_HEADER_BYTES;
@@ -334,30 +362,28 @@ static int section_holds(const unsigned char *rec, const section *s,
   uint64_t q = low == 64 ? 0 : key >> low;
   uint64_t want = low == 64 ? key : key & (((uint64_t)1 << low) - 1);
   /* The q-th zero of the unary part, a word at a time. */
-  uint64_t t = 0, left = q; /* zeros still to pass */
-  uint64_t z = UINT64_MAX;
-  while (t < s->unary_bits) {
-    unsigned n = s->unary_bits - t < 64 ? (unsigned)(s->unary_bits - t) : 64;
-    uint64_t word = field_at(body, end, t, n);
-    uint64_t zeros = ~word & (n == 64 ? UINT64_MAX : ((uint64_t)1 << n) - 1);
-    int k = popcount64(zeros);
-    if ((uint64_t)k > left) {
-      for (; left; left--) zeros &= zeros - 1;
-      unsigned at = 0;
-      while (!(zeros >> at & 1)) at++;
-      z = t + at;
+  uint64_t left = q, z = UINT64_MAX;
+  for (uint64_t t = 0; t < s->unary_bits; t += 64) {
+    uint64_t n = s->unary_bits - t;
+    uint64_t zeros = ~load_bounded(body, end, (size_t)(t >> 3));
+    if (n < 64) zeros &= ((uint64_t)1 << n) - 1;
+    unsigned k = bits_popcount64(zeros);
+    if (k > left) {
+      z = t + quotient_select64(zeros, (unsigned)left);
       break;
     }
-    left -= (uint64_t)k;
-    t += n;
+    left -= k;
   }
   if (z == UINT64_MAX) return -1;
   uint64_t ones_before = z - q;
   if (ones_before > s->count) return -1;
-  for (uint64_t j = 1; j <= z && field_at(body, end, z - j, 1); j++) {
-    uint64_t i = ones_before - j;
+  /* The ones just before the zero are bucket q's entries. */
+  for (uint64_t j = 1; j <= z && (body[(z - j) >> 3] >> ((z - j) & 7) & 1);
+       j++) {
     if (j > ones_before) return -1;
-    if (field_at(body, end, s->unary_bits + i * low, low) == want) return 1;
+    if (field_at(body, end, s->unary_bits + (ones_before - j) * low, low) ==
+        want)
+      return 1;
   }
   return 0;
 }
@@ -475,8 +501,9 @@ int qleaves_contains(const unsigned char *body, size_t body_bytes,
 }
 
 int qleaves_stats(const unsigned char *body, size_t body_bytes,
-                  uint64_t leaves, qleaves_summary *sum, char *err,
-                  size_t err_size) {
+                  uint64_t leaves, qleaves_summary *sum,
+                  void (*visit)(void *ctx, const qleaf_info *leaf), void *ctx,
+                  char *err, size_t err_size) {
   memset(sum, 0, sizeof *sum);
   uint64_t next_start = 0; /* the first h1 the next leaf must own */
   int wrapped = 0;         /* the leaves so far reach 2^64 */
@@ -512,13 +539,18 @@ int qleaves_stats(const unsigned char *body, size_t body_bytes,
     if (d > sum->max_depth) sum->max_depth = d;
     if (i == 0 || d < sum->min_depth) sum->min_depth = d;
     /* the leaf's share of the rate: 2^-(d + b) for each entry */
+    qleaf_info leaf = {i, node, d, rec[0], 0, 0, entries, len, 0.0};
     size_t at = 1;
     for (unsigned k = 0; k < rec[0]; k++) {
       section s;
       section_at(rec, len, at, 65, &s, NULL, 0, k);
-      sum->estimated_fpr += (double)s.count * ldexp(1.0, -(int)(d + s.bits));
+      leaf.estimated_fpr += (double)s.count * ldexp(1.0, -(int)(d + s.bits));
+      if (k == 0) leaf.max_bits = s.bits;
+      leaf.min_bits = s.bits;
       at += s.bytes;
     }
+    sum->estimated_fpr += leaf.estimated_fpr;
+    if (visit) visit(ctx, &leaf);
   }
   if (!wrapped) {
     fail(err, err_size, "the %u leaves do not cover every hash", (unsigned)leaves,

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/bytes.h"
 #include "core/hash.h"
 
 /* A leaf's sections: one per key width, 0..64 bits. */
@@ -52,9 +53,7 @@ typedef struct qleaf_entry {
 
 /* The depth of node number `node` (>= 1): floor(log2(node)). */
 static inline unsigned qleaf_depth(uint64_t node) {
-  unsigned d = 0;
-  while (node >> 1 >> d) d++;
-  return d;
+  return bits_top64(node);
 }
 
 /* The first h1 a node owns: its prefix followed by zeros. */
@@ -115,6 +114,10 @@ size_t qleaf_encode(const qleaf_entry *e, size_t count, unsigned char *dst);
 /* Sorts entries as qleaf_decode gives them. */
 void qleaf_sort(qleaf_entry *e, size_t count);
 
+/* Inserts x into e[0..count) (sorted, with room for one more) in its
+** place; returns count + 1. */
+size_t qleaf_insert(qleaf_entry *e, size_t count, qleaf_entry x);
+
 /* 1 if the leaf at depth d may hold h, 0 if it certainly does not, -1 if
 ** what the probe read is damaged.  Reads only rec[0..room). */
 int qleaf_contains(const unsigned char *rec, size_t room, unsigned depth,
@@ -160,10 +163,20 @@ typedef struct qleaves_summary {
   double estimated_fpr; /* sum over entries of 2^-(depth + bits) */
 } qleaves_summary;
 
+/* One leaf, as qleaves_stats hands it to its visitor. */
+typedef struct qleaf_info {
+  uint64_t index, node;
+  unsigned depth, sections, min_bits, max_bits; /* bits: 0 if empty */
+  uint64_t entries, bytes;
+  double estimated_fpr; /* its entries' 2^-(depth + bits), summed */
+} qleaf_info;
+
 /* Checks every directory entry (the leaves cover the hash space in order)
-** and every record; 0, or -1 with the reason in err. */
+** and every record, handing each leaf to visit (if not NULL) in order; 0,
+** or -1 with the reason in err. */
 int qleaves_stats(const unsigned char *body, size_t body_bytes,
-                  uint64_t leaves, qleaves_summary *sum, char *err,
-                  size_t err_size);
+                  uint64_t leaves, qleaves_summary *sum,
+                  void (*visit)(void *ctx, const qleaf_info *leaf), void *ctx,
+                  char *err, size_t err_size);
 
 #endif

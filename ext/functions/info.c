@@ -206,8 +206,8 @@ static int row_of_plain(const filter_view *f, info_row *r, char *err,
   if (f->header.kind == FILTER_KIND_QUOTIENT) {
     if (f->header.block_bytes == 0) { /* leaves */
       qleaves_summary sum;
-      if (qleaves_stats(f->body, f->body_bytes, f->header.blocks, &sum, err,
-                        err_size) != 0)
+      if (qleaves_stats(f->body, f->body_bytes, f->header.blocks, &sum, NULL,
+                        NULL, err, err_size) != 0)
         return -1;
       r->qstats.full_blocks = 0;
       r->qstats.estimated_fpr = sum.estimated_fpr;

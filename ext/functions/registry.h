@@ -57,6 +57,10 @@ void *sql_probe_connection(const sql_function *row);
 extern const sqlite3_module sql_info_module, sql_layers_module;
 extern const struct info_spec sql_bloom_info_spec, sql_cuckoo_info_spec,
     sql_quotient_info_spec, sql_layers_spec;
+
+/* quotient_leaves.c: quotient_leaves */
+extern const sqlite3_module sql_quotient_leaves_module;
+extern const struct onerow_spec sql_quotient_leaves_spec;
 /* bloom_build.c */
 void sql_bloom_build_step(sqlite3_context *, int, sqlite3_value **);
 void sql_bloom_build_final(sqlite3_context *);

@@ -82,6 +82,9 @@ int items_add(store *s, sqlite3_value *value, sqlite3_value **own,
 int items_load(store *s, sqlite3_value *blob) {
   int rc = chunks_settle(s);
   if (rc != SQLITE_OK) return rc;
+  if (s->kind->load == NULL)
+    return store_error(s, "a %s takes values, not a filter: insert the "
+                       "values", s->function->name);
   if (s->config.schedule->layered)
     return store_error(s, "a %s store takes values, not a filter: "
                        "insert the values, or create a fixed store (capacity "

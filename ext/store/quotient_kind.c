@@ -24,12 +24,13 @@
 **     2^-5 for g < 24, then 2^-(7 + g - 24); the first leaf, which holds
 **     up to twice W_0, takes 2^-4: 0.80 in all;
 **   - sized (2^base leaves made at CREATE, each for at most FIRST_FILL of
-**     a leaf's items): W_0 = capacity / 2^base with FIRST_SHARE of the
-**     rate, then W_g = (items + 1) / 2 with 2^-(g + 3) (at most 1/8): 1 in
-**     all.
-** Past the first generation a leaf also splits when more than (items + 1)
-** / 2 of its entries have its own depth's width, so that deletes and
-** inserts cannot put more of one generation in a leaf than W_g assumes.
+**     a leaf's items): W_0 = m + 3 sqrt(m), m = capacity / 2^base, with
+**     15/16 of the rate (first_share: the width is sized for m at 15/16 /
+**     (1 + 3 / sqrt(m))), then W_g = (items + 1) / 2 with 2^-(g + 4) (at
+**     most 1/16): 1 in all, past the capacity too.
+** A leaf also splits when more than W_g of its entries have its own
+** depth's width (fresh_limit), so that deletes, inserts and inserts past
+** a capacity cannot put more of one generation in a leaf than W_g.
 ** The widths of one generation and of the entries it inherits never
 ** coincide (they differ by one past the first, by more at the first).
 */
@@ -47,15 +48,16 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 /* A leaf splits past this many entries: a chunk row of about a kilobyte
 ** at 1%, several to a page. */
 #define DEFAULT_LEAF_ITEMS 511
-/* At most 2^40 leaves made at CREATE. */
+/* A store's leaves are at most 2^40 deep from the start (what a reader
+** accepts); this version makes at most 2^22 at CREATE (a directory of
+** 4 million rows, 128 MB in memory): larger capacities grow instead. */
 #define MAX_BASE_DEPTH 40
+#define MAX_MADE_DEPTH 22
 /* A layer's chunk ids: any a leaf may take. */
 #define LAYER_UNITS ((uint64_t)1 << 62)
-/* A sized store's first generation: its share of the rate, and how full
-** a leaf is at capacity on average (a leaf then splits with a chance below
-** 10^-4: its items are Poisson, 3.7 standard deviations under the
-** limit). */
-#define FIRST_SHARE 0.875
+/* How full a sized store's leaf is at capacity on average (a leaf then
+** splits with a chance below 10^-4: its items are Poisson, 3.7 standard
+** deviations under the limit). */
 #define FIRST_FILL 0.85
 
 /* What a quotient store keeps between calls (s->kind_state): the
@@ -100,6 +102,11 @@ static void rollback(store *s) { directory_forget(&state_of(s)->dir); }
 
 /* --- the width of an entry ---------------------------------------------- */
 
+/* The share of the rate a sized store's first generation sizes its keys
+** for, with m items a leaf at capacity: 15/16 over the most it lets a leaf
+** hold, m + 3 sqrt(m), as a share of m. */
+static double first_share(double m) { return 0.9375 / (1 + 3 / sqrt(m)); }
+
 /* log2(items / fpr) + share_bits: the real width whose share the entries
 ** of a generation may take. */
 static double real_width(double items, double fpr, double share_bits) {
@@ -121,22 +128,27 @@ static unsigned entry_bits(const store_layer *l, unsigned depth) {
   unsigned g = depth - base_depth(l);
   double fpr = l->header.target_fpr;
   if (l->kind_values[KEY_SIZED] && g == 0) {
-    double w = real_width((double)l->header.capacity / ldexp(1.0, (int)depth),
-                          fpr, -log2(FIRST_SHARE));
+    double m = (double)l->header.capacity / ldexp(1.0, (int)depth);
+    double w = real_width(m, fpr, -log2(first_share(m)));
     return clamp_width(ceil(w), depth);
   }
-  double share_bits = l->kind_values[KEY_SIZED] ? g + 3.0
+  double share_bits = l->kind_values[KEY_SIZED] ? g + 4.0
                       : g < 24 ? 5.0 : 7.0 + (g - 24);
   return clamp_width(ceil(real_width(items / 2, fpr, share_bits)), depth);
 }
 
-/* The width of the entries a leaf at depth gets beyond its first
-** generation: what must_split counts.  0 for the first generation, which
-** has no such bound. */
-static unsigned fresh_bits(const store_layer *l, unsigned depth) {
+/* How many entries of its own depth's width a leaf may hold before it
+** splits: what W_g assumes (the file's head).  A sized store's first
+** generation: its mean, m = capacity / 2^base, plus 3 standard deviations
+** (at capacity about one leaf in 700 splits; past it, the leaves split
+** instead of crowding).  A grown store's first leaf: no bound but its
+** size. */
+static size_t fresh_limit(const store_layer *l, unsigned depth) {
   unsigned g = depth - base_depth(l);
-  if (g == 0) return 0;
-  return entry_bits(l, depth);
+  if (g > 0) return ((size_t)leaf_items(l) + 1) / 2;
+  if (!l->kind_values[KEY_SIZED]) return SIZE_MAX;
+  double m = (double)l->header.capacity / ldexp(1.0, (int)depth);
+  return (size_t)floor(m + 3 * sqrt(m));
 }
 
 /* --- the shape ---------------------------------------------------------- */
@@ -151,22 +163,26 @@ static int quotient_kind_size(store *s, int fills, uint64_t *capacity,
                        : DEFAULT_LEAF_ITEMS;
   unsigned base = 0;
   if (!fills) {
-    while (base < MAX_BASE_DEPTH &&
+    while (base < MAX_MADE_DEPTH &&
            (double)*capacity / ldexp(1.0, (int)base) > FIRST_FILL * items)
       base++;
     if ((double)*capacity / ldexp(1.0, (int)base) > FIRST_FILL * items)
-      return store_error(s, "a capacity of %llu is more than a store can "
-                         "hold", (unsigned long long)*capacity);
+      return store_error(s, "a capacity of %llu is more than this version "
+                         "makes leaves for at once (%.0f): leave capacity "
+                         "out, and the store grows to any size",
+                         (unsigned long long)*capacity,
+                         floor(FIRST_FILL * items * ldexp(1.0, MAX_MADE_DEPTH)));
   }
-  /* A sized store's rows are written at the size a leaf reaches at
-  ** capacity, two standard deviations above the mean, so that they are
-  ** laid out once and filled in place. */
+  /* A sized store's rows are made at CREATE, in order, at the length a
+  ** leaf reaches at capacity, one standard deviation above the mean: the
+  ** pages are laid out once, full, and each page's rows then grow and
+  ** shrink within the room they share (a row is its record only). */
   size_t reserve = 0;
   if (!fills) {
     double mean = (double)*capacity / ldexp(1.0, (int)base);
     unsigned b =
-        clamp_width(ceil(real_width(mean, fpr, -log2(FIRST_SHARE))), base);
-    reserve = 1 + qleaf_section_bytes((uint64_t)ceil(mean + 2 * sqrt(mean)), b);
+        clamp_width(ceil(real_width(mean, fpr, -log2(first_share(mean)))), base);
+    reserve = 1 + qleaf_section_bytes((uint64_t)ceil(mean + sqrt(mean)), b);
     if (reserve > (size_t)bytes) reserve = (size_t)bytes;
   }
   values[KEY_LEAF_ITEMS] = items;
@@ -209,13 +225,15 @@ static double model_fpr(const store_layer *l, double items) {
   return l->header.target_fpr;
 }
 
-/* A row holds the leaf's record, or the reserve if more. */
+/* A row holds the leaf's record, and zeros to half the reserve: a page of
+** rows made at CREATE never falls under a third full, where SQLite would
+** move its rows to other pages, undoing the layout. */
 static int row_bytes(const store_layer *l, const unsigned char *bytes,
                      int size) {
   size_t len;
   if (qleaf_length(bytes, (size_t)size, &len) != 0) return size;
-  if (len < (size_t)l->kind_values[KEY_RESERVE])
-    len = (size_t)l->kind_values[KEY_RESERVE];
+  size_t least = (size_t)l->kind_values[KEY_RESERVE] / 2;
+  if (len < least) len = least;
   return len < 1 ? 1 : (int)len;
 }
 
@@ -258,11 +276,12 @@ static int must_split(const store_layer *l, const qleaf_entry *e,
   if (count > leaf_items(l) ||
       qleaf_encoded_bytes(e, count) > (size_t)leaf_bytes(l))
     return 1;
-  unsigned own = fresh_bits(l, depth);
-  if (own == 0) return 0; /* the first generation's bound is its own */
+  size_t limit = fresh_limit(l, depth);
+  if (limit >= count) return 0;
+  unsigned own = entry_bits(l, depth);
   size_t fresh = 0;
   for (size_t i = 0; i < count; i++) fresh += e[i].bits == own;
-  return fresh > ((size_t)leaf_items(l) + 1) / 2;
+  return fresh > limit;
 }
 
 /* Writes e[0..count) as the leaf of chunk at depth into bytes (its cached
@@ -318,8 +337,8 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   if (rc != SQLITE_OK) return rc;
   quotient_state *q = state_of(s);
   unsigned b = entry_bits(l, depth);
-  q->entries[count++] = (qleaf_entry){qleaf_key(h, depth, b), b};
-  qleaf_sort(q->entries, count);
+  count = qleaf_insert(q->entries, count,
+                       (qleaf_entry){qleaf_key(h, depth, b), b});
   return put_leaf(s, l, chunk, depth, q->entries, count, bytes);
 }
 
@@ -490,7 +509,13 @@ static int split_create(store *s, const store_options *o) {
   if (rc == SQLITE_OK)
     rc = config_write_filter(s, !o->capacity_given, -1, o->capacity, o->fpr);
   if (rc == SQLITE_OK) rc = config_read(s);
-  if (rc == SQLITE_OK) rc = directory_create(s, base_depth(&s->config.layers[0]));
+  const store_layer *l = &s->config.layers[0];
+  if (rc == SQLITE_OK) rc = directory_create(s, base_depth(l));
+  /* A sized store's rows, empty leaves at their reserve (row_reserve). */
+  int reserve = (int)l->kind_values[KEY_RESERVE];
+  if (rc == SQLITE_OK && reserve > 0)
+    rc = shadow_add_chunks(&s->tables, (int64_t)1 << base_depth(l), reserve,
+                           reserve);
   return rc;
 }
 

@@ -204,12 +204,13 @@ static void leaves_blob(void) {
   qleaves_summary sum;
   char why[160];
   tap_ok(qleaves_check_header(body, bytes, 4) == 0 &&
-             qleaves_stats(body, bytes, 4, &sum, why, sizeof why) == 0 &&
+             qleaves_stats(body, bytes, 4, &sum, NULL, NULL, why,
+                           sizeof why) == 0 &&
              sum.entries == 800 && sum.min_depth == 1 && sum.max_depth == 3,
          "a blob of four leaves passes both checks: 800 entries, depths 1-3");
   tap_ok(found, "every entry is found through the directory");
   store_le64(body + 16, 11); /* node 10 -> 11: a gap and a repeat */
-  tap_ok(qleaves_stats(body, bytes, 4, &sum, why, sizeof why) != 0,
+  tap_ok(qleaves_stats(body, bytes, 4, &sum, NULL, NULL, why, sizeof why) != 0,
          "a directory with a gap is refused (%s)", why);
   store_le64(body + 16, 10);
   tap_ok(qleaves_check_header(body, bytes - 1, 4) != 0 &&
