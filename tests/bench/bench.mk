@@ -164,8 +164,9 @@ bench-cuckoo: bloom.so $(CUCKOO_BIN)
 # the database and in the export, rates after growth, a burst and churn,
 # probe cost, autocommit inserts at SQLite's defaults and the pages each
 # commit writes.  Its databases, build/qstore-bench*.db, are made again and
-# removed by each run (a few hundred MB); about 20 minutes.
-# QSTORE_BENCH_QUICK=1 gives a smoke run of a few seconds; see the file's
+# removed by each run (a few hundred MB); about 25 minutes on an idle core, 48
+# under a load of 5 to 10 (the growing store inserts at 45-130 us an id).
+# QSTORE_BENCH_QUICK=1 gives a smoke run of about two minutes; see the file's
 # header for the other knobs.
 QSTORE_BIN = build/bench/quotient_store
 
