@@ -301,6 +301,16 @@ static int directory_of(store *s, const store_layer *l,
   return directory_load(s, &q->dir, base_depth(l));
 }
 
+/* The chunk of the leaf that owns h, and its depth, the directory read if
+** need be. */
+static int leaf_of(store *s, const store_layer *l, filter_hash h,
+                   int64_t *chunk, unsigned *depth) {
+  store_directory *d;
+  int rc = directory_of(s, l, &d);
+  if (rc == SQLITE_OK) directory_find(d, h, chunk, depth);
+  return rc;
+}
+
 /* Room in the state's entries for a leaf and one more. */
 static int read_leaf_room(store *s, const store_layer *l) {
   quotient_state *q = state_of(s);
@@ -384,12 +394,10 @@ static int put_leaf(store *s, const store_layer *l, int64_t chunk,
 static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
                              int *full) {
   *full = 0;
-  store_directory *d;
-  int rc = directory_of(s, l, &d);
-  if (rc != SQLITE_OK) return rc;
   int64_t chunk;
   unsigned depth;
-  directory_find(d, h, &chunk, &depth);
+  int rc = leaf_of(s, l, h, &chunk, &depth);
+  if (rc != SQLITE_OK) return rc;
   unsigned char *bytes;
   size_t count;
   rc = chunk_load(s, l, chunk, 1, &bytes);
@@ -450,12 +458,10 @@ static void index_make(store *s, const store_layer *l, leaf_index *slot,
 static int quotient_kind_contains(store *s, const store_layer *l,
                                   filter_hash h, int *maybe) {
   *maybe = 0;
-  store_directory *d;
-  int rc = directory_of(s, l, &d);
-  if (rc != SQLITE_OK) return rc;
   int64_t chunk;
   unsigned depth;
-  directory_find(d, h, &chunk, &depth);
+  int rc = leaf_of(s, l, h, &chunk, &depth);
+  if (rc != SQLITE_OK) return rc;
   leaf_index *slot = index_slot(s, chunk);
   if (slot && slot->words) {
     const uint32_t *w = slot->words;
@@ -483,12 +489,10 @@ static int quotient_kind_contains(store *s, const store_layer *l,
 static int quotient_kind_remove(store *s, const store_layer *l,
                                 filter_hash h, int *removed) {
   *removed = 0;
-  store_directory *d;
-  int rc = directory_of(s, l, &d);
-  if (rc != SQLITE_OK) return rc;
   int64_t chunk;
   unsigned depth;
-  directory_find(d, h, &chunk, &depth);
+  int rc = leaf_of(s, l, h, &chunk, &depth);
+  if (rc != SQLITE_OK) return rc;
   unsigned char *bytes;
   size_t count, matches, first;
   unsigned sections;
