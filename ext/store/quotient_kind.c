@@ -554,27 +554,43 @@ static int rows_outside(store *s, int64_t leaves) {
   return SQLITE_OK;
 }
 
+/* Walks the leaves in range order, adding up the records' bytes and
+** entries; with a blob (its directory and records area), copies each
+** record in and writes its directory entry. */
+static int walk_records(store *s, const store_layer *l,
+                        const store_directory *d, unsigned char *dir,
+                        unsigned char *area, uint64_t *bytes,
+                        uint64_t *items) {
+  *bytes = *items = 0;
+  for (int64_t i = 0; i < d->leaves; i++) {
+    chunk_ref ref;
+    const unsigned char *rec;
+    size_t len;
+    uint64_t entries;
+    int rc = record_of(s, l, d->chunks[i], &ref, &rec, &len, &entries);
+    if (rc != SQLITE_OK) return rc;
+    if (area) memcpy(area + *bytes, rec, len);
+    chunk_done(&ref);
+    *bytes += len;
+    *items += entries;
+    if (dir) {
+      store_le64(dir + i * QLEAVES_ENTRY_BYTES, d->nodes[i]);
+      store_le64(dir + i * QLEAVES_ENTRY_BYTES + 8, *bytes);
+    }
+  }
+  return SQLITE_OK;
+}
+
 static int quotient_kind_export(store *s, sqlite3_context *ctx) {
   const store_layer *l = &s->config.layers[0];
   store_directory *d;
   int rc = directory_of(s, l, &d);
   if (rc == SQLITE_OK) rc = rows_outside(s, d->leaves);
+  uint64_t records, items;
+  if (rc == SQLITE_OK) rc = walk_records(s, l, d, NULL, NULL, &records, &items);
   if (rc != SQLITE_OK) return rc;
-  int64_t leaves = d->leaves;
-  uint64_t bytes = FILTER_HEADER_BYTES + (uint64_t)leaves * QLEAVES_ENTRY_BYTES;
-  uint64_t items = 0;
-  for (int64_t i = 0; rc == SQLITE_OK && i < leaves; i++) {
-    chunk_ref ref;
-    const unsigned char *rec;
-    size_t len;
-    uint64_t entries;
-    rc = record_of(s, l, d->chunks[i], &ref, &rec, &len, &entries);
-    if (rc != SQLITE_OK) break;
-    chunk_done(&ref);
-    bytes += len;
-    items += entries;
-  }
-  if (rc != SQLITE_OK) return rc;
+  size_t dir_bytes = (size_t)d->leaves * QLEAVES_ENTRY_BYTES;
+  uint64_t bytes = FILTER_HEADER_BYTES + dir_bytes + records;
   int limit = sqlite3_limit(sqlite3_context_db_handle(ctx),
                             SQLITE_LIMIT_LENGTH, -1);
   if (bytes > (uint64_t)limit) {
@@ -584,21 +600,7 @@ static int quotient_kind_export(store *s, sqlite3_context *ctx) {
   unsigned char *blob = sqlite3_malloc64(bytes);
   if (blob == NULL) return SQLITE_NOMEM;
   unsigned char *dir = blob + FILTER_HEADER_BYTES;
-  unsigned char *area = dir + (size_t)leaves * QLEAVES_ENTRY_BYTES;
-  uint64_t end = 0;
-  for (int64_t i = 0; rc == SQLITE_OK && i < leaves; i++) {
-    chunk_ref ref;
-    const unsigned char *rec;
-    size_t len;
-    uint64_t entries;
-    rc = record_of(s, l, d->chunks[i], &ref, &rec, &len, &entries);
-    if (rc != SQLITE_OK) break;
-    memcpy(area + end, rec, len);
-    chunk_done(&ref);
-    end += len;
-    store_le64(dir + i * QLEAVES_ENTRY_BYTES, d->nodes[i]);
-    store_le64(dir + i * QLEAVES_ENTRY_BYTES + 8, end);
-  }
+  rc = walk_records(s, l, d, dir, dir + dir_bytes, &records, &items);
   if (rc != SQLITE_OK) {
     sqlite3_free(blob);
     return rc;
@@ -606,7 +608,7 @@ static int quotient_kind_export(store *s, sqlite3_context *ctx) {
   filter_header h = l->header;
   h.count = items;
   h.block_bytes = 0;
-  h.blocks = (uint64_t)leaves;
+  h.blocks = (uint64_t)d->leaves;
   filter_write_header(blob, &h);
   sqlite3_result_blob64(ctx, blob, bytes, sqlite3_free);
   return SQLITE_OK;
