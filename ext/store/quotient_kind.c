@@ -55,9 +55,9 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 #define MAX_MADE_DEPTH 22
 /* A layer's chunk ids: any a leaf may take. */
 #define LAYER_UNITS ((uint64_t)1 << 62)
-/* How full a sized store's leaf is at capacity on average (a leaf then
-** splits with a chance below 10^-4: its items are Poisson, 3.7 standard
-** deviations under the limit). */
+/* How full a sized store's leaf is at capacity on average, against the
+** items a leaf holds (a leaf's own limit at capacity, m + 3 sqrt(m), is
+** fresh_limit's, met by about one leaf in 700). */
 #define FIRST_FILL 0.85
 
 /* A leaf probed more than once gets an index (qleaf_index): its entries as
