@@ -125,33 +125,53 @@ static int section_at(const unsigned char *rec, size_t room, size_t at,
   return 0;
 }
 
+/* A walk of a record's section headers, widest first: walk_start, then
+** walk_next until it answers 0 (w->at is then the record's length). */
+typedef struct section_walk {
+  const unsigned char *rec;
+  size_t room, at;
+  unsigned wider, i;
+} section_walk;
+
+/* -1 if the record's first byte does not fit room or counts too many
+** sections. */
+static int walk_start(section_walk *w, const unsigned char *rec, size_t room) {
+  *w = (section_walk){rec, room, 1, 65, 0};
+  return room < 1 || rec[0] > QLEAF_MAX_SECTIONS ? -1 : 0;
+}
+
+/* The next section into *s: 1, 0 after the last, -1 (with err) if its
+** header is damaged (section_at). */
+static int walk_next(section_walk *w, section *s, char *err, size_t size) {
+  if (w->i == w->rec[0]) return 0;
+  if (section_at(w->rec, w->room, w->at, w->wider, s, err, size, w->i) != 0)
+    return -1;
+  w->wider = s->bits;
+  w->at += s->bytes;
+  w->i++;
+  return 1;
+}
+
 int qleaf_length(const unsigned char *rec, size_t room, size_t *len) {
-  if (room < 1 || rec[0] > QLEAF_MAX_SECTIONS) return -1;
-  size_t at = 1;
-  unsigned wider = 65;
-  for (unsigned i = 0; i < rec[0]; i++) {
-    section s;
-    if (section_at(rec, room, at, wider, &s, NULL, 0, i) != 0) return -1;
-    wider = s.bits;
-    at += s.bytes;
-  }
-  *len = at;
+  section_walk w;
+  section s;
+  int r = walk_start(&w, rec, room);
+  while (r == 0 && (r = walk_next(&w, &s, NULL, 0)) == 1) r = 0;
+  if (r != 0) return -1;
+  *len = w.at;
   return 0;
 }
 
 uint64_t qleaf_entries(const unsigned char *rec, size_t room) {
-  if (room < 1 || rec[0] > QLEAF_MAX_SECTIONS) return 0;
-  size_t at = 1;
-  unsigned wider = 65;
+  section_walk w;
+  section s;
   uint64_t n = 0;
-  for (unsigned i = 0; i < rec[0]; i++) {
-    section s;
-    if (section_at(rec, room, at, wider, &s, NULL, 0, i) != 0) return 0;
+  int r = walk_start(&w, rec, room);
+  while (r == 0 && (r = walk_next(&w, &s, NULL, 0)) == 1) {
     n += s.count;
-    wider = s.bits;
-    at += s.bytes;
+    r = 0;
   }
-  return n;
+  return r == 0 ? n : 0;
 }
 
 /* --- decode and check -------------------------------------------------- */
@@ -209,29 +229,27 @@ static int section_entries(const unsigned char *rec, size_t room,
 int qleaf_decode(const unsigned char *rec, size_t room, qleaf_entry *out,
                  size_t cap, size_t *count, char *err, size_t err_size) {
   *count = 0;
-  if (room < 1 || rec[0] > QLEAF_MAX_SECTIONS) {
+  section_walk w;
+  section s;
+  if (walk_start(&w, rec, room) != 0) {
     fail(err, err_size, "the leaf has %u sections, more than %u",
          room ? rec[0] : 0, QLEAF_MAX_SECTIONS);
     return -1;
   }
-  size_t at = 1;
-  unsigned wider = 65;
-  for (unsigned i = 0; i < rec[0]; i++) {
-    section s;
-    if (section_at(rec, room, at, wider, &s, err, err_size, i) != 0) return -1;
+  int r;
+  while ((r = walk_next(&w, &s, err, err_size)) == 1) {
     if (out && *count + s.count > cap) {
       fail(err, err_size, "the leaf holds more than %u entries", (unsigned)cap,
            0);
       return -1;
     }
     if (section_entries(rec, room, &s, out ? out + *count : NULL, err,
-                        err_size, i) != 0)
+                        err_size, w.i - 1) != 0)
       return -1;
     *count += s.count;
-    wider = s.bits;
-    at += s.bytes;
   }
-  for (size_t t = at; t < room; t++)
+  if (r != 0) return -1;
+  for (size_t t = w.at; t < room; t++)
     if (rec[t] != 0) {
       fail(err, err_size, "the leaf has bytes after its record (byte %u of %u)",
            (unsigned)t, (unsigned)room);
@@ -390,19 +408,16 @@ static int section_holds(const unsigned char *rec, const section *s,
 
 int qleaf_contains(const unsigned char *rec, size_t room, unsigned depth,
                    filter_hash h) {
-  if (room < 1 || rec[0] > QLEAF_MAX_SECTIONS) return -1;
-  size_t at = 1;
-  unsigned wider = 65;
-  for (unsigned i = 0; i < rec[0]; i++) {
-    section s;
-    if (section_at(rec, room, at, wider, &s, NULL, 0, i) != 0) return -1;
+  section_walk w;
+  section s;
+  if (walk_start(&w, rec, room) != 0) return -1;
+  int r;
+  while ((r = walk_next(&w, &s, NULL, 0)) == 1) {
     if (depth + s.bits > 128) return -1;
-    int r = section_holds(rec, &s, qleaf_key(h, depth, s.bits));
-    if (r != 0) return r;
-    wider = s.bits;
-    at += s.bytes;
+    int hit = section_holds(rec, &s, qleaf_key(h, depth, s.bits));
+    if (hit != 0) return hit;
   }
-  return 0;
+  return r;
 }
 
 /* --- entries ----------------------------------------------------------- */
@@ -581,14 +596,13 @@ int qleaves_stats(const unsigned char *body, size_t body_bytes,
     if (i == 0 || d < sum->min_depth) sum->min_depth = d;
     /* the leaf's share of the rate: 2^-(d + b) for each entry */
     qleaf_info leaf = {i, node, d, rec[0], 0, 0, entries, len, 0.0};
-    size_t at = 1;
-    for (unsigned k = 0; k < rec[0]; k++) {
-      section s;
-      section_at(rec, len, at, 65, &s, NULL, 0, k);
+    section_walk w;
+    section s;
+    walk_start(&w, rec, len); /* checked above */
+    while (walk_next(&w, &s, NULL, 0) == 1) {
       leaf.estimated_fpr += (double)s.count * ldexp(1.0, -(int)(d + s.bits));
-      if (k == 0) leaf.max_bits = s.bits;
+      if (w.i == 1) leaf.max_bits = s.bits;
       leaf.min_bits = s.bits;
-      at += s.bytes;
     }
     sum->estimated_fpr += leaf.estimated_fpr;
     if (visit) visit(ctx, &leaf);
