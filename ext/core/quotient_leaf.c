@@ -454,29 +454,23 @@ static int by_start(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *lo, uint32_t *hi,
-                    uint32_t first[257]) {
+int64_t qleaf_index(qleaf_entry *e, size_t count, uint64_t *span) {
   for (size_t i = 0; i < count; i++)
     if (e[i].bits > 32) return -1;
   if (count > 1) qsort(e, count, sizeof *e, by_start);
-  uint32_t n = 0;
+  uint32_t n = 0, last = 0;
   for (size_t i = 0; i < count; i++) {
     uint32_t a, b;
     interval_of(&e[i], &a, &b);
-    if (n > 0 && a <= hi[n - 1]) { /* overlaps the last: one interval */
-      if (b > hi[n - 1]) hi[n - 1] = b;
-      continue;
+    if (n > 0 && a <= last) { /* overlaps the last: one interval */
+      if (b > last) last = b;
+    } else {
+      if (n > 0) span[n - 1] |= (uint64_t)last << 32;
+      span[n++] = a;
+      last = b;
     }
-    lo[n] = a;
-    hi[n] = b;
-    n++;
   }
-  uint32_t i = 0;
-  for (uint32_t k = 0; k < 256; k++) {
-    while (i < n && hi[i] < k << 24) i++;
-    first[k] = i;
-  }
-  first[256] = n;
+  if (n > 0) span[n - 1] |= (uint64_t)last << 32;
   return n;
 }
 

@@ -132,23 +132,29 @@ int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
 /* The hashes a leaf's entries answer for, as intervals of x = the top 32
 ** of the 64 bits of a position after the leaf's depth (qleaf_key(h,
 ** depth, 32)): an entry of b <= 32 bits answers for [key * 2^(32-b), (key +
-** 1) * 2^(32-b) - 1].  The union of e[0..count)'s, as n disjoint
-** intervals in ascending order, goes to lo[] and hi[] (room for count
-** each; e is reordered), and first[k] (k = 0..256) is the first interval
-** whose hi >= k * 2^24 (first[256] = n): a probe reads one word of first[]
-** and an interval or two (qleaf_in_index), where a walk of the record
-** reads every section.  What a store keeps for a leaf probed often.
-** Returns n, or -1 if an entry has more than 32 bits (no index then). */
-int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *lo, uint32_t *hi,
-                    uint32_t first[257]);
+** 1) * 2^(32-b) - 1].  The union of e[0..count)'s goes to span[] (room for
+** count; e is reordered) as n disjoint intervals in ascending order, each
+** lo | hi << 32.  What a store keeps for a leaf probed often: a probe
+** (qleaf_in_index) reads an interval or two, where a walk of the record
+** reads every section.  Returns n, or -1 if an entry has more than 32 bits
+** (no index then). */
+int64_t qleaf_index(qleaf_entry *e, size_t count, uint64_t *span);
 
-/* 1 if x (qleaf_key(h, depth, 32)) lies in an interval of the index. */
-static inline int qleaf_in_index(const uint32_t *lo, const uint32_t *hi,
-                                 const uint32_t first[257], uint32_t n,
+/* 1 if x (qleaf_key(h, depth, 32)) lies in an interval of the index.  The
+** hashes are uniform, so the interval x needs lies near its rank, x * n /
+** 2^32: the probe starts there and steps to it, reading one cache line
+** or two, with no table to read first (each read would be a miss). */
+static inline int qleaf_in_index(const uint64_t *span, uint32_t n,
                                  uint32_t x) {
-  uint32_t i = first[x >> 24];
-  while (i < n && hi[i] < x) i++;
-  return i < n && lo[i] <= x;
+  if (n == 0) return 0;
+  uint32_t i = (uint32_t)(((uint64_t)x * n) >> 32); /* the first hi >= x */
+  if ((uint32_t)(span[i] >> 32) < x) {
+    do i++;
+    while (i < n && (uint32_t)(span[i] >> 32) < x);
+  } else {
+    while (i > 0 && (uint32_t)(span[i - 1] >> 32) >= x) i--;
+  }
+  return i < n && (uint32_t)span[i] <= x;
 }
 
 /* Splits e[0..count) (sorted) into the two children: the left child's

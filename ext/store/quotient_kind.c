@@ -61,9 +61,9 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 #define FIRST_FILL 0.85
 
 /* A leaf probed more than once gets an index (qleaf_index): its entries as
-** the intervals of hashes they answer for, found through a table of 257
-** words, so that a probe reads a word or two where a walk of the record
-** reads every section.  A slot holds one leaf's, valid while the chunk
+** the intervals of hashes they answer for, 8 bytes each, so that a probe
+** reads one interval or two where a walk of the record reads every
+** section.  A slot holds one leaf's, valid while the chunk
 ** cache has not been emptied since it was made (a rollback, another
 ** connection's commit) and the leaf has not been written (put_leaf and
 ** remove forget it).  The indexes take at most INDEX_BUDGET_BYTES. */
@@ -73,8 +73,8 @@ typedef struct leaf_index {
   int64_t chunk;   /* -1: none */
   uint64_t clears; /* chunks_cache_clears when the slot took the chunk */
   uint32_t probes;
-  uint32_t count;  /* intervals; words NULL until made */
-  uint32_t *words; /* first[257], lo[count], hi[count] */
+  uint32_t count; /* intervals; span NULL until made */
+  uint64_t *span; /* count intervals (qleaf_index) */
 } leaf_index;
 
 /* What a quotient store keeps between calls (s->kind_state): the
@@ -108,12 +108,10 @@ static int open_state(store *s) {
 }
 
 /* Frees slot's index; the slot stays with its chunk. */
-static size_t index_words(uint32_t count) { return 257 + 2 * (size_t)count; }
-
 static void index_drop(quotient_state *q, leaf_index *slot) {
-  if (slot->words) q->index_bytes -= index_words(slot->count) * 4;
-  sqlite3_free(slot->words);
-  slot->words = NULL;
+  if (slot->span) q->index_bytes -= (size_t)slot->count * 8;
+  sqlite3_free(slot->span);
+  slot->span = NULL;
   slot->count = 0;
 }
 
@@ -439,20 +437,21 @@ static void index_make(store *s, const store_layer *l, leaf_index *slot,
   if (read_leaf_room(s, l) != SQLITE_OK ||
       qleaf_decode(rec, len, q->entries, q->room - 1, &count, NULL, 0) != 0)
     return;
-  size_t words = index_words((uint32_t)count);
-  if (q->index_bytes + words * 4 > INDEX_BUDGET_BYTES) return;
-  uint32_t *w = sqlite3_malloc64(words * 4);
-  if (w == NULL) return;
-  int64_t n = qleaf_index(q->entries, count, w + 257, w + 257 + count, w);
+  if (q->index_bytes + count * 8 > INDEX_BUDGET_BYTES) return;
+  uint64_t *span = sqlite3_malloc64((count ? count : 1) * 8);
+  if (span == NULL) return;
+  int64_t n = qleaf_index(q->entries, count, span);
   if (n < 0) {
-    sqlite3_free(w);
+    sqlite3_free(span);
     return;
   }
-  /* hi[] follows lo[] at n, where index_words counts it */
-  memmove(w + 257 + n, w + 257 + count, (size_t)n * 4);
-  slot->words = w;
+  if ((size_t)n < count) { /* intervals merged: give the rest back */
+    uint64_t *less = sqlite3_realloc64(span, (n ? (size_t)n : 1) * 8);
+    if (less) span = less;
+  }
+  slot->span = span;
   slot->count = (uint32_t)n;
-  q->index_bytes += index_words(slot->count) * 4;
+  q->index_bytes += (size_t)n * 8;
 }
 
 static int quotient_kind_contains(store *s, const store_layer *l,
@@ -463,9 +462,8 @@ static int quotient_kind_contains(store *s, const store_layer *l,
   int rc = leaf_of(s, l, h, &chunk, &depth);
   if (rc != SQLITE_OK) return rc;
   leaf_index *slot = index_slot(s, chunk);
-  if (slot && slot->words) {
-    const uint32_t *w = slot->words;
-    *maybe = qleaf_in_index(w + 257, w + 257 + slot->count, w, slot->count,
+  if (slot && slot->span) {
+    *maybe = qleaf_in_index(slot->span, slot->count,
                             (uint32_t)qleaf_key(h, depth, 32));
     return SQLITE_OK;
   }

@@ -189,8 +189,7 @@ static void index_agrees(void) {
   static qleaf_entry e[MAX], copy[MAX];
   static filter_hash hashes[MAX];
   static unsigned char rec[MAX * 10];
-  static uint32_t lo[MAX], hi[MAX];
-  uint32_t first[257];
+  static uint64_t span[MAX];
   const unsigned widths[] = {32, 20, 13, 7, 1, 0};
   int agree = 1, members = 1;
   long probes = 0;
@@ -201,17 +200,17 @@ static void index_agrees(void) {
                          trial % 3 == 0 ? 6 : 3, hashes, e);
     size_t len = qleaf_encode(e, n, rec);
     memcpy(copy, e, n * sizeof *e);
-    int64_t k = qleaf_index(copy, n, lo, hi, first);
+    int64_t k = qleaf_index(copy, n, span);
     if (k < 0) {
       agree = 0;
       continue;
     }
     for (size_t i = 0; i < n; i++)
-      members &= qleaf_in_index(lo, hi, first, (uint32_t)k,
+      members &= qleaf_in_index(span, (uint32_t)k,
                                 (uint32_t)qleaf_key(hashes[i], d, 32)) == 1;
     for (int t = 0; t < 20000; t++, probes++) {
       filter_hash h = random_hash_in(node);
-      agree &= qleaf_in_index(lo, hi, first, (uint32_t)k,
+      agree &= qleaf_in_index(span, (uint32_t)k,
                               (uint32_t)qleaf_key(h, d, 32)) ==
                qleaf_contains(rec, len, d, h);
     }
@@ -219,8 +218,44 @@ static void index_agrees(void) {
   tap_ok(members, "a leaf's index finds every entry's hash");
   tap_ok(agree, "a leaf's index answers %ld random probes as its record does",
          probes);
+  /* Entries crowded at one end: a probe's first guess lies far from
+  ** its interval, and it must step all the way; the answer is checked
+  ** against each entry's interval, read directly. */
+  int crowded = 1;
+  for (unsigned end = 0; end < 2; end++) {
+    size_t n = 500;
+    for (size_t i = 0; i < n; i++)
+      e[i] = (qleaf_entry){(end ? 0xF0000000u : 0x100u) + 4 * i, 32};
+    e[n] = (qleaf_entry){end ? 0x7FFu : 0x3FFu, 12}; /* a wide one */
+    n++;
+    memcpy(copy, e, n * sizeof *e);
+    int64_t k = qleaf_index(copy, n, span);
+    /* around every entry's interval's ends, both ends of the space, and
+    ** random points */
+    uint64_t xs[4 * 501 + 2 + 1000];
+    size_t nx = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t lo = e[i].key << (32 - e[i].bits);
+      uint64_t hi = lo + ((uint64_t)1 << (32 - e[i].bits)) - 1;
+      xs[nx++] = lo - 1;
+      xs[nx++] = lo;
+      xs[nx++] = hi;
+      xs[nx++] = hi + 1;
+    }
+    xs[nx++] = 0;
+    xs[nx++] = 0xFFFFFFFFu;
+    for (int t = 0; t < 1000; t++) xs[nx++] = rng_next() & 0xFFFFFFFFu;
+    for (size_t j = 0; j < nx; j++) {
+      uint32_t x = (uint32_t)xs[j];
+      int want = 0;
+      for (size_t i = 0; i < n; i++)
+        want |= (x >> (32 - e[i].bits)) == e[i].key;
+      crowded &= k > 0 && qleaf_in_index(span, (uint32_t)k, x) == want;
+    }
+  }
+  tap_ok(crowded, "a leaf's index answers right when its entries crowd one end");
   qleaf_entry wide = {1, 33};
-  tap_ok(qleaf_index(&wide, 1, lo, hi, first) == -1,
+  tap_ok(qleaf_index(&wide, 1, span) == -1,
          "a key of 33 bits makes no index");
 }
 
