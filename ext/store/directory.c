@@ -1,8 +1,9 @@
 /*
 ** A quotient store's directory (store.h, "directory.c"): which chunk holds
 ** each range of the hash space, read from <name>_directory once and kept
-** in the order of the ranges, so that finding a value's leaf is a binary
-** search (or, while every leaf has one depth, a shift).
+** in the order of the ranges, so that finding a value's leaf is a shift
+** while every leaf has one depth, and otherwise a look in a guide by the
+** hash's top bits and a search of the leaf or two it names.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
@@ -30,6 +31,7 @@ void directory_forget(store_directory *d) {
   sqlite3_free(d->starts);
   sqlite3_free(d->chunks);
   sqlite3_free(d->node_of);
+  sqlite3_free(d->guide);
   memset(d, 0, sizeof *d);
 }
 
@@ -96,6 +98,32 @@ static int order(store *s, store_directory *d, unsigned base) {
                : damaged(s, "its leaves do not cover the hashes", -1);
 }
 
+/* Makes the guide for the leaves as they are: 2^t slots for the largest t
+** with 2^t <= leaves (at most 2^22), slot k naming the leaf that owns the
+** first h1 of prefix k.  Without memory, no guide: a search of every leaf
+** finds the same leaf. */
+static void guide_make(store_directory *d) {
+  unsigned t = 0;
+  while (t < 22 && ((int64_t)1 << (t + 1)) <= d->leaves) t++;
+  if (d->same_depth || t == 0 || d->leaves > INT32_MAX) t = 0;
+  if (t != d->guide_bits || d->guide == NULL) {
+    sqlite3_free(d->guide);
+    d->guide = NULL;
+    d->guide_bits = 0;
+    if (t == 0) return;
+    d->guide = sqlite3_malloc64((((uint64_t)1 << t) + 1) * 4);
+    if (d->guide == NULL) return;
+    d->guide_bits = t;
+  }
+  int64_t i = 0;
+  for (uint64_t k = 0; k < (uint64_t)1 << t; k++) {
+    uint64_t start = k << (64 - t);
+    while (i + 1 < d->leaves && d->starts[i + 1] <= start) i++;
+    d->guide[k] = (uint32_t)i;
+  }
+  d->guide[(uint64_t)1 << t] = (uint32_t)(d->leaves - 1);
+}
+
 int directory_load(store *s, store_directory *d, unsigned base) {
   if (d->leaves > 0) return SQLITE_OK;
   directory_forget(d);
@@ -122,6 +150,7 @@ int directory_load(store *s, store_directory *d, unsigned base) {
     d->leaves = n;
     rc = order(s, d, base);
   }
+  if (rc == SQLITE_OK) guide_make(d);
   if (rc != SQLITE_OK) directory_forget(d);
   return rc;
 }
@@ -131,6 +160,11 @@ static int64_t index_of(const store_directory *d, uint64_t h1) {
   if (d->same_depth)
     return d->depth == 0 ? 0 : (int64_t)(h1 >> (64 - d->depth));
   int64_t lo = 0, hi = d->leaves; /* the answer lies in [lo, hi) */
+  if (d->guide_bits) {
+    uint64_t k = h1 >> (64 - d->guide_bits);
+    lo = d->guide[k];
+    hi = (int64_t)d->guide[k + 1] + 1;
+  }
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
     if (d->starts[mid] <= h1)
@@ -172,6 +206,7 @@ int directory_split(store *s, store_directory *d, int64_t chunk,
   d->node_of[fresh] = 2 * node + 1;
   d->leaves++;
   d->same_depth = 0;
+  guide_make(d);
   *right = fresh;
   return SQLITE_OK;
 }

@@ -632,6 +632,11 @@ typedef struct store_directory {
   uint64_t *node_of;  /* by chunk id */
   int same_depth;     /* every leaf at `depth`: found by a shift */
   unsigned depth;
+  /* Otherwise the leaves that may own an h1 with top guide_bits bits k
+  ** are guide[k] .. guide[k + 1]: a search of one leaf or two, where one
+  ** of every leaf would read a cache line a step (guide_bits 0: none). */
+  unsigned guide_bits;
+  uint32_t *guide;    /* 2^guide_bits + 1 */
 } store_directory;
 
 /* Reads the directory if d holds none; every leaf at least `base` deep.
