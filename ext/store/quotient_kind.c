@@ -27,7 +27,10 @@
 **     a leaf's items): W_0 = m + 3 sqrt(m), m = capacity / 2^base, with
 **     15/16 of the rate (first_share: the width is sized for m at 15/16 /
 **     (1 + 3 / sqrt(m))), then W_g = (items + 1) / 2 with 2^-(g + 4) (at
-**     most 1/16): 1 in all, past the capacity too.
+**     most 1/16): 1 in all, past the capacity too.  The first K leaves
+**     (narrow_leaves) take one bit fewer: the ceiling of b leaves room
+**     for them, and without them the entries of a sized store would
+**     spend up to a bit each more than their share asks.
 ** A leaf also splits when more than W_g of its entries have its own
 ** depth's width (fresh_limit), so that deletes, inserts and inserts past
 ** a capacity cannot put more of one generation in a leaf than W_g.
@@ -43,7 +46,7 @@
 #include "store/store.h"
 
 enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
-       KEY_RESERVE };
+       KEY_RESERVE, KEY_NARROW };
 
 /* A leaf splits past this many entries: a chunk row of about a kilobyte
 ** at 1%, several to a page. */
@@ -160,16 +163,41 @@ static unsigned clamp_width(double b, unsigned depth) {
   return b > most ? most : (unsigned)b;
 }
 
-/* The bits of an entry written into a leaf at `depth` (the file's head
+/* The width of a sized store's first generation, m items a leaf at
+** capacity, 2^base leaves (the narrow ones take one bit fewer). */
+static unsigned first_bits(double m, double fpr, unsigned base) {
+  return clamp_width(ceil(real_width(m, fpr, -log2(first_share(m)))), base);
+}
+
+/* How many of a sized store's 2^base first leaves, the first in range
+** order, may take b - 1 bits (b = first_bits): the most that keeps W_0 =
+** m + 3 sqrt(m) entries in each leaf within 15/16 of fpr, W_0 (2^base +
+** K) 2^-(base + b) <= 15/16 fpr.  0 when b has a bit to spare for none
+** (or none to give: b = 1). */
+static uint64_t narrow_most(double m, double fpr, unsigned base, unsigned b) {
+  if (b < 2 || base > MAX_BASE_DEPTH) return 0;
+  double leaves = ldexp(1.0, (int)base), limit = m + 3 * sqrt(m);
+  double room = ldexp(0.9375 * fpr, (int)(base + b)) / limit - leaves;
+  if (!(room >= 1)) return 0;
+  uint64_t k = room >= leaves ? (uint64_t)leaves - 1 : (uint64_t)floor(room);
+  /* the rounding of the line above, undone */
+  while (k > 0 && limit * (leaves + (double)k) >
+                      ldexp(0.9375 * fpr, (int)(base + b)))
+    k--;
+  return k;
+}
+
+/* The bits of an entry written into the leaf `node` (the file's head
 ** says why). */
-static unsigned entry_bits(const store_layer *l, unsigned depth) {
+static unsigned entry_bits(const store_layer *l, uint64_t node) {
   double items = (double)leaf_items(l) + 1;
-  unsigned g = depth - base_depth(l);
+  unsigned depth = qleaf_depth(node), g = depth - base_depth(l);
   double fpr = l->header.target_fpr;
   if (l->kind_values[KEY_SIZED] && g == 0) {
     double m = (double)l->header.capacity / ldexp(1.0, (int)depth);
-    double w = real_width(m, fpr, -log2(first_share(m)));
-    return clamp_width(ceil(w), depth);
+    unsigned b = first_bits(m, fpr, depth);
+    uint64_t p = node - ((uint64_t)1 << depth);
+    return b > 1 && p < (uint64_t)l->kind_values[KEY_NARROW] ? b - 1 : b;
   }
   double share_bits = l->kind_values[KEY_SIZED] ? g + 4.0
                       : g < 24 ? 5.0 : 7.0 + (g - 24);
@@ -191,6 +219,14 @@ static size_t fresh_limit(const store_layer *l, unsigned depth) {
 }
 
 /* --- the shape ---------------------------------------------------------- */
+
+/* The length of the rows a sized store makes at CREATE for leaves whose
+** keys have b bits: a leaf's record at capacity, one standard deviation
+** above the mean m, within bytes. */
+static size_t row_reserve(double m, unsigned b, int bytes) {
+  size_t reserve = 1 + qleaf_section_bytes((uint64_t)ceil(m + sqrt(m)), b);
+  return reserve > (size_t)bytes ? (size_t)bytes : reserve;
+}
 
 static int quotient_kind_size(store *s, int fills, uint64_t *capacity,
                               double fpr, int page_size,
@@ -217,18 +253,19 @@ static int quotient_kind_size(store *s, int fills, uint64_t *capacity,
   ** pages are laid out once, full, and each page's rows then grow and
   ** shrink within the room they share (a row is its record only). */
   size_t reserve = 0;
+  uint64_t narrow = 0;
   if (!fills) {
     double mean = (double)*capacity / ldexp(1.0, (int)base);
-    unsigned b =
-        clamp_width(ceil(real_width(mean, fpr, -log2(first_share(mean)))), base);
-    reserve = 1 + qleaf_section_bytes((uint64_t)ceil(mean + sqrt(mean)), b);
-    if (reserve > (size_t)bytes) reserve = (size_t)bytes;
+    unsigned b = first_bits(mean, fpr, base);
+    reserve = row_reserve(mean, b, bytes);
+    narrow = narrow_most(mean, fpr, base, b);
   }
   values[KEY_LEAF_ITEMS] = items;
   values[KEY_LEAF_BYTES] = bytes;
   values[KEY_BASE_DEPTH] = base;
   values[KEY_SIZED] = !fills;
   values[KEY_RESERVE] = (sqlite3_int64)reserve;
+  values[KEY_NARROW] = (sqlite3_int64)narrow;
   return SQLITE_OK;
 }
 
@@ -241,6 +278,16 @@ static int quotient_kind_configure(store_layer *l,
       (values[KEY_SIZED] != 0 && values[KEY_SIZED] != 1) ||
       values[KEY_RESERVE] < 0 || values[KEY_RESERVE] > values[KEY_LEAF_BYTES])
     return SQLITE_CORRUPT_VTAB;
+  /* Narrow leaves: at most as many as keep the rate (a sized store's). */
+  if (values[KEY_NARROW] != 0) {
+    unsigned base = (unsigned)values[KEY_BASE_DEPTH];
+    double m = (double)l->header.capacity / ldexp(1.0, (int)base);
+    if (values[KEY_SIZED] != 1 || values[KEY_NARROW] < 0 ||
+        (uint64_t)values[KEY_NARROW] >
+            narrow_most(m, l->header.target_fpr, base,
+                        first_bits(m, l->header.target_fpr, base)))
+      return SQLITE_CORRUPT_VTAB;
+  }
   memcpy(l->kind_values, values, sizeof l->kind_values);
   l->units = LAYER_UNITS;
   l->chunk_units = 1;
@@ -336,27 +383,28 @@ static int read_leaf(store *s, const store_layer *l, int64_t chunk,
   return SQLITE_OK;
 }
 
-/* 1 if a leaf at depth of these entries must split. */
+/* 1 if the leaf `node` of these entries must split. */
 static int must_split(const store_layer *l, const qleaf_entry *e,
-                      size_t count, unsigned depth) {
+                      size_t count, uint64_t node) {
   if (count > leaf_items(l) ||
       qleaf_encoded_bytes(e, count) > (size_t)leaf_bytes(l))
     return 1;
-  size_t limit = fresh_limit(l, depth);
+  size_t limit = fresh_limit(l, qleaf_depth(node));
   if (limit >= count) return 0;
-  unsigned own = entry_bits(l, depth);
+  unsigned own = entry_bits(l, node);
   size_t fresh = 0;
   for (size_t i = 0; i < count; i++) fresh += e[i].bits == own;
   return fresh > limit;
 }
 
-/* Writes e[0..count) as the leaf of chunk at depth into bytes (its cached
+/* Writes e[0..count) as the leaf `node` of chunk into bytes (its cached
 ** copy, marked changed), halving it first as often as it must. */
 static int put_leaf(store *s, const store_layer *l, int64_t chunk,
-                    unsigned depth, const qleaf_entry *e, size_t count,
+                    uint64_t node, const qleaf_entry *e, size_t count,
                     unsigned char *bytes) {
+  unsigned depth = qleaf_depth(node);
   index_forget(state_of(s), chunk);
-  if (!must_split(l, e, count, depth)) {
+  if (!must_split(l, e, count, node)) {
     size_t len = qleaf_encode(e, count, bytes);
     memset(bytes + len, 0, (size_t)leaf_bytes(l) - len);
     return SQLITE_OK;
@@ -377,9 +425,9 @@ static int put_leaf(store *s, const store_layer *l, int64_t chunk,
   int rc = directory_of(s, l, &d);
   if (rc == SQLITE_OK) rc = directory_split(s, d, chunk, &fresh);
   if (rc == SQLITE_OK) rc = chunk_load(s, l, fresh, 1, &fresh_bytes);
-  if (rc == SQLITE_OK) rc = put_leaf(s, l, chunk, depth + 1, left, nl, bytes);
+  if (rc == SQLITE_OK) rc = put_leaf(s, l, chunk, 2 * node, left, nl, bytes);
   if (rc == SQLITE_OK)
-    rc = put_leaf(s, l, fresh, depth + 1, right, nr, fresh_bytes);
+    rc = put_leaf(s, l, fresh, 2 * node + 1, right, nr, fresh_bytes);
   sqlite3_free(left);
   /* A split half made is undone by the statement's rollback: the
   ** directory is read again then. */
@@ -402,10 +450,11 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   if (rc == SQLITE_OK) rc = read_leaf(s, l, chunk, bytes, &count);
   if (rc != SQLITE_OK) return rc;
   quotient_state *q = state_of(s);
-  unsigned b = entry_bits(l, depth);
+  uint64_t node = qleaf_node_of(h, depth);
+  unsigned b = entry_bits(l, node);
   count = qleaf_insert(q->entries, count,
                        (qleaf_entry){qleaf_key(h, depth, b), b});
-  return put_leaf(s, l, chunk, depth, q->entries, count, bytes);
+  return put_leaf(s, l, chunk, node, q->entries, count, bytes);
 }
 
 /* The slot of chunk, taken for it if another chunk or an older cache had
@@ -614,7 +663,9 @@ static int quotient_kind_export(store *s, sqlite3_context *ctx) {
 
 const store_kind store_quotient_kind = {
     .kind = FILTER_KIND_QUOTIENT,
-    .keys = {"leaf_items", "leaf_bytes", "base_depth", "sized", "row_reserve"},
+    .keys = {"leaf_items", "leaf_bytes", "base_depth", "sized", "row_reserve",
+             "narrow_leaves"},
+    .optional_keys = 1u << KEY_NARROW,
     .counter_bytes = 0,
     .no_delete = NULL,
     .no_update = "an item cannot be changed: delete it and insert the new "
@@ -652,10 +703,20 @@ static int split_create(store *s, const store_options *o) {
   if (rc == SQLITE_OK) rc = config_read(s);
   const store_layer *l = &s->config.layers[0];
   if (rc == SQLITE_OK) rc = directory_create(s, base_depth(l));
-  /* A sized store's rows, empty leaves at their reserve (row_reserve). */
+  /* A sized store's rows, empty leaves at their reserve (row_reserve;
+  ** the narrow leaves' keys have a bit fewer). */
   int reserve = (int)l->kind_values[KEY_RESERVE];
+  int64_t leaves = (int64_t)1 << base_depth(l);
+  int64_t narrow = l->kind_values[KEY_NARROW];
+  if (rc == SQLITE_OK && reserve > 0 && narrow > 0) {
+    double m = (double)l->header.capacity / (double)leaves;
+    int less = (int)row_reserve(
+        m, first_bits(m, l->header.target_fpr, base_depth(l)) - 1,
+        leaf_bytes(l));
+    rc = shadow_add_chunks(&s->tables, 0, narrow, less, less);
+  }
   if (rc == SQLITE_OK && reserve > 0)
-    rc = shadow_add_chunks(&s->tables, (int64_t)1 << base_depth(l), reserve,
+    rc = shadow_add_chunks(&s->tables, narrow, leaves - narrow, reserve,
                            reserve);
   return rc;
 }

@@ -60,7 +60,7 @@ static int fixed_create(store *s, const store_options *o) {
   if (rc == SQLITE_OK) rc = config_read(s);
   if (rc != SQLITE_OK) return rc;
   const store_layer *f = &s->config.layers[0];
-  return shadow_add_chunks(&s->tables, f->chunks, chunk_bytes(s, f, 0),
+  return shadow_add_chunks(&s->tables, 0, f->chunks, chunk_bytes(s, f, 0),
                            chunk_bytes(s, f, f->chunks - 1));
 }
 

@@ -199,14 +199,14 @@ int shadow_read_config(shadow_tables *t, sqlite3_stmt **stmt) {
   return prepare_once(t, "SELECT key, value FROM \"%w\".\"%w_config\"", stmt);
 }
 
-int shadow_add_chunks(shadow_tables *t, int64_t count, int bytes,
-                      int last_bytes) {
+int shadow_add_chunks(shadow_tables *t, int64_t first, int64_t count,
+                      int bytes, int last_bytes) {
   sqlite3_stmt *stmt;
   int rc = prepare_once(t, "INSERT INTO \"%w\".\"%w_chunks\"(id, data) "
                         "VALUES (?1, ?2)", &stmt);
-  for (int64_t id = 0; rc == SQLITE_OK && id < count; id++) {
-    sqlite3_bind_int64(stmt, 1, id);
-    sqlite3_bind_zeroblob(stmt, 2, id == count - 1 ? last_bytes : bytes);
+  for (int64_t i = 0; rc == SQLITE_OK && i < count; i++) {
+    sqlite3_bind_int64(stmt, 1, first + i);
+    sqlite3_bind_zeroblob(stmt, 2, i == count - 1 ? last_bytes : bytes);
     rc = sqlite3_step(stmt);
     rc = rc == SQLITE_DONE ? sqlite3_reset(stmt) : rc;
   }

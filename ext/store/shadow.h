@@ -77,8 +77,8 @@ int shadow_read_config(shadow_tables *t, sqlite3_stmt **stmt);
 
 /* Appends chunk rows id = first .. first + count - 1 of zero bytes: all of
 ** `bytes` bytes but the last, which has last_bytes. */
-int shadow_add_chunks(shadow_tables *t, int64_t count, int bytes,
-                      int last_bytes);
+int shadow_add_chunks(shadow_tables *t, int64_t first, int64_t count,
+                      int bytes, int last_bytes);
 
 /* Steps read_chunk for chunk id: *stmt positioned on its row (read column
 ** 0, then call shadow_done), or NULL if there is no such row.  Like every

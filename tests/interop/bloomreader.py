@@ -1372,7 +1372,7 @@ STORE_KEYS = {
 
 SHAPE_KEYS = {1: ("bits", "hashes", "chunk_blocks"),
                2: ("buckets", "fingerprint_bits", "chunk_buckets")}
-OPTIONAL_KEYS = {1: (), 2: ("layout",)}    # missing: 0
+OPTIONAL_KEYS = {1: (), 2: ("layout",), 4: ("narrow_leaves",)}  # missing: 0
 SCHEDULE_KEYS = ("growth", "tightening", "layers")
 
 
@@ -1663,6 +1663,29 @@ QUOTIENT_STORE_RANGES = {"leaf_items": (1, 4094), "leaf_bytes": (64, 65536),
                          "base_depth": (0, 40), "sized": (0, 1)}
 
 
+def quotient_first_bits(capacity, fpr, base):
+    """Generation 0's width in a store with capacity ("Widths")."""
+    m = capacity / 2.0 ** base
+    t = -math.log2(15 / 16 / (1 + 3 / math.sqrt(m)))
+    b = math.ceil(math.log2(m) - math.log2(fpr) + t)
+    return max(1, min(b, 64, 128 - base))
+
+
+def quotient_narrow_most(capacity, fpr, base):
+    """The largest K below 2^D with W0 (2^D + K) <= 15/16 p 2^(D + b)
+    ("Widths"); 0 when b < 2 or none fits."""
+    b = quotient_first_bits(capacity, fpr, base)
+    if b < 2:
+        return 0
+    m = capacity / 2.0 ** base
+    w0 = m + 3 * math.sqrt(m)
+    bound = 15 / 16 * fpr * 2.0 ** (base + b)
+    k = min(2 ** base - 1, max(0, math.floor(bound / w0 - 2 ** base)))
+    while k > 0 and w0 * (2 ** base + k) > bound:
+        k -= 1
+    return k
+
+
 def _read_quotient_store(conn, name, config):
     """The layout-1 blob a quotient_store holds, from its three tables: the
     configuration's rows and classes, the directory (chunks 0 .. L - 1, no
@@ -1673,7 +1696,7 @@ def _read_quotient_store(conn, name, config):
     q = lambda s: '"' + s.replace('"', '""') + '"'
     for key, value in config.items():
         want = {"fpr": float, "affinity": str}.get(key, int)
-        if key not in STORE_KEYS[4] + ("affinity",):
+        if key not in STORE_KEYS[4] + OPTIONAL_KEYS[4] + ("affinity",):
             raise FormatError("configuration key %r is not a quotient "
                               "store's" % (key,))
         if type(value) is not want:
@@ -1694,6 +1717,11 @@ def _read_quotient_store(conn, name, config):
             or not 0 <= config["row_reserve"] <= config["leaf_bytes"]):
         raise FormatError("configuration out of range: %r" % (config,))
     base = config["base_depth"]
+    narrow = config.get("narrow_leaves", 0)
+    if narrow != 0 and (config["sized"] != 1 or narrow < 0 or narrow > (
+            quotient_narrow_most(config["capacity"], config["fpr"], base))):
+        raise FormatError("narrow_leaves %d is more than the rate allows"
+                          % narrow)
     nodes = []
     for i, (chunk, node) in enumerate(conn.execute(
             "SELECT chunk, node FROM %s ORDER BY chunk" % q(name + "_directory"))):

@@ -316,6 +316,8 @@ def check_store_damage(tap, tmpdir):
         ("base_depth 41", "UPDATE q_config SET value = 41 WHERE key = "
          "'base_depth'"),
         ("a growth row", "INSERT INTO q_config VALUES ('growth', 2)"),
+        ("narrow leaves without a capacity",
+         "INSERT INTO q_config VALUES ('narrow_leaves', 1)"),
         # "Reading a store": a chunk id of no leaf is damage, past the
         # directory's last chunk too
         ("a chunk row past its directory",
@@ -342,6 +344,52 @@ def check_store_damage(tap, tmpdir):
                "a quotient_store with %s: SELECT filter and the reader's "
                "reassembly refuse it" % what, "extension %s" % said,
                "reader %s" % reader)
+def check_narrow_leaves(tap, tmpdir):
+    """"Widths": a sized store's narrow_leaves K is the largest K below 2^D
+    with W0 (2^D + K) <= 15/16 p 2^(D + b), as the reader computes it from
+    FORMAT.md; one more is damage to both."""
+    path = os.path.join(tmpdir, "narrow.db")
+    seen = []
+    for cap, fpr in ((6982, 0.001), (140000, 0.01), (100000, 0.01),
+                     (1000, 0.01)):
+        if os.path.exists(path):
+            os.unlink(path)
+        ext = connect(path)
+        ext.execute("CREATE VIRTUAL TABLE q USING quotient_store(capacity = "
+                    "%d, fpr = %r)" % (cap, fpr))
+        ext.commit()
+        config = dict(ext.execute("SELECT key, value FROM q_config"))
+        ext.close()
+        want = br.quotient_narrow_most(cap, fpr, config["base_depth"])
+        seen.append((cap, fpr, config.get("narrow_leaves", 0), want))
+        plain = sqlite3.connect(path)
+        plain.execute("INSERT OR REPLACE INTO q_config VALUES "
+                      "('narrow_leaves', %d)" % (want + 1))
+        plain.commit()
+        try:
+            br.read_store(plain, "q")
+            reader = "accepted"
+        except br.FormatError as e:
+            reader = "refused: %s" % e
+        plain.close()
+        ext = connect(path)
+        try:
+            ext.execute("SELECT filter FROM q").fetchone()
+            said = "accepted"
+        except sqlite3.Error as e:
+            said = "refused: %s" % e
+        ext.close()
+        tap.ok(said.startswith("refused") and reader.startswith("refused"),
+               "quotient_store(capacity = %d, fpr = %r) with narrow_leaves "
+               "%d, one past the most: both refuse it" % (cap, fpr, want + 1),
+               "extension %s" % said, "reader %s" % reader)
+    tap.ok(all(got == want for _c, _f, got, want in seen)
+           and sum(1 for s in seen if s[3] > 0) >= 3,
+           "narrow_leaves as CREATE writes it is FORMAT.md's K: %s"
+           % ", ".join("%d/%g: %d" % (c, f, got) for c, f, got, _w in seen),
+           *["%d/%g: wrote %d, FORMAT.md %d" % s for s in seen])
+
+
 def check_quotient_leaves(tap, compare_info):
     """Everything above; compare_info is interop.py's."""
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -352,3 +400,4 @@ def check_quotient_leaves(tap, compare_info):
                 damaged = (conn, blob, vals)
         check_damage(tap, *damaged)
         check_store_damage(tap, tmpdir)
+        check_narrow_leaves(tap, tmpdir)

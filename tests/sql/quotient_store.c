@@ -193,6 +193,25 @@ static int export_is(sqlite3 *db, const unsigned char *want, int want_len) {
   return same;
 }
 
+/* K, narrow_leaves: the largest K below 2^D with W0 (2^D + K) <= 15/16 p
+** 2^(D + b), W0 = m + 3 sqrt(m), b generation 0's width; 0 if b < 2 or
+** none fits.  Counted up from 0, where the extension solves for it. */
+static long long spec_narrow(double m, double p, int d, unsigned b) {
+  if (b < 2) return 0;
+  double w0 = m + 3 * sqrt(m), bound = 15.0 / 16 * p * ldexp(1.0, d + (int)b);
+  long long k = 0;
+  while (k + 1 < (1LL << d) && w0 * (ldexp(1.0, d) + (double)(k + 1)) <= bound)
+    k++;
+  return k;
+}
+
+/* The reserve of a sized store's rows for keys of b bits: the record of
+** ceil(m + sqrt(m)) entries, within leaf_bytes. */
+static size_t spec_reserve(double m, unsigned b, int bytes) {
+  size_t reserve = 1 + spec_section_bytes((uint64_t)ceil(m + sqrt(m)), b);
+  return reserve > (size_t)bytes ? (size_t)bytes : reserve;
+}
+
 /* Values of m the store misses, by =. */
 static sqlite3_int64 misses_eq(sqlite3 *db) {
   return q_int(db, "SELECT count(*) FROM m WHERE NOT EXISTS (SELECT 1 FROM q "
@@ -204,24 +223,32 @@ static sqlite3_int64 misses_eq(sqlite3 *db) {
 /* The configuration rows FORMAT.md gives a store made with page size
 ** `page`, capacity (0: none) and fpr (as written in the CREATE), as
 ** "key=value:type;" in key order. */
+/* ... and K (narrow_leaves, written when not 0) and the narrow leaves'
+** reserve into *narrow and *narrow_reserve. */
 static void spec_config(char *out, size_t size, int page, sqlite3_int64 cap,
-                        const char *fpr_text) {
+                        const char *fpr_text, long long *narrow,
+                        size_t *narrow_reserve) {
   int e = spec_leaf_items(page);
   int bytes = page - 96;
   int d = cap ? spec_base_depth((double)cap, e) : 0;
   size_t reserve = 0;
+  *narrow = 0;
+  *narrow_reserve = 0;
   if (cap) {
     double mean = (double)cap / ldexp(1.0, d);
     unsigned b = spec_width(mean, atof(fpr_text), spec_first_t(mean), d);
-    reserve = 1 + spec_section_bytes((uint64_t)ceil(mean + sqrt(mean)), b);
-    if (reserve > (size_t)bytes) reserve = (size_t)bytes;
+    reserve = spec_reserve(mean, b, bytes);
+    *narrow = spec_narrow(mean, atof(fpr_text), d, b);
+    if (*narrow) *narrow_reserve = spec_reserve(mean, b - 1, bytes);
   }
+  char k[64] = "";
+  if (*narrow) snprintf(k, sizeof k, "narrow_leaves=%lld:integer;", *narrow);
   snprintf(out, size,
            "base_depth=%d:integer;capacity=%lld:integer;fpr=%s:real;"
            "kind=4:integer;leaf_bytes=%d:integer;leaf_items=%d:integer;"
-           "row_reserve=%zu:integer;seed=0:integer;sized=%d:integer;"
+           "%srow_reserve=%zu:integer;seed=0:integer;sized=%d:integer;"
            "version=1:integer",
-           d, (long long)(cap ? cap : 10000), fpr_text, bytes, e, reserve,
+           d, (long long)(cap ? cap : 10000), fpr_text, bytes, e, k, reserve,
            cap ? 1 : 0);
 }
 
@@ -267,18 +294,23 @@ static void test_arguments(void) {
       {450, "0.01", "capacity = 450"},
       {1000, "0.05", "capacity = 1000, fpr = 0.05"},
       {100000, "0.001", "capacity = 100000, fpr = 0.001"},
+      {140000, "0.01", "capacity = 140000, fpr = 0.01"},
       {3000000, "1.0e-06", "capacity = 3000000, fpr = 1e-6"},
   };
-  int rows_ok = 1, dir_ok = 1, rows_made = 1, cases = 0;
+  int rows_ok = 1, dir_ok = 1, rows_made = 1, cases = 0, narrowed = 0;
   for (size_t p = 0; p < sizeof pages / sizeof pages[0]; p++) {
     db = paged(pages[p]);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-      char sql[256], want[512];
+      char sql[512], want[512];
       snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE q%zu USING "
                "quotient_store(%s)", i, shapes[i].args);
       must_exec(db, sql);
       cases++;
-      spec_config(want, sizeof want, pages[p], shapes[i].cap, shapes[i].fpr);
+      long long narrow;
+      size_t narrow_reserve;
+      spec_config(want, sizeof want, pages[p], shapes[i].cap, shapes[i].fpr,
+                  &narrow, &narrow_reserve);
+      narrowed += narrow > 0;
       snprintf(sql, sizeof sql, "SELECT group_concat(key || '=' || value || "
                "':' || typeof(value), ';') FROM (SELECT * FROM q%zu_config "
                "ORDER BY key)", i);
@@ -302,12 +334,14 @@ static void test_arguments(void) {
         tap_diag("page %d, quotient_store(%s): directory not 2^%d leaves",
                  pages[p], shapes[i].args, d);
       }
-      /* Sized: the 2^D rows of row_reserve zeros; growing: none. */
+      /* Sized: the 2^D rows of row_reserve zeros, the first K of the
+      ** narrow leaves' reserve; growing: none. */
       snprintf(sql, sizeof sql, "SELECT count(*) = %lld AND ifnull(sum(id "
                "!= rowid OR id < 0 OR id >= %lld OR typeof(data) != 'blob' "
-               "OR data != zeroblob((SELECT value FROM q%zu_config WHERE key "
-               "= 'row_reserve'))), 0) = 0 FROM q%zu_chunks", shapes[i].cap ?
-               1LL << d : 0, 1LL << d, i, i);
+               "OR data != zeroblob(CASE WHEN id < %lld THEN %zu ELSE (SELECT "
+               "value FROM q%zu_config WHERE key = 'row_reserve') END)), 0) = "
+               "0 FROM q%zu_chunks", shapes[i].cap ? 1LL << d : 0, 1LL << d,
+               narrow, narrow_reserve, i, i);
       if (q_int(db, sql, NOARGS) != 1) {
         rows_made = 0;
         tap_diag("page %d, quotient_store(%s): chunk rows not as FORMAT.md "
@@ -322,7 +356,10 @@ static void test_arguments(void) {
   tap_ok(dir_ok, "each new store's directory is the 2^D leaves of depth D, "
          "chunk p = node 2^D + p");
   tap_ok(rows_made, "a new sized store has its 2^D chunk rows, row_reserve "
-         "zeros each; a growing one has none");
+         "zeros each (the first K: the narrow leaves' reserve); a growing one "
+         "has none");
+  tap_ok(narrowed >= 8, "%d of the sized stores have narrow leaves (K > 0)",
+         narrowed);
 
   /* FORMAT.md's worked example, "Kind 4, layout 1", byte for byte. */
   db = open_db(NULL);
@@ -341,32 +378,60 @@ static void test_arguments(void) {
   if (hex && strcmp(hex, want) != 0) tap_diag("  got %s", hex);
   free(hex);
   /* The width of a sized store's first entries: b = ceil(log2(m / p) +
-  ** log2((1 + 3 / sqrt(m)) * 16 / 15)), m = capacity / 2^D; read from the
-  ** section's header in the export (the only non-empty leaf). */
-  must_exec(db, "CREATE VIRTUAL TABLE r USING quotient_store(capacity = "
-                "6982, fpr = 0.001); INSERT INTO r(value) VALUES ('w')");
-  int d = spec_base_depth(6982, spec_leaf_items(4096));
-  double m = 6982 / ldexp(1.0, d);
-  unsigned b = spec_width(m, 0.001, spec_first_t(m), d);
-  /* records area: after the 16-byte directory entries; the only record
-  ** that is not "00" is "01" + a 24-bit word. */
-  int len;
-  unsigned char *f = q_blob(db, "SELECT filter FROM r", NOARGS, &len);
-  unsigned got_b = 0, sections = 0;
-  if (f && len > 64 + (16 << d)) {
-    for (int i = 64 + (16 << d); i < len; i++)
-      if (f[i] == 1 && i + 3 < len) {
-        uint32_t w = (uint32_t)f[i + 1] | (uint32_t)f[i + 2] << 8 |
-                     (uint32_t)f[i + 3] << 16;
-        got_b = w >> 12 & 127;
-        sections++;
+  ** log2((1 + 3 / sqrt(m)) * 16 / 15)), m = capacity / 2^D, and b - 1 in
+  ** the first K leaves (narrow_leaves); read from the one section's header
+  ** of each record in the export, found by walking the records area. */
+  static const struct {
+    long long cap;
+    double fpr;
+  } sized[] = {{6982, 0.001}, {140000, 0.01}, {100000, 0.01}};
+  for (size_t z = 0; z < sizeof sized / sizeof sized[0]; z++) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE r%zu USING quotient_store("
+             "capacity = %lld, fpr = %g); INSERT INTO r%zu(value) WITH RECURSIVE "
+             "n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
+             "SELECT 'w' || i FROM n", z, sized[z].cap,
+             sized[z].fpr, z);
+    must_exec(db, sql);
+    int d = spec_base_depth((double)sized[z].cap, spec_leaf_items(4096));
+    double m = (double)sized[z].cap / ldexp(1.0, d);
+    unsigned b = spec_width(m, sized[z].fpr, spec_first_t(m), d);
+    long long k = spec_narrow(m, sized[z].fpr, d, b);
+    int len;
+    snprintf(sql, sizeof sql, "SELECT filter FROM r%zu", z);
+    unsigned char *f = q_blob(db, sql, NOARGS, &len);
+    /* records area: after the 16-byte directory entries; each record is
+    ** 00 (empty) or 01 + a 24-bit header (c, b, m) + its body */
+    long long wrong = 0, narrow_seen = 0, wide_seen = 0, leaf = 0;
+    int at = 64 + (16 << d);
+    while (f && at < len && leaf < (1LL << d)) {
+      if (f[at] == 0) {
+        at++;
+        leaf++;
+        continue;
+      }
+      if (f[at] != 1 || at + 3 >= len) {
+        wrong++;
         break;
       }
+      uint32_t w = (uint32_t)f[at + 1] | (uint32_t)f[at + 2] << 8 |
+                   (uint32_t)f[at + 3] << 16;
+      unsigned c = w & 4095, got = w >> 12 & 127, mm = w >> 19 & 31;
+      unsigned width = leaf < k ? b - 1 : b;
+      wrong += got != width;
+      narrow_seen += leaf < k;
+      wide_seen += leaf >= k;
+      at += 4 + (int)((c + (1ULL << mm) + (uint64_t)c * (got - mm) + 7) / 8);
+      leaf++;
+    }
+    tap_ok(f && wrong == 0 && leaf == (1LL << d) && at == len &&
+               narrow_seen > 0 && (k == (1LL << d) - 1 || wide_seen > 0),
+           "a sized store (%lld, %g, D = %d) writes its entries with %u bits "
+           "(FORMAT.md's width), %u in its first K = %lld leaves (%lld and "
+           "%lld leaves seen; %lld wrong)", sized[z].cap, sized[z].fpr, d, b,
+           b - 1, k, narrow_seen, wide_seen, wrong);
+    free(f);
   }
-  tap_ok(sections == 1 && got_b == b, "a sized store (6982, 0.1%%, D = %d) "
-         "writes its first entry with %u bits (FORMAT.md's width), got %u",
-         d, b, got_b);
-  free(f);
   sqlite3_close(db);
 }
 
@@ -1112,10 +1177,28 @@ static void test_damage(void) {
       "INSERT INTO s_config VALUES ('growth', 2)",
       "INSERT INTO s_config VALUES ('layer.0.leaf_items', 511)",
       "INSERT INTO s_config VALUES ('bits', 512)",
+      /* K = 0 is the most this store's rate allows */
+      "INSERT INTO s_config VALUES ('narrow_leaves', 1)",
+      "INSERT INTO s_config VALUES ('narrow_leaves', -1)",
+      "INSERT INTO s_config VALUES ('narrow_leaves', '0')",
+      "INSERT INTO s_config VALUES ('narrow_leaves', 0.0)",
   };
   check_config_damage_of(MODULE, "capacity = 1000, fpr = 0.01, affinity = "
                          "'TEXT'", NULL, config,
                          sizeof config / sizeof config[0]);
+  /* Narrow leaves: one more than the rate allows (K = 27 of 32 here:
+  ** FORMAT.md's inequality), 2^D, and any in a growing store. */
+  static const char *const narrow[] = {
+      "UPDATE s_config SET value = 28 WHERE key = 'narrow_leaves'",
+      "UPDATE s_config SET value = 32 WHERE key = 'narrow_leaves'",
+      "UPDATE s_config SET value = 1 << 40 WHERE key = 'narrow_leaves'",
+  };
+  check_config_damage_of(MODULE, "capacity = 6982, fpr = 0.001", NULL, narrow,
+                         sizeof narrow / sizeof narrow[0]);
+  static const char *const growing[] = {
+      "INSERT INTO s_config VALUES ('narrow_leaves', 1)",
+  };
+  check_config_damage_of(MODULE, "fpr = 0.001", NULL, growing, 1);
   /* Each of those at a value in range is accepted (so the refusals above
   ** are for the values, not the change itself). */
   static const char *const fine[] = {
@@ -1124,6 +1207,7 @@ static void test_damage(void) {
       "UPDATE s_config SET value = 4000 WHERE key = 'row_reserve'",
       "UPDATE s_config SET value = 4294967295 WHERE key = 'seed'",
       "DELETE FROM s_config WHERE key = 'affinity'",
+      "INSERT INTO s_config VALUES ('narrow_leaves', 0)",
   };
   int accepted = 0;
   for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
