@@ -439,38 +439,35 @@ int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
   return 0;
 }
 
-/* The interval of an entry of at most 32 bits, as qleaf_index says. */
-static void interval_of(const qleaf_entry *e, uint32_t *lo, uint32_t *hi) {
+/* The interval of an entry of at most 31 bits, as qleaf_index says: its
+** first hash, and its word there. */
+static uint32_t interval_of(const qleaf_entry *e, uint32_t *word) {
   unsigned spare = 32 - e->bits;
-  uint64_t a = e->key << spare;
-  *lo = (uint32_t)a;
-  *hi = (uint32_t)(a | (((uint64_t)1 << spare) - 1));
+  uint32_t first = spare == 32 ? 0 : (uint32_t)(e->key << spare);
+  *word = first | (uint32_t)1 << (spare - 1);
+  return first;
 }
 
+/* By first hash, the wider first: an interval then comes after every
+** one that contains it. */
 static int by_start(const void *a, const void *b) {
-  uint32_t x, y, ignore;
-  interval_of(a, &x, &ignore);
-  interval_of(b, &y, &ignore);
-  return x < y ? -1 : x > y;
+  uint32_t ignore, x = interval_of(a, &ignore), y = interval_of(b, &ignore);
+  if (x != y) return x < y ? -1 : 1;
+  unsigned bx = ((const qleaf_entry *)a)->bits, by = ((const qleaf_entry *)b)->bits;
+  return bx < by ? -1 : bx > by;
 }
 
-int64_t qleaf_index(qleaf_entry *e, size_t count, uint64_t *span) {
+int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *span) {
   for (size_t i = 0; i < count; i++)
-    if (e[i].bits > 32) return -1;
+    if (e[i].bits > 31) return -1;
   if (count > 1) qsort(e, count, sizeof *e, by_start);
-  uint32_t n = 0, last = 0;
+  uint32_t n = 0;
   for (size_t i = 0; i < count; i++) {
-    uint32_t a, b;
-    interval_of(&e[i], &a, &b);
-    if (n > 0 && a <= last) { /* overlaps the last: one interval */
-      if (b > last) last = b;
-    } else {
-      if (n > 0) span[n - 1] |= (uint64_t)last << 32;
-      span[n++] = a;
-      last = b;
-    }
+    uint32_t word, first = interval_of(&e[i], &word);
+    /* within the last one (aligned intervals are nested or apart) */
+    if (n > 0 && first <= qleaf_span_last(span[n - 1])) continue;
+    span[n++] = word;
   }
-  if (n > 0) span[n - 1] |= (uint64_t)last << 32;
   return n;
 }
 

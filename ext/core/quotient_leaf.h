@@ -131,30 +131,37 @@ int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
 
 /* The hashes a leaf's entries answer for, as intervals of x = the top 32
 ** of the 64 bits of a position after the leaf's depth (qleaf_key(h,
-** depth, 32)): an entry of b <= 32 bits answers for [key * 2^(32-b), (key +
-** 1) * 2^(32-b) - 1].  The union of e[0..count)'s goes to span[] (room for
-** count; e is reordered) as n disjoint intervals in ascending order, each
-** lo | hi << 32.  What a store keeps for a leaf probed often: a probe
-** (qleaf_in_index) reads an interval or two, where a walk of the record
-** reads every section.  Returns n, or -1 if an entry has more than 32 bits
+** depth, 32)): an entry of b <= 31 bits answers for [key * 2^(32-b), (key
+** + 1) * 2^(32-b) - 1], an aligned interval of 2^s hashes (s = 32 - b, at
+** least 1).  Two such intervals are nested or apart, so their union is n
+** of them, disjoint; span[] (room for count; e is reordered) gets each as
+** one word in ascending order, its first hash with bit s - 1 set (the
+** lowest set bit tells s).  What a store keeps for a leaf probed often:
+** a probe (qleaf_in_index) reads a word or two, where a walk of the record
+** reads every section.  Returns n, or -1 if an entry has more than 31 bits
 ** (no index then). */
-int64_t qleaf_index(qleaf_entry *e, size_t count, uint64_t *span);
+int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *span);
+
+/* The last hash of an interval of the index. */
+static inline uint32_t qleaf_span_last(uint32_t v) {
+  return v | ((v & (0u - v)) - 1);
+}
 
 /* 1 if x (qleaf_key(h, depth, 32)) lies in an interval of the index.  The
 ** hashes are uniform, so the interval x needs lies near its rank, x * n /
 ** 2^32: the probe starts there and steps to it, reading one cache line
 ** or two, with no table to read first (each read would be a miss). */
-static inline int qleaf_in_index(const uint64_t *span, uint32_t n,
+static inline int qleaf_in_index(const uint32_t *span, uint32_t n,
                                  uint32_t x) {
   if (n == 0) return 0;
-  uint32_t i = (uint32_t)(((uint64_t)x * n) >> 32); /* the first hi >= x */
-  if ((uint32_t)(span[i] >> 32) < x) {
+  uint32_t i = (uint32_t)(((uint64_t)x * n) >> 32); /* the first last >= x */
+  if (qleaf_span_last(span[i]) < x) {
     do i++;
-    while (i < n && (uint32_t)(span[i] >> 32) < x);
+    while (i < n && qleaf_span_last(span[i]) < x);
   } else {
-    while (i > 0 && (uint32_t)(span[i - 1] >> 32) >= x) i--;
+    while (i > 0 && qleaf_span_last(span[i - 1]) >= x) i--;
   }
-  return i < n && (uint32_t)span[i] <= x;
+  return i < n && (span[i] & (span[i] - 1)) <= x;
 }
 
 /* Splits e[0..count) (sorted) into the two children: the left child's

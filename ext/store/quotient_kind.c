@@ -64,7 +64,7 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 #define FIRST_FILL 0.85
 
 /* A leaf probed more than once gets an index (qleaf_index): its entries as
-** the intervals of hashes they answer for, 8 bytes each, so that a probe
+** the intervals of hashes they answer for, 4 bytes each, so that a probe
 ** reads one interval or two where a walk of the record reads every
 ** section.  A slot holds one leaf's, valid while the chunk
 ** cache has not been emptied since it was made (a rollback, another
@@ -77,7 +77,7 @@ typedef struct leaf_index {
   uint64_t clears; /* chunks_cache_clears when the slot took the chunk */
   uint32_t probes;
   uint32_t count; /* intervals; span NULL until made */
-  uint64_t *span; /* count intervals (qleaf_index) */
+  uint32_t *span; /* count intervals (qleaf_index) */
 } leaf_index;
 
 /* What a quotient store keeps between calls (s->kind_state): the
@@ -112,7 +112,7 @@ static int open_state(store *s) {
 
 /* Frees slot's index; the slot stays with its chunk. */
 static void index_drop(quotient_state *q, leaf_index *slot) {
-  if (slot->span) q->index_bytes -= (size_t)slot->count * 8;
+  if (slot->span) q->index_bytes -= (size_t)slot->count * 4;
   sqlite3_free(slot->span);
   slot->span = NULL;
   slot->count = 0;
@@ -486,8 +486,8 @@ static void index_make(store *s, const store_layer *l, leaf_index *slot,
   if (read_leaf_room(s, l) != SQLITE_OK ||
       qleaf_decode(rec, len, q->entries, q->room - 1, &count, NULL, 0) != 0)
     return;
-  if (q->index_bytes + count * 8 > INDEX_BUDGET_BYTES) return;
-  uint64_t *span = sqlite3_malloc64((count ? count : 1) * 8);
+  if (q->index_bytes + count * 4 > INDEX_BUDGET_BYTES) return;
+  uint32_t *span = sqlite3_malloc64((count ? count : 1) * 4);
   if (span == NULL) return;
   int64_t n = qleaf_index(q->entries, count, span);
   if (n < 0) {
@@ -495,12 +495,12 @@ static void index_make(store *s, const store_layer *l, leaf_index *slot,
     return;
   }
   if ((size_t)n < count) { /* intervals merged: give the rest back */
-    uint64_t *less = sqlite3_realloc64(span, (n ? (size_t)n : 1) * 8);
+    uint32_t *less = sqlite3_realloc64(span, (n ? (size_t)n : 1) * 4);
     if (less) span = less;
   }
   slot->span = span;
   slot->count = (uint32_t)n;
-  q->index_bytes += (size_t)n * 8;
+  q->index_bytes += (size_t)n * 4;
 }
 
 static int quotient_kind_contains(store *s, const store_layer *l,

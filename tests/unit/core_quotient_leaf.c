@@ -183,14 +183,14 @@ static void damage(void) {
 }
 
 /* A leaf's index answers every probe as the walk of its record does, for
-** members and random hashes, with keys of 0 to 32 bits (one of 0 bits
-** answers for everything); a key of 33 bits makes no index. */
+** members and random hashes, with keys of 0 to 31 bits (one of 0 bits
+** answers for everything); a key of 32 bits makes no index. */
 static void index_agrees(void) {
   static qleaf_entry e[MAX], copy[MAX];
   static filter_hash hashes[MAX];
   static unsigned char rec[MAX * 10];
-  static uint64_t span[MAX];
-  const unsigned widths[] = {32, 20, 13, 7, 1, 0};
+  static uint32_t span[MAX];
+  const unsigned widths[] = {31, 20, 13, 7, 1, 0};
   int agree = 1, members = 1;
   long probes = 0;
   for (unsigned trial = 0; trial < 30; trial++) {
@@ -222,12 +222,20 @@ static void index_agrees(void) {
   ** its interval, and it must step all the way; the answer is checked
   ** against each entry's interval, read directly. */
   int crowded = 1;
-  for (unsigned end = 0; end < 2; end++) {
+  for (unsigned end = 0; end < 3; end++) {
     size_t n = 500;
     for (size_t i = 0; i < n; i++)
-      e[i] = (qleaf_entry){(end ? 0xF0000000u : 0x100u) + 4 * i, 32};
+      e[i] = (qleaf_entry){(end ? 0x78000000u : 0x100u) + 4 * i, 31};
     e[n] = (qleaf_entry){end ? 0x7FFu : 0x3FFu, 12}; /* a wide one */
     n++;
+    if (end == 2) { /* nested, one first hash, the narrowest first */
+      n = 0;
+      e[n++] = (qleaf_entry){0x40000000u, 31};
+      e[n++] = (qleaf_entry){0x80000u, 20};
+      e[n++] = (qleaf_entry){0x40u, 7};
+      e[n++] = (qleaf_entry){1u, 1};
+      e[n++] = (qleaf_entry){0x41u, 7};
+    }
     memcpy(copy, e, n * sizeof *e);
     int64_t k = qleaf_index(copy, n, span);
     /* around every entry's interval's ends, both ends of the space, and
@@ -253,10 +261,10 @@ static void index_agrees(void) {
       crowded &= k > 0 && qleaf_in_index(span, (uint32_t)k, x) == want;
     }
   }
-  tap_ok(crowded, "a leaf's index answers right when its entries crowd one end");
-  qleaf_entry wide = {1, 33};
+  tap_ok(crowded, "a leaf's index answers right when its entries crowd one end, or nest");
+  qleaf_entry wide = {1, 32};
   tap_ok(qleaf_index(&wide, 1, span) == -1,
-         "a key of 33 bits makes no index");
+         "a key of 32 bits makes no index");
 }
 
 /* A blob body of four leaves (nodes 4, 10, 11, 3) by hand. */
