@@ -327,23 +327,35 @@ def check_store_damage(tap, tmpdir):
         plain = store()
         plain.execute(sql)
         plain.commit()
-        try:
-            br.read_store(plain, "q")
-            reader = "accepted"
-        except br.FormatError as e:
-            reader = "refused: %s" % e
         plain.close()
-        ext = connect(path)
-        try:
-            ext.execute("SELECT filter FROM q").fetchone()
-            said = "accepted"
-        except sqlite3.Error as e:
-            said = "refused: %s" % e
-        ext.close()
+        said, reader = verdicts(path)
         tap.ok(said.startswith("refused") and reader.startswith("refused"),
                "a quotient_store with %s: SELECT filter and the reader's "
                "reassembly refuse it" % what, "extension %s" % said,
                "reader %s" % reader)
+
+
+def verdicts(path):
+    """What the extension's SELECT filter and the reader's reassembly (from
+    the tables alone) say of store q at path: "accepted" or "refused: why"
+    each."""
+    plain = sqlite3.connect(path)
+    try:
+        br.read_store(plain, "q")
+        reader = "accepted"
+    except br.FormatError as e:
+        reader = "refused: %s" % e
+    plain.close()
+    ext = connect(path)
+    try:
+        ext.execute("SELECT filter FROM q").fetchone()
+        said = "accepted"
+    except sqlite3.Error as e:
+        said = "refused: %s" % e
+    ext.close()
+    return said, reader
+
+
 def check_narrow_leaves(tap, tmpdir):
     """"Widths": a sized store's narrow_leaves K is the largest K below 2^D
     with W0 (2^D + K) <= 15/16 p 2^(D + b), as the reader computes it from
@@ -366,19 +378,8 @@ def check_narrow_leaves(tap, tmpdir):
         plain.execute("INSERT OR REPLACE INTO q_config VALUES "
                       "('narrow_leaves', %d)" % (want + 1))
         plain.commit()
-        try:
-            br.read_store(plain, "q")
-            reader = "accepted"
-        except br.FormatError as e:
-            reader = "refused: %s" % e
         plain.close()
-        ext = connect(path)
-        try:
-            ext.execute("SELECT filter FROM q").fetchone()
-            said = "accepted"
-        except sqlite3.Error as e:
-            said = "refused: %s" % e
-        ext.close()
+        said, reader = verdicts(path)
         tap.ok(said.startswith("refused") and reader.startswith("refused"),
                "quotient_store(capacity = %d, fpr = %r) with narrow_leaves "
                "%d, one past the most: both refuse it" % (cap, fpr, want + 1),
