@@ -66,15 +66,16 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 /* A leaf probed more than once gets an index (qleaf_index): its entries as
 ** the intervals of hashes they answer for, 4 bytes each, so that a probe
 ** reads one interval or two where a walk of the record reads every
-** section.  A slot holds one leaf's, valid while the chunk
-** cache has not been emptied since it was made (a rollback, another
-** connection's commit) and the leaf has not been written (put_leaf and
-** remove forget it).  The indexes take at most INDEX_BUDGET_BYTES. */
-#define INDEX_SLOTS 4096
-#define INDEX_BUDGET_BYTES ((size_t)16 << 20)
+** section.  Each leaf has a slot, by its chunk id (ids are dense), so
+** that no leaf's index ever takes another's place: were two to share a
+** slot, random probes would make and drop indexes without end.  The
+** indexes hold while the chunk cache has not been emptied since they
+** were made (a rollback, another connection's commit: then they all go)
+** and their leaf has not been written (put_leaf and remove forget it).
+** They take at most INDEX_BUDGET_BYTES, as the chunk cache takes at most
+** its own; past it, a probe walks the record. */
+#define INDEX_BUDGET_BYTES ((size_t)64 << 20)
 typedef struct leaf_index {
-  int64_t chunk;   /* -1: none */
-  uint64_t clears; /* chunks_cache_clears when the slot took the chunk */
   uint32_t probes;
   uint32_t count; /* intervals; span NULL until made */
   uint32_t *span; /* count intervals (qleaf_index) */
@@ -86,7 +87,9 @@ typedef struct quotient_state {
   store_directory dir;
   qleaf_entry *entries;
   size_t room;
-  leaf_index *index; /* INDEX_SLOTS, by chunk mod INDEX_SLOTS */
+  leaf_index *index; /* by chunk id, `slots` of them */
+  size_t slots;
+  uint64_t index_clears; /* chunks_cache_clears when they were made */
   size_t index_bytes;
 } quotient_state;
 
@@ -110,28 +113,26 @@ static int open_state(store *s) {
   return SQLITE_OK;
 }
 
-/* Frees slot's index; the slot stays with its chunk. */
+/* Frees slot's index and forgets its probes. */
 static void index_drop(quotient_state *q, leaf_index *slot) {
   if (slot->span) q->index_bytes -= (size_t)slot->count * 4;
   sqlite3_free(slot->span);
-  slot->span = NULL;
-  slot->count = 0;
+  *slot = (leaf_index){0, 0, NULL};
+}
+
+static void index_drop_all(quotient_state *q) {
+  for (size_t i = 0; i < q->slots; i++) index_drop(q, &q->index[i]);
 }
 
 /* The leaf of chunk changed: its index is no longer true. */
 static void index_forget(quotient_state *q, int64_t chunk) {
-  if (q->index == NULL) return;
-  leaf_index *slot = &q->index[(uint64_t)chunk % INDEX_SLOTS];
-  if (slot->chunk != chunk) return;
-  index_drop(q, slot);
-  slot->chunk = -1;
+  if (chunk >= 0 && (uint64_t)chunk < q->slots) index_drop(q, &q->index[chunk]);
 }
 
 static void close_state(store *s) {
   quotient_state *q = state_of(s);
   if (q == NULL) return;
-  for (size_t i = 0; q->index && i < INDEX_SLOTS; i++)
-    index_drop(q, &q->index[i]);
+  index_drop_all(q);
   sqlite3_free(q->index);
   directory_forget(&q->dir);
   sqlite3_free(q->entries);
@@ -457,23 +458,27 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   return put_leaf(s, l, chunk, node, q->entries, count, bytes);
 }
 
-/* The slot of chunk, taken for it if another chunk or an older cache had
-** it; NULL when out of memory (a probe then walks the record). */
+/* The slot of chunk, every index dropped first if the chunk cache was
+** emptied since they were made; NULL when out of memory (a probe then
+** walks the record). */
 static leaf_index *index_slot(store *s, int64_t chunk) {
   quotient_state *q = state_of(s);
-  if (q->index == NULL) {
-    q->index = sqlite3_malloc64(INDEX_SLOTS * sizeof *q->index);
-    if (q->index == NULL) return NULL;
-    for (size_t i = 0; i < INDEX_SLOTS; i++)
-      q->index[i] = (leaf_index){-1, 0, 0, 0, NULL};
-  }
-  leaf_index *slot = &q->index[(uint64_t)chunk % INDEX_SLOTS];
   uint64_t clears = chunks_cache_clears(s);
-  if (slot->chunk != chunk || slot->clears != clears) {
-    index_drop(q, slot);
-    *slot = (leaf_index){chunk, clears, 0, 0, NULL};
+  if (clears != q->index_clears) {
+    index_drop_all(q);
+    q->index_clears = clears;
   }
-  return slot;
+  if (chunk < 0) return NULL;
+  if ((uint64_t)chunk >= q->slots) {
+    size_t want = q->slots ? q->slots : 64;
+    while (want <= (uint64_t)chunk) want *= 2;
+    leaf_index *grown = sqlite3_realloc64(q->index, want * sizeof *grown);
+    if (grown == NULL) return NULL;
+    memset(grown + q->slots, 0, (want - q->slots) * sizeof *grown);
+    q->index = grown;
+    q->slots = want;
+  }
+  return &q->index[chunk];
 }
 
 /* Makes slot's index from the leaf's record (already checked by the
