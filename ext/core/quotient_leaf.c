@@ -439,22 +439,19 @@ int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
   return 0;
 }
 
-/* The interval of an entry of at most 31 bits, as qleaf_index says: its
-** first hash, and its word there. */
-static uint32_t interval_of(const qleaf_entry *e, uint32_t *word) {
-  unsigned spare = 32 - e->bits;
-  uint32_t first = spare == 32 ? 0 : (uint32_t)(e->key << spare);
-  *word = first | (uint32_t)1 << (spare - 1);
-  return first;
+/* The word of an entry of at most 31 bits in the index (qleaf_index). */
+static uint32_t span_of(const qleaf_entry *e) {
+  unsigned spare = 32 - e->bits; /* 1 .. 32: key is a uint64_t */
+  return (uint32_t)(e->key << spare) | (uint32_t)1 << (spare - 1);
 }
 
 /* By first hash, the wider first: an interval then comes after every
 ** one that contains it. */
 static int by_start(const void *a, const void *b) {
-  uint32_t ignore, x = interval_of(a, &ignore), y = interval_of(b, &ignore);
-  if (x != y) return x < y ? -1 : 1;
-  unsigned bx = ((const qleaf_entry *)a)->bits, by = ((const qleaf_entry *)b)->bits;
-  return bx < by ? -1 : bx > by;
+  const qleaf_entry *x = a, *y = b;
+  uint32_t fx = qleaf_span_first(span_of(x)), fy = qleaf_span_first(span_of(y));
+  if (fx != fy) return fx < fy ? -1 : 1;
+  return x->bits < y->bits ? -1 : x->bits > y->bits;
 }
 
 int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *span) {
@@ -463,9 +460,10 @@ int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *span) {
   if (count > 1) qsort(e, count, sizeof *e, by_start);
   uint32_t n = 0;
   for (size_t i = 0; i < count; i++) {
-    uint32_t word, first = interval_of(&e[i], &word);
+    uint32_t word = span_of(&e[i]);
     /* within the last one (aligned intervals are nested or apart) */
-    if (n > 0 && first <= qleaf_span_last(span[n - 1])) continue;
+    if (n > 0 && qleaf_span_first(word) <= qleaf_span_last(span[n - 1]))
+      continue;
     span[n++] = word;
   }
   return n;

@@ -142,7 +142,8 @@ int qleaf_matches(const qleaf_entry *e, size_t count, unsigned depth,
 ** (no index then). */
 int64_t qleaf_index(qleaf_entry *e, size_t count, uint32_t *span);
 
-/* The last hash of an interval of the index. */
+/* The first and the last hash of an interval of the index. */
+static inline uint32_t qleaf_span_first(uint32_t v) { return v & (v - 1); }
 static inline uint32_t qleaf_span_last(uint32_t v) {
   return v | ((v & (0u - v)) - 1);
 }
@@ -161,7 +162,7 @@ static inline int qleaf_in_index(const uint32_t *span, uint32_t n,
   } else {
     while (i > 0 && qleaf_span_last(span[i - 1]) >= x) i--;
   }
-  return i < n && (span[i] & (span[i] - 1)) <= x;
+  return i < n && qleaf_span_first(span[i]) <= x;
 }
 
 /* Splits e[0..count) (sorted) into the two children: the left child's

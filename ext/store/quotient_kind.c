@@ -145,10 +145,24 @@ static void rollback(store *s) { directory_forget(&state_of(s)->dir); }
 
 /* --- the width of an entry ---------------------------------------------- */
 
+/* A sized store's first generation: the share of the rate it takes, and
+** the most entries of its width a leaf holds before it splits, W_0, with
+** m items a leaf at capacity: its mean plus 3 standard deviations (at
+** capacity about one leaf in 700 splits; past it, the leaves split instead
+** of crowding). */
+#define FIRST_SHARE 0.9375
+static double first_limit(double m) { return m + 3 * sqrt(m); }
+
+/* The items a leaf of a sized store's first generation holds at capacity,
+** with 2^base leaves. */
+static double first_mean(uint64_t capacity, unsigned base) {
+  return (double)capacity / ldexp(1.0, (int)base);
+}
+
 /* The share of the rate a sized store's first generation sizes its keys
-** for, with m items a leaf at capacity: 15/16 over the most it lets a leaf
-** hold, m + 3 sqrt(m), as a share of m. */
-static double first_share(double m) { return 0.9375 / (1 + 3 / sqrt(m)); }
+** for, as a share of m: FIRST_SHARE over W_0 / m, written as 1.4.0 wrote
+** it (a store's widths must not move by a rounding). */
+static double first_share(double m) { return FIRST_SHARE / (1 + 3 / sqrt(m)); }
 
 /* log2(items / fpr) + share_bits: the real width whose share the entries
 ** of a generation may take. */
@@ -177,14 +191,13 @@ static unsigned first_bits(double m, double fpr, unsigned base) {
 ** (or none to give: b = 1). */
 static uint64_t narrow_most(double m, double fpr, unsigned base, unsigned b) {
   if (b < 2 || base > MAX_BASE_DEPTH) return 0;
-  double leaves = ldexp(1.0, (int)base), limit = m + 3 * sqrt(m);
-  double room = ldexp(0.9375 * fpr, (int)(base + b)) / limit - leaves;
+  double leaves = ldexp(1.0, (int)base), limit = first_limit(m);
+  double bound = ldexp(FIRST_SHARE * fpr, (int)(base + b));
+  double room = bound / limit - leaves;
   if (!(room >= 1)) return 0;
   uint64_t k = room >= leaves ? (uint64_t)leaves - 1 : (uint64_t)floor(room);
   /* the rounding of the line above, undone */
-  while (k > 0 && limit * (leaves + (double)k) >
-                      ldexp(0.9375 * fpr, (int)(base + b)))
-    k--;
+  while (k > 0 && limit * (leaves + (double)k) > bound) k--;
   return k;
 }
 
@@ -195,8 +208,7 @@ static unsigned entry_bits(const store_layer *l, uint64_t node) {
   unsigned depth = qleaf_depth(node), g = depth - base_depth(l);
   double fpr = l->header.target_fpr;
   if (l->kind_values[KEY_SIZED] && g == 0) {
-    double m = (double)l->header.capacity / ldexp(1.0, (int)depth);
-    unsigned b = first_bits(m, fpr, depth);
+    unsigned b = first_bits(first_mean(l->header.capacity, depth), fpr, depth);
     uint64_t p = node - ((uint64_t)1 << depth);
     return b > 1 && p < (uint64_t)l->kind_values[KEY_NARROW] ? b - 1 : b;
   }
@@ -207,16 +219,13 @@ static unsigned entry_bits(const store_layer *l, uint64_t node) {
 
 /* How many entries of its own depth's width a leaf may hold before it
 ** splits: what W_g assumes (the file's head).  A sized store's first
-** generation: its mean, m = capacity / 2^base, plus 3 standard deviations
-** (at capacity about one leaf in 700 splits; past it, the leaves split
-** instead of crowding).  A grown store's first leaf: no bound but its
-** size. */
+** generation: W_0 (first_limit).  A grown store's first leaf: no bound
+** but its size. */
 static size_t fresh_limit(const store_layer *l, unsigned depth) {
   unsigned g = depth - base_depth(l);
   if (g > 0) return ((size_t)leaf_items(l) + 1) / 2;
   if (!l->kind_values[KEY_SIZED]) return SIZE_MAX;
-  double m = (double)l->header.capacity / ldexp(1.0, (int)depth);
-  return (size_t)floor(m + 3 * sqrt(m));
+  return (size_t)floor(first_limit(first_mean(l->header.capacity, depth)));
 }
 
 /* --- the shape ---------------------------------------------------------- */
@@ -240,23 +249,23 @@ static int quotient_kind_size(store *s, int fills, uint64_t *capacity,
   unsigned base = 0;
   if (!fills) {
     while (base < MAX_MADE_DEPTH &&
-           (double)*capacity / ldexp(1.0, (int)base) > FIRST_FILL * items)
+           first_mean(*capacity, base) > FIRST_FILL * items)
       base++;
-    if ((double)*capacity / ldexp(1.0, (int)base) > FIRST_FILL * items)
+    if (first_mean(*capacity, base) > FIRST_FILL * items)
       return store_error(s, "a capacity of %llu is more than this version "
                          "makes leaves for at once (%.0f): leave capacity "
                          "out, and the store grows to any size",
                          (unsigned long long)*capacity,
                          floor(FIRST_FILL * items * ldexp(1.0, MAX_MADE_DEPTH)));
   }
-  /* A sized store's rows are made at CREATE, in order, at the length a
-  ** leaf reaches at capacity, one standard deviation above the mean: the
-  ** pages are laid out once, full, and each page's rows then grow and
-  ** shrink within the room they share (a row is its record only). */
+  /* A sized store's rows are made at CREATE, in order, at row_reserve's
+  ** length: the pages are laid out once, full, and each page's rows then
+  ** grow and shrink within the room they share (a row is its record
+  ** only). */
   size_t reserve = 0;
   uint64_t narrow = 0;
   if (!fills) {
-    double mean = (double)*capacity / ldexp(1.0, (int)base);
+    double mean = first_mean(*capacity, base);
     unsigned b = first_bits(mean, fpr, base);
     reserve = row_reserve(mean, b, bytes);
     narrow = narrow_most(mean, fpr, base, b);
@@ -282,7 +291,7 @@ static int quotient_kind_configure(store_layer *l,
   /* Narrow leaves: at most as many as keep the rate (a sized store's). */
   if (values[KEY_NARROW] != 0) {
     unsigned base = (unsigned)values[KEY_BASE_DEPTH];
-    double m = (double)l->header.capacity / ldexp(1.0, (int)base);
+    double m = first_mean(l->header.capacity, base);
     if (values[KEY_SIZED] != 1 || values[KEY_NARROW] < 0 ||
         (uint64_t)values[KEY_NARROW] >
             narrow_most(m, l->header.target_fpr, base,
@@ -714,7 +723,7 @@ static int split_create(store *s, const store_options *o) {
   int64_t leaves = (int64_t)1 << base_depth(l);
   int64_t narrow = l->kind_values[KEY_NARROW];
   if (rc == SQLITE_OK && reserve > 0 && narrow > 0) {
-    double m = (double)l->header.capacity / (double)leaves;
+    double m = first_mean(l->header.capacity, base_depth(l));
     int less = (int)row_reserve(
         m, first_bits(m, l->header.target_fpr, base_depth(l)) - 1,
         leaf_bytes(l));
