@@ -32,11 +32,13 @@ typedef struct config_key {
 
 /* The common keys; every store has the first COMMON_REQUIRED. */
 enum { COMMON_KIND, COMMON_VERSION, COMMON_CAPACITY, COMMON_SEED, COMMON_FPR,
-       COMMON_REQUIRED, COMMON_AFFINITY = COMMON_REQUIRED, COMMON_KEYS };
+       COMMON_REQUIRED, COMMON_AFFINITY = COMMON_REQUIRED, COMMON_DELETES,
+       COMMON_KEYS };
 static const config_key common_keys[COMMON_KEYS] = {
     {"kind", SQLITE_INTEGER},     {"version", SQLITE_INTEGER},
     {"capacity", SQLITE_INTEGER}, {"seed", SQLITE_INTEGER},
-    {"fpr", SQLITE_FLOAT},        {"affinity", SQLITE_TEXT}};
+    {"fpr", SQLITE_FLOAT},        {"affinity", SQLITE_TEXT},
+    {"deletes", SQLITE_INTEGER}};
 static const config_key schedule_keys[SCHEDULE_KEYS] = {
     {"growth", SQLITE_INTEGER}, {"tightening", SQLITE_FLOAT},
     {"layers", SQLITE_INTEGER}};
@@ -192,6 +194,11 @@ static int parse_common(const store_kind *kind, const config_group *g,
   c->affinity = g->seen & 1u << COMMON_AFFINITY
                     ? (value_affinity)v[COMMON_AFFINITY]
                     : AFFINITY_BLOB;
+  /* deletes: 0 is the only value written, by a kind that deletes (a Bloom
+  ** store never does, and writes no row). */
+  c->adds_only = (g->seen & 1u << COMMON_DELETES) != 0;
+  if (c->adds_only && (v[COMMON_DELETES] != 0 || kind->no_delete))
+    return SQLITE_CORRUPT_VTAB;
   /* The schedule's rows say which it is: a fixed store has none. */
   return SQLITE_OK;
 }
@@ -341,6 +348,8 @@ int config_write_common(store *s, const store_options *o) {
   if (rc == SQLITE_OK && o->affinity != AFFINITY_BLOB)
     rc = shadow_put_config_text(&s->tables, common_keys[COMMON_AFFINITY].name,
                                 affinity_name(o->affinity));
+  if (rc == SQLITE_OK && !o->deletes && !s->kind->no_delete)
+    rc = shadow_put_config(&s->tables, common_keys[COMMON_DELETES].name, 0);
   return rc;
 }
 
@@ -349,11 +358,12 @@ char *config_summary(const store *s) {
   char *schedule = c->schedule->summary(s);
   if (schedule == NULL) return NULL;
   char *line = sqlite3_mprintf(
-      "%s %s, %s, fpr %g%s%s; its items cannot be listed: ask WHERE value = "
-      "... or value IN (...), or SELECT filter", s->function->name,
+      "%s %s, %s, fpr %g%s%s%s; its items cannot be listed: ask WHERE value "
+      "= ... or value IN (...), or SELECT filter", s->function->name,
       s->tables.name, schedule, c->header.target_fpr,
       c->affinity == AFFINITY_BLOB ? "" : ", affinity ",
-      c->affinity == AFFINITY_BLOB ? "" : affinity_name(c->affinity));
+      c->affinity == AFFINITY_BLOB ? "" : affinity_name(c->affinity),
+      c->adds_only ? ", without deletes" : "");
   sqlite3_free(schedule);
   return line;
 }

@@ -95,19 +95,19 @@ static int parse_seconds(const char *text, int64_t *seconds) {
 
 /* The arguments: integers from 1 to max (0: no bound but 2^63 - 1),
 ** rates with FILTER_MIN_FPR <= value < 1, a declared type name, a window,
-** or a clock's name. */
-typedef enum { OPT_INTEGER, OPT_RATE, OPT_TYPE, OPT_WINDOW, OPT_CLOCK }
-    option_kind;
+** a clock's name, or a switch (0 or 1). */
+typedef enum { OPT_INTEGER, OPT_RATE, OPT_TYPE, OPT_WINDOW, OPT_CLOCK,
+               OPT_SWITCH } option_kind;
 typedef struct option {
   const char *name;
   size_t at;        /* offsetof the field in store_options */
   option_kind kind; /* a uint64_t (max 0) or uint32_t field; a double; a
-                       value_affinity */
+                       value_affinity; an int (window: an int64_t) */
   uint64_t max;
 } option;
 
 enum { OPT_CAPACITY, OPT_FPR, OPT_GROWTH, OPT_TIGHTENING, OPT_AFFINITY,
-       OPT_WINDOW_ARG, OPT_GENERATIONS, OPT_CLOCK_ARG };
+       OPT_WINDOW_ARG, OPT_GENERATIONS, OPT_CLOCK_ARG, OPT_DELETES };
 static const option options[] = {
     {"capacity", offsetof(store_options, capacity), OPT_INTEGER, 0},
     {"fpr", offsetof(store_options, fpr), OPT_RATE, 0},
@@ -118,6 +118,7 @@ static const option options[] = {
     {"generations", offsetof(store_options, generations), OPT_INTEGER,
      STORE_MAX_GENERATIONS},
     {"clock", offsetof(store_options, clock_events), OPT_CLOCK, 0},
+    {"deletes", offsetof(store_options, deletes), OPT_SWITCH, 0},
 };
 #define OPTIONS (int)(sizeof options / sizeof options[0])
 
@@ -152,6 +153,15 @@ static int take_option(const option *opt, const char *value,
     }
     snprintf(err, err_size, "clock must be 'wall' or 'events', got %s",
              value);
+    return SQLITE_ERROR;
+  }
+  if (opt->kind == OPT_SWITCH) {
+    int on = strcmp(value, "1") == 0;
+    if (on || strcmp(value, "0") == 0) {
+      memcpy(field, &on, sizeof on);
+      return SQLITE_OK;
+    }
+    snprintf(err, err_size, "%s must be 0 or 1, got %s", opt->name, value);
     return SQLITE_ERROR;
   }
   if (opt->kind == OPT_INTEGER && parse_capacity(value, &n) == SQLITE_OK &&
@@ -227,6 +237,8 @@ static int apply_defaults(unsigned given, store_options *o, char *err,
   if (!(given & 1u << OPT_TIGHTENING))
     o->tightening = STORE_DEFAULT_TIGHTENING;
   if (!(given & 1u << OPT_AFFINITY)) o->affinity = AFFINITY_BLOB;
+  o->deletes_given = (given & 1u << OPT_DELETES) != 0;
+  if (!o->deletes_given) o->deletes = 1;
   if (window_rules(given, o, err, err_size) != SQLITE_OK)
     return SQLITE_ERROR;
   return SQLITE_OK;
@@ -249,7 +261,7 @@ int store_parse_options(int argc, const char *const *argv, store_options *o,
     if (k == OPTIONS) {
       snprintf(err, err_size, "unknown argument \"%s\" (known: capacity, fpr, "
                "growth, tightening, affinity, window, generations, "
-               "clock)", name);
+               "clock, deletes)", name);
       return SQLITE_ERROR;
     }
     if (given & 1u << k) {

@@ -31,6 +31,9 @@
 **   generations = G  1 <= G <= STORE_MAX_GENERATIONS, default 8: a
 **                    windowed store's generations per window
 **   clock = C        'wall' (default) or 'events': a windowed store's time
+**   deletes = D      1 (default) or 0: a store made with 0 refuses DELETE,
+**                    and its INSERT OR IGNORE adds only what is certainly
+**                    new (a Bloom store's always are so: it takes 0 only)
 ** Without capacity the store is scalable from STORE_DEFAULT_FIRST_CAPACITY.
 ** generations and clock need window; growth and tightening refuse it.
 */
@@ -68,6 +71,8 @@ typedef struct store_options {
   int64_t window;       /* seconds; 0: the store does not forget */
   uint32_t generations;
   int clock_events;     /* clock = 'events' */
+  int deletes;          /* deletes = 1 (the default) or 0 */
+  int deletes_given;
   int capacity_given;
   int growth_given;     /* growth or tightening */
   unsigned kind;        /* the store's kind (FILTER_KIND_*), set by the

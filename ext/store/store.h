@@ -165,6 +165,10 @@ typedef struct store_config {
   ** bound on the compound rate). */
   filter_header header;
   value_affinity affinity; /* applied to a value before it is hashed */
+  /* Made with deletes = 0 (a kind that could delete): DELETE is refused
+  ** and INSERT OR IGNORE skips a value that may be present, as a Bloom
+  ** store's does. */
+  int adds_only;
   uint32_t growth;   /* scalable: each layer's capacity over the last's */
   double tightening; /* scalable: each layer's rate over the last's */
   schedule_figures own; /* the schedule's own (a windowed store's) */

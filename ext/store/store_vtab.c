@@ -130,6 +130,9 @@ static int store_open_vtab(sqlite3 *db, void *aux, int argc,
   }
   store *s;
   int rc = store_new(db, row, argv, &s);
+  if (rc == SQLITE_OK && create && options.deletes && options.deletes_given &&
+      s->kind->no_delete)
+    rc = store_error(s, "deletes = 1: %s", s->kind->no_delete);
   if (rc == SQLITE_OK && create) {
     rc = shadow_create(&s->tables);
     if (rc == SQLITE_OK) rc = schedule->create(s, &options);
@@ -315,6 +318,10 @@ static int store_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
 /* DELETE: the rowid names a probe row's hash (store_rowid). */
 static int delete_row(store *s, sqlite3_value *rowid) {
   if (s->kind->no_delete) return store_error(s, "%s", s->kind->no_delete);
+  if (s->config.adds_only)
+    return store_error(s, "%s was made with deletes = 0: it cannot forget a "
+                       "value (its INSERT OR IGNORE skips what it may hold)",
+                       s->tables.name);
   sqlite3_int64 r = sqlite3_value_int64(rowid);
   if (r < 1 || r > s->marked_count)
     return store_error(s, "DELETE removes a value: write DELETE FROM %s "
@@ -360,9 +367,10 @@ static int update_row(store *s, int argc, sqlite3_value **argv,
   /* INSERT OR IGNORE adds only what is certainly new: SQLITE_CONSTRAINT,
   ** returned before anything changed, skips the row without counting a
   ** change (SQLITE_VTAB_CONSTRAINT_SUPPORT).  An outer statement's OR
-  ** IGNORE reaches a trigger's INSERT too, so a kind that may not skip
-  ** adds as a plain INSERT does. */
-  int if_new = s->kind->skips_present &&
+  ** IGNORE reaches a trigger's INSERT too, so a store that may delete
+  ** (a kind that may not skip, unless made with deletes = 0) adds as a
+  ** plain INSERT does. */
+  int if_new = (s->kind->skips_present || s->config.adds_only) &&
                sqlite3_vtab_on_conflict(s->tables.db) == SQLITE_IGNORE;
   int skipped;
   rc = items_add(s, value, own, if_new, &skipped);

@@ -1437,7 +1437,8 @@ def _store_key_class(key, kind, scalable):
     """The storage class ("Reading a store") of a configuration key a store
     of this kind and schedule writes, or None for a key it does not."""
     reals = ("fpr", "tightening")
-    if key in ("kind", "version", "capacity", "seed", "fpr", "affinity"):
+    if key in ("kind", "version", "capacity", "seed", "fpr", "affinity",
+               "deletes"):
         return {"fpr": float, "affinity": str}.get(key, int)
     if scalable and key in SCHEDULE_KEYS:
         return float if key in reals else int
@@ -1451,6 +1452,16 @@ def _store_key_class(key, kind, scalable):
     if parts[2] in ("capacity", "fpr") or parts[2] in shape:
         return float if parts[2] == "fpr" else int
     return None
+
+
+def _check_deletes(config):
+    """The row `deletes` ("Reading a store"): only 0, only in a store of a
+    kind that deletes (cuckoo, quotient)."""
+    if "deletes" in config and (type(config["deletes"]) is not int
+                                or config["deletes"] != 0
+                                or config.get("kind") not in (2, 4)):
+        raise FormatError("configuration deletes %r in a store of kind %r"
+                          % (config["deletes"], config.get("kind")))
 
 
 def _check_store_keys(config):
@@ -1473,6 +1484,7 @@ def _check_store_keys(config):
     if config.get("affinity", "BLOB") not in AFFINITIES:
         raise FormatError("affinity %r is not one of %s"
                           % (config["affinity"], AFFINITIES))
+    _check_deletes(config)
 
 
 WINDOW_KEYS = ("window", "generations", "clock", "time", "adaptive")
@@ -1496,7 +1508,7 @@ def _window_slots(config, kind, g):
     slots = {}
     for key, value in config.items():
         if key in WINDOW_KEYS or key in ("kind", "version", "capacity", "seed",
-                                         "fpr", "affinity"):
+                                         "fpr", "affinity", "deletes"):
             continue
         parts = key.split(".")
         k = _index(parts[1]) if len(parts) >= 3 and parts[0] == "gen" else None
@@ -1620,6 +1632,7 @@ def read_store(conn, name):
         if config.get("affinity", "BLOB") not in AFFINITIES:
             raise FormatError("affinity %r is not one of %s"
                               % (config["affinity"], AFFINITIES))
+        _check_deletes(config)
         return _read_windowed(config, rows, kind)
     scalable = [k for k in SCHEDULE_KEYS if k in config]
     if not scalable:
@@ -1696,7 +1709,8 @@ def _read_quotient_store(conn, name, config):
     q = lambda s: '"' + s.replace('"', '""') + '"'
     for key, value in config.items():
         want = {"fpr": float, "affinity": str}.get(key, int)
-        if key not in STORE_KEYS[4] + OPTIONAL_KEYS[4] + ("affinity",):
+        if key not in STORE_KEYS[4] + OPTIONAL_KEYS[4] + ("affinity",
+                                                          "deletes"):
             raise FormatError("configuration key %r is not a quotient "
                               "store's" % (key,))
         if type(value) is not want:
@@ -1708,6 +1722,7 @@ def _read_quotient_store(conn, name, config):
     if config.get("affinity", "BLOB") not in AFFINITIES:
         raise FormatError("affinity %r is not one of %s"
                           % (config["affinity"], AFFINITIES))
+    _check_deletes(config)
     for key, (lo, hi) in QUOTIENT_STORE_RANGES.items():
         if not lo <= config[key] <= hi:
             raise FormatError("configuration %s %d out of range" % (key, config[key]))

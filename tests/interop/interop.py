@@ -1455,6 +1455,8 @@ def check_config_verdicts(tap):
         "windowed": ("cuckoo_store(window = 3600, generations = 4, clock = "
                      "'events')", "INSERT INTO s(value, at) VALUES (1, "
                      "1000000)"),
+        "quotient": ("quotient_store(fpr = 0.01)",
+                     "INSERT INTO s(value) VALUES (1), (2)"),
     }
     cases = [
         ("fixed", "('gen.0.number', 0)", "refused"),
@@ -1478,6 +1480,14 @@ def check_config_verdicts(tap):
         ("windowed", "('gen.3.layers', 'junk')", "ignored"),
         ("windowed", "('gen.3.layers', 99)", "ignored"),
         ("windowed", "('gen.1.layer.1.capacity', 'x')", "ignored"),
+        # deletes: 0 only, in a store of a kind that deletes
+        ("fixed", "('deletes', 0)", "refused"),
+        ("scalable", "('deletes', 0)", "refused"),
+        ("windowed", "('deletes', 0)", "ignored"),
+        ("windowed", "('deletes', 1)", "refused"),
+        ("quotient", "('deletes', 0)", "ignored"),
+        ("quotient", "('deletes', '0')", "refused"),
+        ("quotient", "('deletes', 0.0)", "refused"),
         # what makes a store windowed: any one of its five keys
         ("fixed", "('generations', 4)", "refused"),
         ("scalable", "('clock', 'wall')", "refused"),

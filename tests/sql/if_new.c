@@ -19,7 +19,11 @@
 ** growing or sized, on 512-byte pages so that its leaves split (FORMAT.md:
 ** its DELETE removes one entry, or none when entries of several widths
 ** match, so it holds at least one entry a row).  Plain INSERT keeps its
-** meaning.  Values are random (seed printed).
+** meaning.  A cuckoo_store or quotient_store made with deletes = 0 skips
+** under OR IGNORE as a bloom_store does, counts an entry for every change
+** and none for a repeat, refuses DELETE, keeps this over a reopen and a
+** savepoint's rollback, and refuses a damaged `deletes` row.  Values are
+** random (seed printed).
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -31,6 +35,7 @@
 
 #include "lib/rng.h"
 #include "lib/sqldb.h"
+#include "lib/store_damage.h"
 #include "lib/tap.h"
 
 #define SEED 0x1f0e11ull
@@ -247,6 +252,129 @@ static void check_quotient(const char *args, unsigned long long seed_add) {
   sqlite3_close(db);
 }
 
+/* The entries a store's export holds: items of its kind's info. */
+static sqlite3_int64 entries_of(sqlite3 *db, const char *module) {
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT items FROM %.*s_info((SELECT filter FROM "
+           "s))", (int)(strchr(module, '_') - module), module);
+  return q_int(db, sql, NOARGS);
+}
+
+/* A store of module(args, deletes = 0) in a file: n seeded values, every
+** fourth a repeat, inserted under OR IGNORE.  A repeat counts no change, a
+** change adds one entry, every value inserted is present, and a new value
+** is skipped only as a false positive (at most 3 p n of them).  Then: a
+** plain INSERT adds every row; DELETE is refused; after a reopen OR IGNORE
+** still skips and DELETE is still refused; a savepoint's rollback undoes
+** an add and its count. */
+static void check_adds_only(const char *module, const char *args, double p,
+                            int n, unsigned long long seed_add) {
+  const char *path = temp_db_file(module, "adds-only");
+  sqlite3 *db = open_db_at(path);
+  char sql[256], name[200], want[160];
+  snprintf(name, sizeof name, "%s(%s, deletes = 0)", module, args);
+  snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE s USING %s;"
+           "CREATE TABLE all_values(v)", name);
+  must_exec(db, sql);
+  must_exec(db, "BEGIN");
+  rng_seed(SEED + seed_add, name);
+  int repeats = 0, repeats_counted = 0, wrong = 0, added = 0;
+  sqlite3_int64 *seen = malloc((size_t)n * sizeof *seen);
+  for (int i = 0; i < n && seen; i++) {
+    int again = i > 0 && i % 4 == 0;
+    sqlite3_int64 v = again ? seen[rng_next() % (uint64_t)i]
+                            : (sqlite3_int64)(rng_next() >> 1);
+    seen[i] = v;
+    int changes = insert_if_new(db, "s", v);
+    if (changes < 0 || changes > 1) wrong++;
+    added += changes == 1;
+    repeats += again;
+    repeats_counted += again && changes == 1;
+    arg a[] = {a_int(v)};
+    sqlite3_finalize(q_row(db, "INSERT INTO all_values VALUES (?1)", a, 1));
+  }
+  free(seen);
+  must_exec(db, "COMMIT");
+  sqlite3_int64 entries = entries_of(db, module);
+  sqlite3_int64 missing = q_int(db, "SELECT count(*) FROM all_values WHERE "
+                                "NOT EXISTS (SELECT 1 FROM s WHERE value = "
+                                "all_values.v)", NOARGS);
+  int fresh = n - repeats, most_skipped = (int)(3 * p * n) + 1;
+  tap_ok(wrong == 0 && repeats_counted == 0 && entries == added &&
+             missing == 0 && added <= fresh && added >= fresh - most_skipped,
+         "%s: %d repeats count no change; %d changes, %lld entries; %d of "
+         "%d new values added (at most %d skipped); %lld missing", name,
+         repeats, added, entries, added, fresh, most_skipped, missing);
+  must_exec(db, "INSERT INTO s(value) VALUES (-5), (-5)");
+  tap_ok(sqlite3_changes(db) == 2 && entries_of(db, module) == entries + 2,
+         "%s: a plain INSERT adds every row, repeats included", name);
+  snprintf(want, sizeof want, "%s: s was made with deletes = 0", module);
+  snprintf(sql, sizeof sql, "%s: DELETE", name);
+  expect_error(db, sql, "DELETE FROM s WHERE value = -5", NOARGS, want, 0);
+  sqlite3_close(db);
+  db = open_db_at(path);
+  char *summary = q_text(db, "SELECT summary FROM s", NOARGS);
+  int skipped = insert_if_new(db, "s", -5) == 0 && insert_if_new(db, "s", -6) == 1;
+  must_exec(db, "SAVEPOINT a");
+  int inside = insert_if_new(db, "s", -7) == 1 && insert_if_new(db, "s", -7) == 0;
+  must_exec(db, "ROLLBACK TO a; RELEASE a");
+  int undone = q_int(db, "SELECT count(*) FROM s WHERE value = -7", NOARGS) == 0;
+  tap_ok(summary && strstr(summary, ", without deletes;") && skipped &&
+             inside && undone && entries_of(db, module) == entries + 3,
+         "%s, reopened: the summary says so (%s); OR IGNORE skips -5, adds "
+         "-6; a savepoint's add of -7 is undone with the savepoint", name,
+         summary ? summary : "NULL");
+  free(summary);
+  expect_error(db, sql, "DELETE FROM s WHERE value = -6", NOARGS, want, 0);
+  sqlite3_close(db);
+  remove(path);
+}
+
+/* The argument, for every kind; the `deletes` row, refused when damaged. */
+static void check_deletes_arguments(void) {
+  static const bad_arguments bad[] = {
+      {"deletes = 2", "deletes must be 0 or 1, got 2"},
+      {"deletes = yes", "deletes must be 0 or 1, got yes"},
+      {"deletes = 0, deletes = 0", "deletes is given twice"},
+  };
+  static const bad_arguments bad_bloom[] = {
+      {"deletes = 1", "deletes = 1: a Bloom filter cannot forget a value"},
+  };
+  sqlite3 *db = open_db(NULL);
+  check_bad_arguments(db, "quotient_store", bad, sizeof bad / sizeof bad[0]);
+  check_bad_arguments(db, "cuckoo_store", bad, sizeof bad / sizeof bad[0]);
+  check_bad_arguments(db, "bloom_store", bad_bloom, 1);
+  must_exec(db, "CREATE VIRTUAL TABLE b USING bloom_store(capacity = 100, "
+                "deletes = 0);"
+                "CREATE VIRTUAL TABLE q USING quotient_store(deletes = 1);"
+                "CREATE VIRTUAL TABLE r USING quotient_store(deletes = 0);"
+                "CREATE VIRTUAL TABLE c USING cuckoo_store(capacity = 100, "
+                "deletes = 0)");
+  tap_ok(q_int(db, "SELECT (SELECT count(*) FROM b_config WHERE key = "
+                   "'deletes') = 0 AND (SELECT count(*) FROM q_config WHERE "
+                   "key = 'deletes') = 0 AND (SELECT value FROM r_config "
+                   "WHERE key = 'deletes') IS 0 AND (SELECT value FROM "
+                   "c_config WHERE key = 'deletes') IS 0", NOARGS) == 1,
+         "the row deletes = 0 is written by a store made with deletes = 0 "
+         "that could delete, and by no other");
+  sqlite3_close(db);
+  static const char *const changes[] = {
+      "UPDATE s_config SET value = 1 WHERE key = 'deletes'",
+      "UPDATE s_config SET value = '0' WHERE key = 'deletes'",
+      "UPDATE s_config SET value = 0.0 WHERE key = 'deletes'",
+      "UPDATE s_config SET value = NULL WHERE key = 'deletes'",
+      "UPDATE s_config SET value = -1 WHERE key = 'deletes'",
+  };
+  size_t n = sizeof changes / sizeof changes[0];
+  check_config_damage_of("quotient_store", "deletes = 0", NULL, changes, n);
+  check_config_damage_of("cuckoo_store", "capacity = 10, deletes = 0", NULL,
+                         changes, n);
+  static const char *const into_bloom[] = {
+      "INSERT INTO s_config VALUES ('deletes', 0)",
+  };
+  check_config_damage_of("bloom_store", "capacity = 10", NULL, into_bloom, 1);
+}
+
 int main(void) {
   check_statements();
   check_bloom("capacity = 20000, fpr = 0.01", 20000);
@@ -255,5 +383,13 @@ int main(void) {
   check_quotient("fpr = 0.03", 2);
   check_quotient("capacity = 500, fpr = 0.03", 3);
   check_quotient("fpr = 0.5", 4);
+  check_adds_only("quotient_store", "fpr = 0.01", 0.01, 20000, 5);
+  check_adds_only("quotient_store", "capacity = 5000, fpr = 0.01", 0.01, 20000,
+                  6);
+  check_adds_only("cuckoo_store", "capacity = 20000, fpr = 0.01", 0.01, 20000,
+                  7);
+  check_adds_only("cuckoo_store", "capacity = 1000, growth = 2, fpr = 0.01",
+                  0.01, 20000, 8);
+  check_deletes_arguments();
   return tap_done();
 }

@@ -448,6 +448,19 @@ static const scenario SCENARIOS[] = {
      /* OR IGNORE never skips: 200 entries, or none */
      "SELECT (SELECT count(*) FROM items) IN (0, 200) AND " QINFO(qs, items)
      " = (SELECT count(*) FROM items)", NULL},
+    {"quotient_store, deletes = 0: OR IGNORE by a trigger skips repeats",
+     NULL,
+     {QPAGE, SETUP_T,
+      "CREATE VIRTUAL TABLE qa USING quotient_store(fpr = 0.01, deletes = 0);"
+      "CREATE TABLE items(id INTEGER PRIMARY KEY);"
+      "CREATE TRIGGER items_ai AFTER INSERT ON items BEGIN"
+      "  INSERT OR IGNORE INTO qa(value) VALUES (NEW.id % 97); END;"},
+     "INSERT INTO items SELECT x FROM t WHERE x <= 200",
+     /* 97 values, each once, but for a false positive's skip; or none */
+     "SELECT CASE (SELECT count(*) FROM items) WHEN 0 THEN " QINFO(qa, items)
+     " = 0 WHEN 200 THEN " QINFO(qa, items) " BETWEEN 90 AND 97 AND"
+     " NOT EXISTS (SELECT 1 FROM t WHERE x <= 96 AND NOT EXISTS (SELECT 1"
+     " FROM qa WHERE value = t.x)) ELSE 0 END", NULL},
     {"quotient_store: opened from a file, probed and exported", NULL,
      {SETUP_T, qfile_setup},
      "SELECT (SELECT count(*) FROM t WHERE x <= 300 AND EXISTS (SELECT 1 FROM"
