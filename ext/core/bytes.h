@@ -80,6 +80,21 @@ static inline unsigned bits_popcount64(uint64_t x) {
   return (unsigned)((x * 0x0101010101010101u) >> 56);
 }
 
+/* The index of the lowest set bit of x (64 for x = 0). */
+static inline unsigned bits_low64(uint64_t x) {
+#if defined(__GNUC__)
+  return x ? (unsigned)__builtin_ctzll(x) : 64u;
+#else
+  unsigned n = 0;
+  if (x == 0) return 64u;
+  while (!(x & 1)) {
+    x >>= 1;
+    n++;
+  }
+  return n;
+#endif
+}
+
 /* The index of the highest set bit of x (0 for x = 0). */
 static inline unsigned bits_top64(uint64_t x) {
 #if defined(__GNUC__)

@@ -48,22 +48,49 @@ static uint64_t field_at(const unsigned char *p, size_t end, uint64_t bit,
   return n == 64 ? v : v & (((uint64_t)1 << n) - 1);
 }
 
-static void set_bit(unsigned char *p, uint64_t bit) {
-  p[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+/* ORs v into the k-th 8 bytes of p[0..end), those of them before end. */
+static void or_word(unsigned char *p, size_t end, size_t k, uint64_t v) {
+  size_t at = 8 * k;
+  if (at + 8 <= end) {
+    store_le64(p + at, load_le64(p + at) | v);
+    return;
+  }
+  for (unsigned i = 0; at + i < end; i++) p[at + i] |= (unsigned char)(v >> (8 * i));
 }
 
-/* ORs the n low bits of v (n <= 64) in at bit position `bit`, a byte at a
-** time (the bits there are 0). */
-static void put_field(unsigned char *p, uint64_t bit, unsigned n, uint64_t v) {
+/* Writes fields one after another from a bit position on, a word at a
+** time: the bytes are ORed in once each (a store to bytes another store
+** just wrote would wait on it). */
+typedef struct bit_writer {
+  unsigned char *p;
+  size_t at;    /* the byte the pending word starts at */
+  uint64_t acc; /* the pending bits, from bit `at * 8` on */
+  unsigned n;   /* how many, 0 to 63 */
+} bit_writer;
+
+static void writer_start(bit_writer *w, unsigned char *p, uint64_t bit) {
+  *w = (bit_writer){p, (size_t)(bit >> 3), 0, (unsigned)(bit & 7)};
+}
+
+/* The n low bits of v (n <= 64). */
+static void writer_put(bit_writer *w, uint64_t v, unsigned n) {
+  if (n == 0) return;
   if (n < 64) v &= ((uint64_t)1 << n) - 1;
-  size_t at = (size_t)(bit >> 3);
-  unsigned shift = (unsigned)(bit & 7), done = 0;
-  p[at++] |= (unsigned char)(v << shift);
-  done = 8 - shift;
-  while (done < n) {
-    p[at++] |= (unsigned char)(v >> done);
-    done += 8;
+  w->acc |= v << w->n;
+  unsigned room = 64 - w->n;
+  if (n < room) {
+    w->n += n;
+    return;
   }
+  store_le64(w->p + w->at, load_le64(w->p + w->at) | w->acc);
+  w->at += 8;
+  w->acc = room == 64 ? 0 : v >> room;
+  w->n = n - room;
+}
+
+static void writer_end(bit_writer *w) {
+  for (unsigned i = 0; 8 * i < w->n; i++)
+    w->p[w->at + i] |= (unsigned char)(w->acc >> (8 * i));
 }
 
 uint64_t qleaf_key(filter_hash h, unsigned depth, unsigned bits) {
@@ -176,29 +203,41 @@ uint64_t qleaf_entries(const unsigned char *rec, size_t room) {
 
 /* --- decode and check -------------------------------------------------- */
 
-/* Walks every entry of a checked section, calling back with its key. */
+/* field_at, with the bounds checked once where 9 bytes are there to
+** read: the low parts of a section, one after another. */
+static inline uint64_t low_at(const unsigned char *p, size_t end,
+                              uint64_t bit, unsigned n) {
+  size_t at = (size_t)(bit >> 3);
+  if (n == 0 || at + 9 > end) return field_at(p, end, bit, n);
+  unsigned shift = (unsigned)(bit & 7);
+  uint64_t v = load_le64(p + at) >> shift;
+  if (shift + n > 64) v |= (uint64_t)p[at + 8] << (64 - shift);
+  return n == 64 ? v : v & (((uint64_t)1 << n) - 1);
+}
+
+/* Walks every entry of a checked section into out (when not NULL), and
+** checks the order of its keys and the shape of its unary part. */
 static int section_entries(const unsigned char *rec, size_t room,
                            const section *s, qleaf_entry *out, char *err,
                            size_t size, unsigned i) {
   const unsigned char *body = rec + s->at + QLEAF_SECTION_HEADER_BYTES;
   size_t end = s->bytes - QLEAF_SECTION_HEADER_BYTES;
   unsigned low = s->bits - s->bucket_bits;
-  uint64_t q = 0, ones = 0, zeros = 0, prev = 0;
+  uint64_t ones = 0, prev = 0, buckets = (uint64_t)1 << s->bucket_bits;
+  uint64_t low_bit = s->unary_bits; /* the next entry's low part */
+  /* The j-th one (from 0), at bit p of the unary part, is an entry of
+  ** bucket p - j, the zeros before it: only the ones are visited. */
   for (uint64_t t = 0; t < s->unary_bits; t += 64) {
     unsigned n = s->unary_bits - t < 64 ? (unsigned)(s->unary_bits - t) : 64;
     uint64_t word = field_at(body, end, t, n);
-    for (unsigned k = 0; k < n; k++, word >>= 1) {
-      if (!(word & 1)) {
-        zeros++;
-        q++;
-        continue;
-      }
-      if (ones == s->count || q >= ((uint64_t)1 << s->bucket_bits)) {
+    for (; word != 0; word &= word - 1) {
+      uint64_t q = t + bits_low64(word) - ones;
+      if (ones == s->count || q >= buckets) {
         ones = s->count + 1; /* one too many, or past the last bucket */
         break;
       }
-      uint64_t key = (low == 64 ? 0 : q << low) |
-                     field_at(body, end, s->unary_bits + ones * low, low);
+      uint64_t key = (low == 64 ? 0 : q << low) | low_at(body, end, low_bit, low);
+      low_bit += low;
       if (ones > 0 && key < prev) {
         fail(err, size, "section %u has keys out of order at entry %u", i,
              (unsigned)ones);
@@ -210,7 +249,8 @@ static int section_entries(const unsigned char *rec, size_t room,
     }
     if (ones > s->count) break;
   }
-  if (ones != s->count || zeros != ((uint64_t)1 << s->bucket_bits)) {
+  /* The unary part has count + 2^m bits: count ones leave 2^m zeros. */
+  if (ones != s->count) {
     fail(err, size, "section %u has a unary part of %u ones", i,
          (unsigned)ones);
     return -1;
@@ -249,7 +289,11 @@ int qleaf_decode(const unsigned char *rec, size_t room, qleaf_entry *out,
     *count += s.count;
   }
   if (r != 0) return -1;
-  for (size_t t = w.at; t < room; t++)
+  /* A word at a time: a chunk row's zeros after the record are most of
+  ** what a decode reads. */
+  size_t t = w.at;
+  while (t + 8 <= room && load_le64(rec + t) == 0) t += 8;
+  for (; t < room; t++)
     if (rec[t] != 0) {
       fail(err, err_size, "the leaf has bytes after its record (byte %u of %u)",
            (unsigned)t, (unsigned)room);
@@ -293,19 +337,13 @@ size_t qleaf_insert(qleaf_entry *e, size_t count, qleaf_entry x) {
 }
 
 /* The bucket bits that make a section of c keys of b bits smallest: the
-** fewest c + 2^m + c * (b - m), the smallest m on a tie. */
+** fewest c + 2^m + c * (b - m), the smallest m on a tie, up to
+** min(b, QLEAF_MAX_BUCKET_BITS).  One more bucket bit changes the sum by
+** 2^m - c, so it falls while 2^m < c: the least m with 2^m >= c. */
 static unsigned bucket_bits_for(uint64_t c, unsigned b) {
-  unsigned best = 0;
-  uint64_t best_bits = UINT64_MAX;
   unsigned top = b < QLEAF_MAX_BUCKET_BITS ? b : QLEAF_MAX_BUCKET_BITS;
-  for (unsigned m = 0; m <= top; m++) {
-    uint64_t bits = c + ((uint64_t)1 << m) + c * (b - m);
-    if (bits < best_bits) {
-      best_bits = bits;
-      best = m;
-    }
-  }
-  return best;
+  unsigned m = c <= 1 ? 0 : bits_top64(c - 1) + 1;
+  return m < top ? m : top;
 }
 
 static uint64_t section_body_bits(uint64_t c, unsigned b, unsigned m) {
@@ -339,33 +377,41 @@ size_t qleaf_encoded_bytes(const qleaf_entry *e, size_t count) {
 }
 
 size_t qleaf_encode(const qleaf_entry *e, size_t count, unsigned char *dst) {
-  size_t len = qleaf_encoded_bytes(e, count);
-  memset(dst, 0, len);
   size_t at = 1;
   unsigned sections = 0;
   for (size_t i = 0; i < count;) {
     size_t c = run_of(e, count, i);
     unsigned b = e[i].bits, m = bucket_bits_for(c, b), low = b - m;
+    size_t body_bytes = (size_t)((section_body_bits(c, b, m) + 7) / 8);
     uint32_t w = (uint32_t)c | (uint32_t)b << 12 | (uint32_t)m << 19;
     dst[at] = (unsigned char)w;
     dst[at + 1] = (unsigned char)(w >> 8);
     dst[at + 2] = (unsigned char)(w >> 16);
     unsigned char *body = dst + at + QLEAF_SECTION_HEADER_BYTES;
-    uint64_t unary = c + ((uint64_t)1 << m);
+    memset(body, 0, body_bytes);
+    bit_writer lows;
+    writer_start(&lows, body, c + ((uint64_t)1 << m));
+    for (size_t j = 0; j < c; j++) writer_put(&lows, e[i + j].key, low);
+    writer_end(&lows);
+    /* The j-th one follows q zeros: its bits in order, a word at a time. */
+    uint64_t word = 0;
+    size_t word_at = 0;
     for (size_t j = 0; j < c; j++) {
-      uint64_t key = e[i + j].key;
-      uint64_t q = low == 64 ? 0 : key >> low;
-      set_bit(body, q + j); /* the j-th one follows q zeros */
-      put_field(body, unary + j * low, low,
-                low == 64 ? key : key & (((uint64_t)1 << low) - 1));
+      uint64_t one = (low == 64 ? 0 : e[i + j].key >> low) + j;
+      if (one >> 6 != word_at) {
+        or_word(body, body_bytes, word_at, word);
+        word = 0;
+        word_at = (size_t)(one >> 6);
+      }
+      word |= (uint64_t)1 << (one & 63);
     }
-    at += QLEAF_SECTION_HEADER_BYTES +
-          (size_t)((section_body_bits(c, b, m) + 7) / 8);
+    or_word(body, body_bytes, word_at, word);
+    at += QLEAF_SECTION_HEADER_BYTES + body_bytes;
     sections++;
     i += c;
   }
   dst[0] = (unsigned char)sections;
-  return len;
+  return at;
 }
 
 /* --- probe ------------------------------------------------------------- */
