@@ -163,7 +163,9 @@ bench-cuckoo: bloom.so $(CUCKOO_BIN)
 # cuckoo_store on disk (tests/bench/quotient_store.c): bits per item in
 # the database and in the export, rates after growth, a burst and churn,
 # probe cost, autocommit inserts at SQLite's defaults and the pages each
-# commit writes.  Its databases, build/qstore-bench*.db, are made again and
+# commit writes, and insert if new (INSERT OR IGNORE into a store made with
+# deletes = 0, against the scalable bloom_store and a PRIMARY KEY table).
+# Its databases, build/qstore-bench*.db and build/qstore-ignore.db, are made again and
 # removed by each run (a few hundred MB); about 25 minutes on an idle core, 48
 # under a load of 5 to 10 (the growing store inserts at 45-130 us an id).
 # QSTORE_BENCH_QUICK=1 gives a smoke run of about two minutes; see the file's

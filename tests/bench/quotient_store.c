@@ -40,6 +40,14 @@
 **                latency; then with journal_mode = WAL, the pages each
 **                commit writes (WAL frames, read back from the -wal file
 **                and named by dbstat), apart for commits that split a leaf
+**   ignore       insert if new, the idempotency table's write: a stream of
+**                requests, one in 10 a repeat of an earlier one, each an
+**                INSERT OR IGNORE of its own, in transactions of 10,000,
+**                into a growing quotient_store(deletes = 0), the scalable
+**                bloom_store and an INTEGER PRIMARY KEY table, batch by
+**                batch in turn: us a request, repeats caught, new ids
+**                taken for repeats (the skips a false positive makes), and
+**                bits per distinct id in the database
 **
 ** QSTORE_BENCH_QUICK=1: a smoke run (1x and 10x, 10^5 probes, about two
 ** minutes).  QSTORE_BENCH_MAX=n: the largest multiple of 10,000 (default 1000;
@@ -49,8 +57,9 @@
 ** QSTORE_BENCH_BURST_MAX, QSTORE_BENCH_CHURN_MAX: the largest burst and
 ** churn stores (default 100 and 10); QSTORE_BENCH_ROUNDS=n the probe
 ** rounds (default 5); QSTORE_BENCH_INSERTS=n the autocommit inserts a
-** store and round (default 1000, 5 rounds); QSTORE_BENCH_PARTS=space,churn,
-** insert (any of them) runs only those parts.
+** store and round (default 1000, 5 rounds); QSTORE_BENCH_IGNORE=n the
+** largest request stream (default 10^6, quick 10^5); QSTORE_BENCH_PARTS=
+** space,churn,insert,ignore (any of them) runs only those parts.
 ** Usage: quotient_store BLOOM_SO DIR
 */
 #define _DEFAULT_SOURCE
@@ -623,6 +632,98 @@ static void insert_part(const char *dir, long long preload, int per_round, int r
 
 /* ------------------------------------------------------------ main */
 
+/* The ignore part: requests [from, to] of the stream into `name`, each
+** its own INSERT OR IGNORE; request i is a repeat of an earlier one when
+** i % 10 == 0.  Adds the changes to *counted, the repeats counted as new
+** to *missed, and the seconds to *secs. */
+static void ignore_batch(sqlite3 *db, const char *name, long long from,
+                         long long to, long long *counted, long long *missed,
+                         double *secs) {
+  char *sql = sqlite3_mprintf("INSERT OR IGNORE INTO \"%w\"(value) VALUES (?1)",
+                              name);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) die(db, sql);
+  double t0 = now();
+  exec(db, "BEGIN");
+  for (long long i = from; i <= to; i++) {
+    int repeat = i % 10 == 0;
+    /* a repeat names an earlier request that was new (its index not a
+    ** multiple of 10) */
+    uint64_t j = repeat ? mix((uint64_t)i) % (uint64_t)(i - 1) + 1 : (uint64_t)i;
+    if (repeat && j % 10 == 0) j--;
+    sqlite3_bind_int64(st, 1, id_of(STREAM_NEW, j));
+    if (sqlite3_step(st) != SQLITE_DONE) die(db, sql);
+    int changes = sqlite3_changes(db);
+    *counted += changes;
+    *missed += repeat && changes;
+    sqlite3_reset(st);
+  }
+  exec(db, "COMMIT");
+  *secs += now() - t0;
+  sqlite3_finalize(st);
+  sqlite3_free(sql);
+}
+
+static void ignore_part(const char *dir, long long most) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/qstore-ignore.db", dir);
+  remove_db(path);
+  sqlite3 *db = open_plain(path, NULL);
+  printf("\n== insert if new: INSERT OR IGNORE of a stream of requests, one in "
+         "10 a repeat, each its own statement, in transactions of %d (file "
+         "database, SQLite's defaults: journal_mode DELETE, synchronous FULL, "
+         "2 MB cache)\n", BATCH);
+  printf("  %-10s %-34s %9s %9s %10s %12s %9s\n", "requests", "store",
+         "us/req", "ratio", "repeats", "new skipped", "db b/i");
+  exec(db, "CREATE VIRTUAL TABLE q USING quotient_store(fpr = 0.01, deletes = 0);"
+           "CREATE VIRTUAL TABLE s USING bloom_store(fpr = 0.01);"
+           "CREATE TABLE pk(value INTEGER PRIMARY KEY)");
+  const char *names[3] = {"q", "s", "pk"};
+  const char *labels[3] = {"quotient_store(deletes = 0)",
+                           "bloom_store (scalable)", "INTEGER PRIMARY KEY"};
+  long long counted[3] = {0, 0, 0}, missed[3] = {0, 0, 0}, have = 0;
+  double secs[3] = {0, 0, 0};
+  for (long long n = 100000; n <= most; n *= 10) {
+    double batch_secs[3] = {0, 0, 0};
+    long long first = have + 1;
+    for (long long a = have + 1; a <= n; a += BATCH) {
+      long long b = a + BATCH - 1 < n ? a + BATCH - 1 : n;
+      /* the order turned each batch, as load moves */
+      for (int k = 0; k < 3; k++) {
+        int x = (int)((k + a / BATCH) % 3);
+        double before = secs[x];
+        ignore_batch(db, names[x], a, b, &counted[x], &missed[x], &secs[x]);
+        batch_secs[x] += secs[x] - before;
+      }
+    }
+    have = n;
+    long long repeats = n / 10, fresh = n - repeats;
+    for (int x = 0; x < 3; x++) {
+      double us = batch_secs[x] / (double)(n - first + 1) * 1e6;
+      double pk_us = batch_secs[2] / (double)(n - first + 1) * 1e6;
+      long long skipped = fresh - (counted[x] - missed[x]);
+      printf("  %-10lld %-34s %9.2f %9.2f %4lld of %-4lld %5lld (%.3f%%) %9.2f\n",
+             n, labels[x], us, us / pk_us, repeats - missed[x], repeats,
+             skipped, 100.0 * (double)skipped / (double)fresh,
+             8.0 * (double)(x == 2 ? q_intf(db, "SELECT sum(pgsize) FROM dbstat "
+                                        "WHERE name IN ('pk')")
+                               : db_bytes(db, "main", names[x])) /
+                 (double)counted[x]);
+      if (x < 2) {
+        check("insert if new: repeats counted as new", (double)missed[x], 0);
+        check("insert if new: new ids skipped / (fpr * new)",
+              (double)skipped / (0.01 * (double)fresh), 1);
+      } else {
+        check("insert if new: the table's new ids", (double)(counted[x] - fresh), 0);
+      }
+    }
+  }
+  printf("  us/req: the time of the requests of this row's decade alone; ratio: "
+         "against the PRIMARY KEY table's; db b/i: bits a distinct id added\n");
+  sqlite3_close(db);
+  remove_db(path);
+}
+
 static const long long multiples[] = {1, 10, 100, 1000, 10000};
 #define POINTS 5
 
@@ -643,7 +744,9 @@ int main(int argc, char **argv) {
   probes_n = env_ll("QSTORE_BENCH_PROBES", quick ? 100000 : 1000000);
   const char *parts = getenv("QSTORE_BENCH_PARTS");
   int do_space = !parts || strstr(parts, "space"), do_churn = !parts || strstr(parts, "churn"),
-      do_insert = !parts || strstr(parts, "insert");
+      do_insert = !parts || strstr(parts, "insert"),
+      do_ignore = !parts || strstr(parts, "ignore");
+  long long ignore_most = env_ll("QSTORE_BENCH_IGNORE", quick ? 100000 : 1000000);
   if (!do_space) max = 0;
   if (!do_churn) burst_max = churn_max = 0;
   if (rounds < 1) rounds = 1;
@@ -902,6 +1005,7 @@ int main(int argc, char **argv) {
   remove_db(path);
 
   if (do_insert) insert_part(dir, 100000, per_round, rounds);
+  if (do_ignore) ignore_part(dir, ignore_most);
 
   printf("\n  quotient_store targets failed: %d (%.0f s)\n", failures,
          now() - t_start);
