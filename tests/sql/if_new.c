@@ -56,6 +56,40 @@ static int insert_if_new(sqlite3 *db, const char *store, sqlite3_int64 v) {
   return sqlite3_changes(db);
 }
 
+/* What a stream of inserts under OR IGNORE counted: its repeats, the
+** repeats that counted a change, the changes, and the statements that
+** failed or counted more than one. */
+typedef struct stream_counts {
+  int repeats, repeats_counted, added, wrong;
+} stream_counts;
+
+/* n values of the seeded sequence (rng_seed first), every fourth a repeat
+** of an earlier one, each inserted into s under OR IGNORE and recorded in
+** the table all_values, and in added (with added_table) when it counted a
+** change. */
+static stream_counts insert_stream(sqlite3 *db, int n, int added_table) {
+  stream_counts c = {0, 0, 0, 0};
+  sqlite3_int64 *seen = malloc((size_t)n * sizeof *seen);
+  if (seen == NULL) c.wrong = 1;
+  for (int i = 0; i < n && seen; i++) {
+    int again = i > 0 && i % 4 == 0;
+    sqlite3_int64 v = again ? seen[rng_next() % (uint64_t)i]
+                            : (sqlite3_int64)(rng_next() >> 1);
+    seen[i] = v;
+    int changes = insert_if_new(db, "s", v);
+    if (changes < 0 || changes > 1) c.wrong++;
+    c.added += changes == 1;
+    c.repeats += again;
+    c.repeats_counted += again && changes == 1;
+    arg a[] = {a_int(v)};
+    sqlite3_finalize(q_row(db, "INSERT INTO all_values VALUES (?1)", a, 1));
+    if (added_table && changes == 1)
+      sqlite3_finalize(q_row(db, "INSERT INTO added VALUES (?1)", a, 1));
+  }
+  free(seen);
+  return c;
+}
+
 /* Values 0..n-1 of the seeded sequence, each n / 4th value repeated: each
 ** is inserted under OR IGNORE and, when it counted a change, recorded in
 ** added(v).  Every value inserted must then be present, and the export
@@ -67,24 +101,9 @@ static void check_bloom(const char *args, int n) {
            "CREATE TABLE added(v); CREATE TABLE all_values(v)", args);
   must_exec(db, sql);
   rng_seed(SEED, args);
-  int repeats = 0, repeats_counted = 0, wrong = 0;
-  sqlite3_int64 *seen = malloc((size_t)n * sizeof *seen);
-  for (int i = 0; i < n && seen; i++) {
-    int again = i > 0 && i % 4 == 0;
-    sqlite3_int64 v = again ? seen[rng_next() % (uint64_t)i]
-                            : (sqlite3_int64)(rng_next() >> 1);
-    seen[i] = v;
-    int changes = insert_if_new(db, "s", v);
-    if (changes < 0 || changes > 1) wrong++;
-    repeats += again;
-    repeats_counted += again && changes == 1;
-    arg a[] = {a_int(v)};
-    sqlite3_finalize(q_row(db, "INSERT INTO all_values VALUES (?1)", a, 1));
-    if (changes == 1)
-      sqlite3_finalize(q_row(db, "INSERT INTO added VALUES (?1)", a, 1));
-  }
-  free(seen);
-  tap_ok(wrong == 0 && repeats_counted == 0,
+  stream_counts c = insert_stream(db, n, 1);
+  int repeats = c.repeats, repeats_counted = c.repeats_counted;
+  tap_ok(c.wrong == 0 && repeats_counted == 0,
          "bloom_store(%s): a repeated value counts no change (%d repeats, "
          "%d counted), a new one at most one", args, repeats, repeats_counted);
   sqlite3_int64 added = q_int(db, "SELECT count(*) FROM added", NOARGS);
@@ -278,22 +297,9 @@ static void check_adds_only(const char *module, const char *args, double p,
   must_exec(db, sql);
   must_exec(db, "BEGIN");
   rng_seed(SEED + seed_add, name);
-  int repeats = 0, repeats_counted = 0, wrong = 0, added = 0;
-  sqlite3_int64 *seen = malloc((size_t)n * sizeof *seen);
-  for (int i = 0; i < n && seen; i++) {
-    int again = i > 0 && i % 4 == 0;
-    sqlite3_int64 v = again ? seen[rng_next() % (uint64_t)i]
-                            : (sqlite3_int64)(rng_next() >> 1);
-    seen[i] = v;
-    int changes = insert_if_new(db, "s", v);
-    if (changes < 0 || changes > 1) wrong++;
-    added += changes == 1;
-    repeats += again;
-    repeats_counted += again && changes == 1;
-    arg a[] = {a_int(v)};
-    sqlite3_finalize(q_row(db, "INSERT INTO all_values VALUES (?1)", a, 1));
-  }
-  free(seen);
+  stream_counts c = insert_stream(db, n, 0);
+  int repeats = c.repeats, repeats_counted = c.repeats_counted,
+      wrong = c.wrong, added = c.added;
   must_exec(db, "COMMIT");
   sqlite3_int64 entries = entries_of(db, module);
   sqlite3_int64 missing = q_int(db, "SELECT count(*) FROM all_values WHERE "
