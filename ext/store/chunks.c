@@ -199,6 +199,12 @@ int chunk_is_cached(const store *s, const store_layer *l, int64_t local) {
   return cache_find(&s->cache, l->first_chunk + local) != NULL;
 }
 
+int chunk_is_changed(const store *s, const store_layer *l, int64_t local) {
+  const cached_chunk *c =
+      s->cache.dirty ? cache_find(&s->cache, l->first_chunk + local) : NULL;
+  return c != NULL && c->dirty;
+}
+
 int chunks_load_all(store *s, const store_layer *l) {
   for (int64_t local = 0; local < l->chunks; local++) {
     unsigned char *bytes;

@@ -63,10 +63,10 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 ** fresh_limit's, met by about one leaf in 700). */
 #define FIRST_FILL 0.85
 
-/* A leaf probed more than once gets an index (qleaf_index): its entries as
-** the intervals of hashes they answer for, 4 bytes each, so that a probe
-** reads one interval or two where a walk of the record reads every
-** section.  Each leaf has a slot, by its chunk id (ids are dense), so
+/* A leaf probed more than once, and not being written, gets an index
+** (qleaf_index): its entries as the intervals of hashes they answer for,
+** 4 bytes each, so that a probe reads one interval or two where a walk of
+** the record reads every section.  Each leaf has a slot, by its chunk id (ids are dense), so
 ** that no leaf's index ever takes another's place: were two to share a
 ** slot, random probes would make and drop indexes without end.  The
 ** indexes hold while the chunk cache has not been emptied since they
@@ -534,8 +534,11 @@ static int quotient_kind_contains(store *s, const store_layer *l,
   rc = chunk_read(s, l, chunk, &ref);
   if (rc != SQLITE_OK || ref.bytes == NULL) return rc; /* no row: empty */
   int r = qleaf_contains(ref.bytes, (size_t)ref.len, depth, h);
-  /* The second probe of a leaf makes its index. */
-  if (r >= 0 && slot && ++slot->probes >= 2)
+  /* The second probe of a leaf makes its index, unless the leaf is being
+  ** written (changed in the cache, not yet in its row): then the next
+  ** write would drop it at once, as under INSERT OR IGNORE, where each
+  ** insert probes first. */
+  if (r >= 0 && slot && ++slot->probes >= 2 && !chunk_is_changed(s, l, chunk))
     index_make(s, l, slot, ref.bytes, (size_t)ref.len);
   chunk_done(&ref);
   if (r < 0) return leaf_damaged(s, chunk, "its record");

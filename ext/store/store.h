@@ -525,6 +525,9 @@ int chunk_load(store *s, const store_layer *l, int64_t local, int change,
 /* 1 if the cache holds the chunk. */
 int chunk_is_cached(const store *s, const store_layer *l, int64_t local);
 
+/* 1 if the cache holds the chunk changed, not yet written to its row. */
+int chunk_is_changed(const store *s, const store_layer *l, int64_t local);
+
 /* Writes bytes (of the chunk's size) to its row, which a layered store
 ** creates when it is first written. */
 int chunk_write(store *s, const store_layer *l, int64_t local,
