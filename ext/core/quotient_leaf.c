@@ -55,7 +55,8 @@ static void or_word(unsigned char *p, size_t end, size_t k, uint64_t v) {
     store_le64(p + at, load_le64(p + at) | v);
     return;
   }
-  for (unsigned i = 0; at + i < end; i++) p[at + i] |= (unsigned char)(v >> (8 * i));
+  for (unsigned i = 0; at + i < end; i++)
+    p[at + i] |= (unsigned char)(v >> (8 * i));
 }
 
 /* Writes fields one after another from a bit position on, a word at a
@@ -236,7 +237,8 @@ static int section_entries(const unsigned char *rec, size_t room,
         ones = s->count + 1; /* one too many, or past the last bucket */
         break;
       }
-      uint64_t key = (low == 64 ? 0 : q << low) | low_at(body, end, low_bit, low);
+      uint64_t key =
+          (low == 64 ? 0 : q << low) | low_at(body, end, low_bit, low);
       low_bit += low;
       if (ones > 0 && key < prev) {
         fail(err, size, "section %u has keys out of order at entry %u", i,

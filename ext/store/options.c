@@ -102,7 +102,7 @@ typedef struct option {
   const char *name;
   size_t at;        /* offsetof the field in store_options */
   option_kind kind; /* a uint64_t (max 0) or uint32_t field; a double; a
-                       value_affinity; an int (window: an int64_t) */
+                       value_affinity; an int64_t; an int (clock, switch) */
   uint64_t max;
 } option;
 

@@ -33,7 +33,8 @@
 **   clock = C        'wall' (default) or 'events': a windowed store's time
 **   deletes = D      1 (default) or 0: a store made with 0 refuses DELETE,
 **                    and its INSERT OR IGNORE adds only what is certainly
-**                    new (a Bloom store's always are so: it takes 0 only)
+**                    new, as a Bloom store's always does (bloom_store
+**                    takes 0 only)
 ** Without capacity the store is scalable from STORE_DEFAULT_FIRST_CAPACITY.
 ** generations and clock need window; growth and tightening refuse it.
 */

@@ -66,9 +66,10 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 /* A leaf probed more than once, and not being written, gets an index
 ** (qleaf_index): its entries as the intervals of hashes they answer for,
 ** 4 bytes each, so that a probe reads one interval or two where a walk of
-** the record reads every section.  Each leaf has a slot, by its chunk id (ids are dense), so
-** that no leaf's index ever takes another's place: were two to share a
-** slot, random probes would make and drop indexes without end.  The
+** the record reads every section.  Each leaf has a slot, by its chunk id
+** (ids are dense), so that no leaf's index ever takes another's place:
+** were two to share a slot, random probes would make and drop indexes
+** without end.  The
 ** indexes hold while the chunk cache has not been emptied since they
 ** were made (a rollback, another connection's commit: then they all go)
 ** and their leaf has not been written (put_leaf and remove forget it).

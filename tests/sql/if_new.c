@@ -320,11 +320,14 @@ static void check_adds_only(const char *module, const char *args, double p,
   sqlite3_close(db);
   db = open_db_at(path);
   char *summary = q_text(db, "SELECT summary FROM s", NOARGS);
-  int skipped = insert_if_new(db, "s", -5) == 0 && insert_if_new(db, "s", -6) == 1;
+  int skipped =
+      insert_if_new(db, "s", -5) == 0 && insert_if_new(db, "s", -6) == 1;
   must_exec(db, "SAVEPOINT a");
-  int inside = insert_if_new(db, "s", -7) == 1 && insert_if_new(db, "s", -7) == 0;
+  int inside =
+      insert_if_new(db, "s", -7) == 1 && insert_if_new(db, "s", -7) == 0;
   must_exec(db, "ROLLBACK TO a; RELEASE a");
-  int undone = q_int(db, "SELECT count(*) FROM s WHERE value = -7", NOARGS) == 0;
+  int undone =
+      q_int(db, "SELECT count(*) FROM s WHERE value = -7", NOARGS) == 0;
   tap_ok(summary && strstr(summary, ", without deletes;") && skipped &&
              inside && undone && entries_of(db, module) == entries + 3,
          "%s, reopened: the summary says so (%s); OR IGNORE skips -5, adds "
