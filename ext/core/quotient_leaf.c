@@ -38,7 +38,7 @@ static uint64_t load_bounded(const unsigned char *p, size_t end, size_t at) {
 }
 
 /* n bits (n <= 64) at bit position `bit` of p[0..end). */
-static uint64_t field_at(const unsigned char *p, size_t end, uint64_t bit,
+static inline uint64_t field_at(const unsigned char *p, size_t end, uint64_t bit,
                          unsigned n) {
   if (n == 0) return 0;
   size_t at = (size_t)(bit >> 3);
@@ -48,9 +48,9 @@ static uint64_t field_at(const unsigned char *p, size_t end, uint64_t bit,
   return n == 64 ? v : v & (((uint64_t)1 << n) - 1);
 }
 
-/* ORs v into the k-th 8 bytes of p[0..end), those of them before end. */
-static void or_word(unsigned char *p, size_t end, size_t k, uint64_t v) {
-  size_t at = 8 * k;
+/* ORs v, little-endian, into the 8 bytes from p[at] on, those of them
+** before p[end]. */
+static void or_le64(unsigned char *p, size_t end, size_t at, uint64_t v) {
   if (at + 8 <= end) {
     store_le64(p + at, load_le64(p + at) | v);
     return;
@@ -83,15 +83,14 @@ static void writer_put(bit_writer *w, uint64_t v, unsigned n) {
     w->n += n;
     return;
   }
-  store_le64(w->p + w->at, load_le64(w->p + w->at) | w->acc);
+  or_le64(w->p, w->at + 8, w->at, w->acc);
   w->at += 8;
   w->acc = room == 64 ? 0 : v >> room;
   w->n = n - room;
 }
 
 static void writer_end(bit_writer *w) {
-  for (unsigned i = 0; 8 * i < w->n; i++)
-    w->p[w->at + i] |= (unsigned char)(w->acc >> (8 * i));
+  or_le64(w->p, w->at + (w->n + 7) / 8, w->at, w->acc);
 }
 
 uint64_t qleaf_key(filter_hash h, unsigned depth, unsigned bits) {
@@ -204,18 +203,6 @@ uint64_t qleaf_entries(const unsigned char *rec, size_t room) {
 
 /* --- decode and check -------------------------------------------------- */
 
-/* field_at, with the bounds checked once where 9 bytes are there to
-** read: the low parts of a section, one after another. */
-static inline uint64_t low_at(const unsigned char *p, size_t end,
-                              uint64_t bit, unsigned n) {
-  size_t at = (size_t)(bit >> 3);
-  if (n == 0 || at + 9 > end) return field_at(p, end, bit, n);
-  unsigned shift = (unsigned)(bit & 7);
-  uint64_t v = load_le64(p + at) >> shift;
-  if (shift + n > 64) v |= (uint64_t)p[at + 8] << (64 - shift);
-  return n == 64 ? v : v & (((uint64_t)1 << n) - 1);
-}
-
 /* Walks every entry of a checked section into out (when not NULL), and
 ** checks the order of its keys and the shape of its unary part. */
 static int section_entries(const unsigned char *rec, size_t room,
@@ -238,7 +225,7 @@ static int section_entries(const unsigned char *rec, size_t room,
         break;
       }
       uint64_t key =
-          (low == 64 ? 0 : q << low) | low_at(body, end, low_bit, low);
+          (low == 64 ? 0 : q << low) | field_at(body, end, low_bit, low);
       low_bit += low;
       if (ones > 0 && key < prev) {
         fail(err, size, "section %u has keys out of order at entry %u", i,
@@ -401,13 +388,13 @@ size_t qleaf_encode(const qleaf_entry *e, size_t count, unsigned char *dst) {
     for (size_t j = 0; j < c; j++) {
       uint64_t one = (low == 64 ? 0 : e[i + j].key >> low) + j;
       if (one >> 6 != word_at) {
-        or_word(body, body_bytes, word_at, word);
+        or_le64(body, body_bytes, 8 * word_at, word);
         word = 0;
         word_at = (size_t)(one >> 6);
       }
       word |= (uint64_t)1 << (one & 63);
     }
-    or_word(body, body_bytes, word_at, word);
+    or_le64(body, body_bytes, 8 * word_at, word);
     at += QLEAF_SECTION_HEADER_BYTES + body_bytes;
     sections++;
     i += c;

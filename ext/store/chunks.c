@@ -147,10 +147,12 @@ int chunk_read(store *s, const store_layer *l, int64_t local, chunk_ref *ref) {
   ref->row = NULL;
   ref->bytes = NULL;
   ref->len = 0;
+  ref->changed = 0;
   int rc = cached_copy(s, l, local, &c);
   if (rc != SQLITE_OK || c) {
     if (c) ref->bytes = c->bytes;
     if (c) ref->len = (int)c->size;
+    if (c) ref->changed = c->dirty != 0;
     return rc;
   }
   sqlite3_stmt *row;
@@ -197,12 +199,6 @@ int chunk_load(store *s, const store_layer *l, int64_t local, int change,
 
 int chunk_is_cached(const store *s, const store_layer *l, int64_t local) {
   return cache_find(&s->cache, l->first_chunk + local) != NULL;
-}
-
-int chunk_is_changed(const store *s, const store_layer *l, int64_t local) {
-  const cached_chunk *c =
-      s->cache.dirty ? cache_find(&s->cache, l->first_chunk + local) : NULL;
-  return c != NULL && c->dirty;
 }
 
 int chunks_load_all(store *s, const store_layer *l) {

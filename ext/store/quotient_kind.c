@@ -69,10 +69,10 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 ** the record reads every section.  Each leaf has a slot, by its chunk id
 ** (ids are dense), so that no leaf's index ever takes another's place:
 ** were two to share a slot, random probes would make and drop indexes
-** without end.  The
-** indexes hold while the chunk cache has not been emptied since they
-** were made (a rollback, another connection's commit: then they all go)
-** and their leaf has not been written (put_leaf and remove forget it).
+** without end.  The indexes hold while the chunk cache has not been
+** emptied since they were made (a rollback, another connection's commit:
+** then they all go) and their leaf has not been written (put_leaf and
+** remove forget it).
 ** They take at most INDEX_BUDGET_BYTES, as the chunk cache takes at most
 ** its own; past it, a probe walks the record. */
 #define INDEX_BUDGET_BYTES ((size_t)64 << 20)
@@ -539,7 +539,7 @@ static int quotient_kind_contains(store *s, const store_layer *l,
   ** written (changed in the cache, not yet in its row): then the next
   ** write would drop it at once, as under INSERT OR IGNORE, where each
   ** insert probes first. */
-  if (r >= 0 && slot && ++slot->probes >= 2 && !chunk_is_changed(s, l, chunk))
+  if (r >= 0 && slot && ++slot->probes >= 2 && !ref.changed)
     index_make(s, l, slot, ref.bytes, (size_t)ref.len);
   chunk_done(&ref);
   if (r < 0) return leaf_damaged(s, chunk, "its record");

@@ -508,6 +508,7 @@ typedef struct chunk_ref {
   const unsigned char *bytes;
   int len;
   sqlite3_stmt *row; /* the row bytes point into, if not cached */
+  int changed;       /* the cache holds it changed, not yet in its row */
 } chunk_ref;
 
 /* Reads a chunk without changing it: from the cache, or from its row,
@@ -524,9 +525,6 @@ int chunk_load(store *s, const store_layer *l, int64_t local, int change,
 
 /* 1 if the cache holds the chunk. */
 int chunk_is_cached(const store *s, const store_layer *l, int64_t local);
-
-/* 1 if the cache holds the chunk changed, not yet written to its row. */
-int chunk_is_changed(const store *s, const store_layer *l, int64_t local);
 
 /* Writes bytes (of the chunk's size) to its row, which a layered store
 ** creates when it is first written. */

@@ -633,12 +633,12 @@ static void insert_part(const char *dir, long long preload, int per_round, int r
 /* ------------------------------------------------------------ main */
 
 /* The ignore part: requests [from, to] of the stream into `name`, each
-** its own INSERT OR IGNORE; request i is a repeat of an earlier one when
-** i % 10 == 0.  Adds the changes to *counted, the repeats counted as new
-** to *missed, and the seconds to *secs. */
-static void ignore_batch(sqlite3 *db, const char *name, long long from,
-                         long long to, long long *counted, long long *missed,
-                         double *secs) {
+** its own INSERT OR IGNORE, in one transaction; request i is a repeat of
+** an earlier one when i % 10 == 0.  Adds the changes to *counted and the
+** repeats counted as new to *missed; returns the seconds it took. */
+static double ignore_batch(sqlite3 *db, const char *name, long long from,
+                           long long to, long long *counted,
+                           long long *missed) {
   char *sql = sqlite3_mprintf("INSERT OR IGNORE INTO \"%w\"(value) VALUES (?1)",
                               name);
   sqlite3_stmt *st;
@@ -659,9 +659,10 @@ static void ignore_batch(sqlite3 *db, const char *name, long long from,
     sqlite3_reset(st);
   }
   exec(db, "COMMIT");
-  *secs += now() - t0;
+  double secs = now() - t0;
   sqlite3_finalize(st);
   sqlite3_free(sql);
+  return secs;
 }
 
 static void ignore_part(const char *dir, long long most) {
@@ -682,28 +683,23 @@ static void ignore_part(const char *dir, long long most) {
   const char *labels[3] = {"quotient_store(deletes = 0)",
                            "bloom_store (scalable)", "INTEGER PRIMARY KEY"};
   long long counted[3] = {0, 0, 0}, missed[3] = {0, 0, 0}, have = 0;
-  double secs[3] = {0, 0, 0};
   for (long long n = 100000; n <= most; n *= 10) {
-    double batch_secs[3] = {0, 0, 0};
-    long long first = have + 1;
+    double secs[3] = {0, 0, 0}; /* this decade's requests */
     for (long long a = have + 1; a <= n; a += BATCH) {
       long long b = a + BATCH - 1 < n ? a + BATCH - 1 : n;
       /* the order turned each batch, as load moves */
       for (int k = 0; k < 3; k++) {
         int x = (int)((k + a / BATCH) % 3);
-        double before = secs[x];
-        ignore_batch(db, names[x], a, b, &counted[x], &missed[x], &secs[x]);
-        batch_secs[x] += secs[x] - before;
+        secs[x] += ignore_batch(db, names[x], a, b, &counted[x], &missed[x]);
       }
     }
+    long long requests = n - have, repeats = n / 10, fresh = n - repeats;
     have = n;
-    long long repeats = n / 10, fresh = n - repeats;
     for (int x = 0; x < 3; x++) {
-      double us = batch_secs[x] / (double)(n - first + 1) * 1e6;
-      double pk_us = batch_secs[2] / (double)(n - first + 1) * 1e6;
+      double us = secs[x] / (double)requests * 1e6;
       long long skipped = fresh - (counted[x] - missed[x]);
       printf("  %-10lld %-34s %9.2f %9.2f %4lld of %-4lld %5lld (%.3f%%) %9.2f\n",
-             n, labels[x], us, us / pk_us, repeats - missed[x], repeats,
+             n, labels[x], us, secs[x] / secs[2], repeats - missed[x], repeats,
              skipped, 100.0 * (double)skipped / (double)fresh,
              8.0 * (double)(x == 2 ? q_intf(db, "SELECT sum(pgsize) FROM dbstat "
                                         "WHERE name IN ('pk')")
