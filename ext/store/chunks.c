@@ -101,10 +101,11 @@ static int cached_copy(store *s, const store_layer *l, int64_t local,
 static int read_row(store *s, const store_layer *l, int64_t local,
                     sqlite3_stmt **row, const unsigned char **data,
                     int *len) {
-  int64_t id = l->first_chunk + local;
+  int64_t id = l->first_chunk + local, row_id = id;
   *row = NULL;
   *data = NULL;
-  int rc = shadow_find_chunk(&s->tables, id, row);
+  int rc = s->kind->row_id ? s->kind->row_id(s, l, id, &row_id) : SQLITE_OK;
+  if (rc == SQLITE_OK) rc = shadow_find_chunk(&s->tables, row_id, row);
   if (rc != SQLITE_OK) return rc;
   if (*row == NULL)
     return s->config.schedule->layered ? SQLITE_OK : chunk_missing(s, id);
@@ -318,13 +319,15 @@ int chunks_cache_full(const store *s, size_t more) {
 
 int chunk_write(store *s, const store_layer *l, int64_t local,
                 const unsigned char *bytes) {
-  int64_t id = l->first_chunk + local;
+  int64_t id = l->first_chunk + local, row_id = id;
   int size = chunk_bytes(s, l, local);
   if (s->kind->row_bytes) size = s->kind->row_bytes(l, bytes, size);
+  int rc = s->kind->row_id ? s->kind->row_id(s, l, id, &row_id) : SQLITE_OK;
+  if (rc != SQLITE_OK) return rc;
   /* A layered store's rows are created when first written. */
-  int rc = s->config.schedule->layered
-               ? shadow_put_chunk(&s->tables, id, bytes, size)
-               : shadow_write_chunk(&s->tables, id, bytes, size);
+  rc = s->config.schedule->layered
+           ? shadow_put_chunk(&s->tables, row_id, bytes, size)
+           : shadow_write_chunk(&s->tables, row_id, bytes, size);
   return rc == SQLITE_CORRUPT_VTAB ? chunk_missing(s, id) : rc;
 }
 

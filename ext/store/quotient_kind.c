@@ -46,7 +46,7 @@
 #include "store/store.h"
 
 enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
-       KEY_RESERVE, KEY_NARROW };
+       KEY_RESERVE, KEY_NARROW, KEY_BY_RANGE };
 
 /* A leaf splits past this many entries: a chunk row of about a kilobyte
 ** at 1%, several to a page. */
@@ -277,6 +277,12 @@ static int quotient_kind_size(store *s, int fills, uint64_t *capacity,
   values[KEY_SIZED] = !fills;
   values[KEY_RESERVE] = (sqlite3_int64)reserve;
   values[KEY_NARROW] = (sqlite3_int64)narrow;
+  /* A growing store's rows in range order (row_id).  A sized store's
+  ** leaves seldom split, and its rows, made at CREATE in order, stay at
+  ** their chunk numbers: an id in range order takes a 9-byte varint in
+  ** each cell where a chunk number takes 1 to 4, enough to put one row
+  ** fewer on some of its pages. */
+  values[KEY_BY_RANGE] = fills;
   return SQLITE_OK;
 }
 
@@ -287,7 +293,8 @@ static int quotient_kind_configure(store_layer *l,
       values[KEY_LEAF_BYTES] < 64 || values[KEY_LEAF_BYTES] > 65536 ||
       values[KEY_BASE_DEPTH] < 0 || values[KEY_BASE_DEPTH] > MAX_BASE_DEPTH ||
       (values[KEY_SIZED] != 0 && values[KEY_SIZED] != 1) ||
-      values[KEY_RESERVE] < 0 || values[KEY_RESERVE] > values[KEY_LEAF_BYTES])
+      values[KEY_RESERVE] < 0 || values[KEY_RESERVE] > values[KEY_LEAF_BYTES] ||
+      (values[KEY_BY_RANGE] != 0 && values[KEY_BY_RANGE] != 1))
     return SQLITE_CORRUPT_VTAB;
   /* Narrow leaves: at most as many as keep the rate (a sized store's). */
   if (values[KEY_NARROW] != 0) {
@@ -355,6 +362,30 @@ static int directory_of(store *s, const store_layer *l,
   quotient_state *q = state_of(s);
   *out = &q->dir;
   return directory_load(s, &q->dir, base_depth(l));
+}
+
+/* Where a leaf's row lies.  Sized stores, and stores made before
+** rows_by_range, keep chunk i at id i, so a split's right half is
+** appended after every other row while its left half stays, half as
+** long, among rows that do not split with it: those pages lose half their
+** bytes at each round of splits and refill only as the leaves grow back.
+** A row at the first h1 its leaf owns, over 4 (a whole number: leaves are
+** at most 62 deep), keeps the rows in the order of their ranges, a
+** split's halves side by side on the page that held the leaf, and its
+** bytes where they were. */
+static int row_id(store *s, const store_layer *l, int64_t chunk,
+                  int64_t *row) {
+  *row = chunk;
+  if (!l->kind_values[KEY_BY_RANGE]) return SQLITE_OK;
+  store_directory *d;
+  int rc = directory_of(s, l, &d);
+  if (rc != SQLITE_OK) return rc;
+  if (chunk < 0 || chunk >= d->leaves)
+    return store_corrupt(s, "chunk %lld of %s is no leaf of its directory: "
+                         "the store is damaged", (long long)chunk,
+                         s->tables.name);
+  *row = (int64_t)(qleaf_start(d->node_of[chunk]) >> 2);
+  return SQLITE_OK;
 }
 
 /* The chunk of the leaf that owns h, and its depth, the directory read if
@@ -599,10 +630,34 @@ static int record_of(store *s, const store_layer *l, int64_t chunk,
   return SQLITE_OK;
 }
 
+/* Rows in range order: each id must be a leaf's (row_id), both in
+** ascending order. */
+static int rows_off_ranges(store *s, const store_directory *d) {
+  sqlite3_stmt *scan;
+  int rc = shadow_scan_chunks(&s->tables, INT64_MIN, INT64_MAX, &scan);
+  if (rc != SQLITE_OK) return rc;
+  int64_t i = 0, id = 0;
+  int outside = 0;
+  while (!outside && (rc = sqlite3_step(scan)) == SQLITE_ROW) {
+    id = sqlite3_column_int64(scan, 0);
+    while (i < d->leaves && (int64_t)(d->starts[i] >> 2) < id) i++;
+    outside = i == d->leaves || (int64_t)(d->starts[i] >> 2) != id;
+  }
+  shadow_done(scan);
+  if (outside)
+    return store_corrupt(s, "the row of id %lld in %s_chunks is no leaf's: "
+                         "the store is damaged", (long long)id,
+                         s->tables.name);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 /* SELECT filter reads every row: one of no leaf (a chunk id below 0 or
-** past the directory's) is damage. */
-static int rows_outside(store *s, int64_t leaves) {
-  const int64_t bounds[2][2] = {{INT64_MIN, -1}, {leaves, INT64_MAX}};
+** past the directory's; in range order, an id no leaf's range gives) is
+** damage. */
+static int rows_outside(store *s, const store_layer *l,
+                        const store_directory *d) {
+  if (l->kind_values[KEY_BY_RANGE]) return rows_off_ranges(s, d);
+  const int64_t bounds[2][2] = {{INT64_MIN, -1}, {d->leaves, INT64_MAX}};
   for (int i = 0; i < 2; i++) {
     sqlite3_stmt *scan;
     int rc = shadow_scan_chunks(&s->tables, bounds[i][0], bounds[i][1], &scan);
@@ -650,7 +705,7 @@ static int quotient_kind_export(store *s, sqlite3_context *ctx) {
   const store_layer *l = &s->config.layers[0];
   store_directory *d;
   int rc = directory_of(s, l, &d);
-  if (rc == SQLITE_OK) rc = rows_outside(s, d->leaves);
+  if (rc == SQLITE_OK) rc = rows_outside(s, l, d);
   uint64_t records, items;
   if (rc == SQLITE_OK) rc = walk_records(s, l, d, NULL, NULL, &records, &items);
   if (rc != SQLITE_OK) return rc;
@@ -682,8 +737,8 @@ static int quotient_kind_export(store *s, sqlite3_context *ctx) {
 const store_kind store_quotient_kind = {
     .kind = FILTER_KIND_QUOTIENT,
     .keys = {"leaf_items", "leaf_bytes", "base_depth", "sized", "row_reserve",
-             "narrow_leaves"},
-    .optional_keys = 1u << KEY_NARROW,
+             "narrow_leaves", "rows_by_range"},
+    .optional_keys = 1u << KEY_NARROW | 1u << KEY_BY_RANGE,
     .counter_bytes = 0,
     .no_delete = NULL,
     .no_update = "an item cannot be changed: delete it and insert the new "
@@ -695,6 +750,7 @@ const store_kind store_quotient_kind = {
     .size = quotient_kind_size, .configure = quotient_kind_configure,
     .unit_bits = unit_bits, .chunk_items = chunk_items,
     .model_fpr = model_fpr, .row_bytes = row_bytes, .row_holds = row_holds,
+    .row_id = row_id,
     /* the items */
     .add = quotient_kind_add, .contains = quotient_kind_contains,
     .remove = quotient_kind_remove, .export = quotient_kind_export,
@@ -722,7 +778,8 @@ static int split_create(store *s, const store_options *o) {
   const store_layer *l = &s->config.layers[0];
   if (rc == SQLITE_OK) rc = directory_create(s, base_depth(l));
   /* A sized store's rows, empty leaves at their reserve (row_reserve;
-  ** the narrow leaves' keys have a bit fewer). */
+  ** the narrow leaves' keys have a bit fewer), at their chunk numbers
+  ** (a sized store has no rows_by_range). */
   int reserve = (int)l->kind_values[KEY_RESERVE];
   int64_t leaves = (int64_t)1 << base_depth(l);
   int64_t narrow = l->kind_values[KEY_NARROW];

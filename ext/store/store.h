@@ -78,7 +78,7 @@ typedef struct store_kind store_kind;
 typedef struct store_schedule store_schedule;
 
 /* The configuration keys a kind has at most. */
-#define KIND_MAX_KEYS 6
+#define KIND_MAX_KEYS 8
 
 /* One filter of a store: a fixed store has one, a scalable store one per
 ** layer, each in its own run of chunk rows. */
@@ -305,6 +305,10 @@ struct store_kind {
   ** (a row cut short is damage, though the zeros read after it would
   ** make a record). */
   int (*row_holds)(const store_layer *l, const unsigned char *bytes, int len);
+  /* The id of the row in <name>_chunks that holds chunk `id` of layer l,
+  ** in *row (NULL: the chunk id itself).  A kind whose rows follow
+  ** another order (a quotient store's, its leaves' ranges) maps them. */
+  int (*row_id)(store *s, const store_layer *l, int64_t id, int64_t *row);
   /* SELECT filter, when the kind assembles the blob itself (NULL: the
   ** chunks are its body, export.c). */
   int (*export)(store *s, sqlite3_context *ctx);

@@ -312,6 +312,13 @@ static void breakdown(sqlite3 *db, const char *name, long long items, double fpr
   (void)len;
   sqlite3_finalize(st);
   sqlite3_free(sql);
+  /* How full the chunk rows' pages are: what db loses against exp. */
+  long long payload = q_intf(db, "SELECT coalesce(sum(payload), 0) FROM "
+                                 "dbstat WHERE name = '%q_chunks'", name);
+  long long pages = q_intf(db, "SELECT coalesce(sum(pgsize), 0) FROM dbstat "
+                               "WHERE name = '%q_chunks'", name);
+  printf("  INFO   %s chunk pages: %.1f%% full (rows' bytes over the pages' "
+         "bytes, dbstat)\n", name, pages ? 100.0 * (double)payload / (double)pages : 0.0);
 }
 
 typedef struct figures {

@@ -142,7 +142,7 @@ static const char *const cuckoo_window_keys[FZ_KEYS] = {
 static const char *const quotient_keys[FZ_KEYS] = {
     "kind", "version", "capacity", "fpr", "seed", "affinity", "leaf_items",
     "leaf_bytes", "base_depth", "sized", "row_reserve", "narrow_leaves",
-    "layers", "growth", "layer.0.leaf_items", "buckets", "layout",
+    "layers", "growth", "layer.0.leaf_items", "rows_by_range", "layout",
     "deletes"};
 
 /* The store of this input: its module, configuration keys, and whether
@@ -731,27 +731,31 @@ static void quotient_damage(sqlite3 *db, op_state *o, uint8_t op,
     }
     return;
   }
-  int id = y % 8;
+  /* The (y % 8)-th row in id order: a store's rows lie at its ranges'
+  ** ids (rows_by_range), or at the chunk numbers of one made before. */
+  char id[80];
+  snprintf(id, sizeof id, "(SELECT id FROM s_chunks ORDER BY id LIMIT 1 "
+           "OFFSET %d)", y % 8);
   switch (y / 8 % 4) {
     case 0:
-      snprintf(sql, sizeof sql, "UPDATE s_chunks SET data = ?1 WHERE id = %d",
+      snprintf(sql, sizeof sql, "UPDATE s_chunks SET data = ?1 WHERE id = %s",
                id);
       binds = 1;
       break;
     case 1:
-      snprintf(sql, sizeof sql, "DELETE FROM s_chunks WHERE id = %d", id);
+      snprintf(sql, sizeof sql, "DELETE FROM s_chunks WHERE id = %s", id);
       break;
     case 2:
       /* one byte set: the row's bytes before it, arg, the bytes after */
       snprintf(sql, sizeof sql,
                "UPDATE s_chunks SET data = CAST(substr(data, 1, %d) || "
-               "x'%02x' || substr(data, %d) AS BLOB) WHERE id = %d AND "
+               "x'%02x' || substr(data, %d) AS BLOB) WHERE id = %s AND "
                "length(data) > %d", x % 64, arg, x % 64 + 2, id, x % 64);
       break;
     default:
       snprintf(sql, sizeof sql,
                "UPDATE s_chunks SET data = zeroblob(length(data)) WHERE "
-               "id = %d", id);
+               "id = %s", id);
       break;
   }
   o->damaged |= changed(db, exec_sql(db, sql, &v, binds, 0, NULL));

@@ -1372,7 +1372,7 @@ STORE_KEYS = {
 
 SHAPE_KEYS = {1: ("bits", "hashes", "chunk_blocks"),
                2: ("buckets", "fingerprint_bits", "chunk_buckets")}
-OPTIONAL_KEYS = {1: (), 2: ("layout",), 4: ("narrow_leaves",)}  # missing: 0
+OPTIONAL_KEYS = {1: (), 2: ("layout",), 4: ("narrow_leaves", "rows_by_range")}  # missing: 0
 SCHEDULE_KEYS = ("growth", "tightening", "layers")
 
 
@@ -1703,9 +1703,11 @@ def _read_quotient_store(conn, name, config):
     """The layout-1 blob a quotient_store holds, from its three tables: the
     configuration's rows and classes, the directory (chunks 0 .. L - 1, no
     gap, nodes of depth base_depth to 62 covering the hash space once),
-    each chunk row a sound record then zero bytes, 1 to leaf_bytes bytes in
-    all, a leaf without a row empty; the leaves in the order of their
-    ranges, each record without the zeros after it, items their entries."""
+    each leaf's row (at id = its chunk, or with rows_by_range = 1 at id =
+    p * 2^(62 - d) for its node 2^d + p) a sound record then zero bytes, 1
+    to leaf_bytes bytes in all, a leaf without a row empty; the leaves in
+    the order of their ranges, each record without the zeros after it,
+    items their entries."""
     q = lambda s: '"' + s.replace('"', '""') + '"'
     for key, value in config.items():
         want = {"fpr": float, "affinity": str}.get(key, int)
@@ -1737,6 +1739,9 @@ def _read_quotient_store(conn, name, config):
             quotient_narrow_most(config["capacity"], config["fpr"], base))):
         raise FormatError("narrow_leaves %d is more than the rate allows"
                           % narrow)
+    by_range = config.get("rows_by_range", 0)
+    if by_range not in (0, 1):
+        raise FormatError("rows_by_range %d is not 0 or 1" % by_range)
     nodes = []
     for i, (chunk, node) in enumerate(conn.execute(
             "SELECT chunk, node FROM %s ORDER BY chunk" % q(name + "_directory"))):
@@ -1765,12 +1770,18 @@ def _read_quotient_store(conn, name, config):
         if cls != "blob":
             raise FormatError("chunk %r is a %s, not a BLOB" % (cid, cls))
         rows[cid] = data
-    outside = [cid for cid in rows if not 0 <= cid < len(nodes)]
+    def row_id(i):
+        if not by_range:
+            return i
+        d = nodes[i].bit_length() - 1
+        return (nodes[i] - (1 << d)) << (62 - d)
+    ids = {row_id(i) for i in range(len(nodes))}
+    outside = [cid for cid in rows if cid not in ids]
     if outside:
-        raise FormatError("chunk %r has no directory row" % outside[0])
+        raise FormatError("chunk row %r is no leaf's" % outside[0])
     records, items = [], 0
     for i in order:
-        data = rows.get(i, b"\x00")
+        data = rows.get(row_id(i), b"\x00")
         if type(data) is not bytes or not 1 <= len(data) <= config["leaf_bytes"]:
             raise FormatError("chunk %d: %r is not 1 to %d bytes"
                               % (i, data, config["leaf_bytes"]))

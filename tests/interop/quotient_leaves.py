@@ -289,8 +289,15 @@ def check_store_damage(tap, tmpdir):
         return sqlite3.connect(path)    # no extension: the tables alone
     plain = store()
     leaves = plain.execute("SELECT count(*) FROM q_directory").fetchone()[0]
-    (row,) = plain.execute("SELECT data FROM q_chunks WHERE id = 1").fetchone()
-    (node,) = plain.execute("SELECT node FROM q_directory WHERE chunk = 1").fetchone()
+    nodes = [n for (n,) in plain.execute("SELECT node FROM q_directory "
+                                         "ORDER BY chunk")]
+    node = nodes[1]
+    # "Kind 4: quotient_store": with rows_by_range = 1, the row of the leaf
+    # 2^d + p is at id p * 2^(62 - d)
+    row_id = lambda n: (n - (1 << (n.bit_length() - 1))) << (63 - n.bit_length())
+    rid = row_id(node)
+    (row,) = plain.execute("SELECT data FROM q_chunks WHERE id = ?",
+                           (rid,)).fetchone()
     sound = br.read_store(plain, "q")
     plain.close()
     ext = connect(path)
@@ -300,13 +307,23 @@ def check_store_damage(tap, tmpdir):
            "reader reassembles SELECT filter from its tables" % leaves)
     cases = [
         ("chunk 1's row with a non-zero byte after its record",
-         "UPDATE q_chunks SET data = data || x'01' WHERE id = 1"),
+         "UPDATE q_chunks SET data = data || x'01' WHERE id = %d" % rid),
         ("chunk 1's row as TEXT", "UPDATE q_chunks SET data = CAST(data AS "
-         "TEXT) WHERE id = 1"),
+         "TEXT) WHERE id = %d" % rid),
         ("chunk 1's row past leaf_bytes", "UPDATE q_chunks SET data = data || "
-         "zeroblob(600) WHERE id = 1"),
+         "zeroblob(600) WHERE id = %d" % rid),
         ("chunk 1's row cut inside its record", "UPDATE q_chunks SET data = "
-         "substr(data, 1, %d) WHERE id = 1" % (len(row) // 2)),
+         "substr(data, 1, %d) WHERE id = %d" % (len(row) // 2, rid)),
+        ("chunk 1's row moved one id on (no leaf's)", "UPDATE q_chunks SET "
+         "id = id + 1 WHERE id = %d" % rid),
+        ("chunk 1's row at its chunk number (rows_by_range 1)", "UPDATE "
+         "q_chunks SET id = 1 WHERE id = %d" % rid),
+        ("rows_by_range 2", "UPDATE q_config SET value = 2 WHERE key = "
+         "'rows_by_range'"),
+        ("rows_by_range as TEXT", "UPDATE q_config SET value = '1' WHERE "
+         "key = 'rows_by_range'"),
+        ("rows_by_range 0 with the rows by range", "UPDATE q_config SET "
+         "value = 0 WHERE key = 'rows_by_range'"),
         ("the last directory row deleted (a gap)", "DELETE FROM q_directory "
          "WHERE chunk = %d" % (leaves - 1)),
         ("chunk 1's node changed to its sibling's (an overlap)",
@@ -333,6 +350,29 @@ def check_store_damage(tap, tmpdir):
                "a quotient_store with %s: SELECT filter and the reader's "
                "reassembly refuse it" % what, "extension %s" % said,
                "reader %s" % reader)
+    # A store as version 1.6.0 wrote it: no rows_by_range, leaf i's row at
+    # id i.  Both read it as the same filter.
+    plain = store()
+    for i, n in enumerate(nodes):
+        plain.execute("UPDATE q_chunks SET id = ? WHERE id = ?",
+                      (-1 - i, row_id(n)))
+    plain.execute("UPDATE q_chunks SET id = -1 - id")
+    plain.execute("DELETE FROM q_config WHERE key = 'rows_by_range'")
+    plain.commit()
+    dense = [i for (i,) in plain.execute("SELECT id FROM q_chunks ORDER BY id")]
+    plain.close()
+    said, reader = verdicts(path)
+    ext = connect(path)
+    (again,) = ext.execute("SELECT filter FROM q").fetchone()
+    ext.close()
+    plain = sqlite3.connect(path)
+    theirs = br.read_store(plain, "q")
+    plain.close()
+    tap.ok(again == blob and theirs == blob and dense == list(range(leaves)),
+           "a quotient_store whose leaf i's row is at id i, without "
+           "rows_by_range (as 1.6.0 wrote it): SELECT filter and the "
+           "reader's reassembly give the same blob as before",
+           "rows %r" % dense[:8], "extension %s" % said, "reader %s" % reader)
 
 
 def verdicts(path):

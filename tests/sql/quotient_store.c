@@ -246,10 +246,10 @@ static void spec_config(char *out, size_t size, int page, sqlite3_int64 cap,
   snprintf(out, size,
            "base_depth=%d:integer;capacity=%lld:integer;fpr=%s:real;"
            "kind=4:integer;leaf_bytes=%d:integer;leaf_items=%d:integer;"
-           "%srow_reserve=%zu:integer;seed=0:integer;sized=%d:integer;"
+           "%srow_reserve=%zu:integer;%sseed=0:integer;sized=%d:integer;"
            "version=1:integer",
            d, (long long)(cap ? cap : 10000), fpr_text, bytes, e, k, reserve,
-           cap ? 1 : 0);
+           cap ? "" : "rows_by_range=1:integer;", cap ? 1 : 0);
 }
 
 static void test_arguments(void) {
@@ -435,8 +435,18 @@ static void test_arguments(void) {
   sqlite3_close(db);
 }
 
+/* The id of the row of the leaf `node` = 2^d + p in a store with
+** rows_by_range = 1 (a growing one): p * 2^(62 - d), the first h1 it
+** owns over 4. */
+static sqlite3_int64 spec_row_id(uint64_t node) {
+  int d = 63;
+  while (d > 0 && !(node >> d & 1)) d--;
+  return (sqlite3_int64)((node - (1ULL << d)) << (62 - d));
+}
+
 /* The chunk rows against the export ("Rows", "Kind 4: quotient_store"):
-** leaf i's row, found through q_directory by its node, is either as
+** leaf i's row, found by its node (in q_directory; at spec_row_id with
+** rows_by_range = 1, else at its chunk number), is either as
 ** CREATE made it (row_reserve zeros: the empty record 00, then zeros) or
 ** its record followed by zeros to floor(row_reserve / 2) bytes when
 ** shorter; a leaf without a row has the empty record 00.  Returns the
@@ -449,10 +459,12 @@ static long long rows_unlike_records(sqlite3 *db, const unsigned char *f,
   uint64_t leaves = le64(f + 16);
   size_t area = 64 + 16 * (size_t)leaves;
   if (area > (size_t)len) return -1;
+  int by_range = q_int(db, "SELECT count(*) FROM q_config WHERE key = "
+                          "'rows_by_range' AND value = 1", NOARGS) == 1;
   sqlite3_stmt *st = must_prep(db, "SELECT length(d.data), d.data, "
                                    "d.data IS NULL FROM q_directory AS r "
-                                   "LEFT JOIN q_chunks AS d ON d.id = r.chunk "
-                                   "WHERE r.node = ?1");
+                                   "LEFT JOIN q_chunks AS d ON d.id = "
+                                   "coalesce(?2, r.chunk) WHERE r.node = ?1");
   long long bad = 0;
   uint64_t start = 0;
   for (uint64_t i = 0; i < leaves; i++) {
@@ -460,6 +472,7 @@ static long long rows_unlike_records(sqlite3 *db, const unsigned char *f,
     size_t rec = (size_t)(end - start);
     const unsigned char *r = f + area + start;
     sqlite3_bind_int64(st, 1, (sqlite3_int64)node);
+    if (by_range) sqlite3_bind_int64(st, 2, spec_row_id(node));
     if (sqlite3_step(st) != SQLITE_ROW) {
       bad++;
     } else if (sqlite3_column_int(st, 2)) {
@@ -1139,6 +1152,12 @@ static void test_damage(void) {
               "quotient_store: ", 0);
   damage_case("fpr = 0.01", 400, "INSERT INTO q_chunks VALUES (99999, x'00')",
               "quotient_store: ", 0);
+  /* Between two leaves' ids (rows_by_range = 1: leaves start at multiples
+  ** of 2^(62 - d)), and a leaf's row moved to its chunk number. */
+  damage_case("fpr = 0.01", 400, "INSERT INTO q_chunks VALUES (1, x'00')",
+              "quotient_store: ", 0);
+  damage_case("fpr = 0.01", 400, "UPDATE q_chunks SET id = 1 WHERE id = "
+              "(SELECT max(id) FROM q_chunks)", "quotient_store: ", 0);
 
   /* The configuration, refused as a whole when connected. */
   static const char *const config[] = {
@@ -1197,8 +1216,13 @@ static void test_damage(void) {
                          sizeof narrow / sizeof narrow[0]);
   static const char *const growing[] = {
       "INSERT INTO s_config VALUES ('narrow_leaves', 1)",
+      "UPDATE s_config SET value = 2 WHERE key = 'rows_by_range'",
+      "UPDATE s_config SET value = -1 WHERE key = 'rows_by_range'",
+      "UPDATE s_config SET value = '1' WHERE key = 'rows_by_range'",
+      "UPDATE s_config SET value = 1.0 WHERE key = 'rows_by_range'",
   };
-  check_config_damage_of(MODULE, "fpr = 0.001", NULL, growing, 1);
+  check_config_damage_of(MODULE, "fpr = 0.001", NULL, growing,
+                         sizeof growing / sizeof growing[0]);
   /* Each of those at a value in range is accepted (so the refusals above
   ** are for the values, not the change itself). */
   static const char *const fine[] = {
@@ -1232,6 +1256,93 @@ static void test_damage(void) {
 }
 
 /* ---- 6. the summary row and quotient_info -------------------------------------- */
+
+/* ---- 6. where the rows lie ----------------------------------------------- */
+
+/* The rows of q whose id is no leaf's: by_range, the leaf 2^d + p's row
+** at spec_row_id; otherwise chunk i's at id i.  *rows: the rows. */
+static long long rows_off_leaves(sqlite3 *db, int by_range,
+                                 long long *rows) {
+  sqlite3_stmt *st = must_prep(db, "SELECT count(*) FROM q_chunks WHERE id "
+                                   "NOT IN (SELECT value FROM json_each(?1))");
+  /* The leaves' ids as a JSON array. */
+  sqlite3_stmt *dir = must_prep(db, "SELECT chunk, node FROM q_directory");
+  size_t room = 64, len = 0;
+  char *ids = malloc(room);
+  if (ids == NULL) exit(2);
+  ids[len++] = '[';
+  while (sqlite3_step(dir) == SQLITE_ROW) {
+    sqlite3_int64 id = by_range
+                           ? spec_row_id((uint64_t)sqlite3_column_int64(dir, 1))
+                           : sqlite3_column_int64(dir, 0);
+    if (len + 24 > room && (ids = realloc(ids, room *= 2)) == NULL) exit(2);
+    len += (size_t)snprintf(ids + len, 24, "%s%lld", len > 1 ? "," : "",
+                            (long long)id);
+  }
+  sqlite3_finalize(dir);
+  ids[len++] = ']';
+  sqlite3_bind_text(st, 1, ids, (int)len, free);
+  long long off = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0)
+                                                 : -1;
+  sqlite3_finalize(st);
+  *rows = q_int(db, "SELECT count(*) FROM q_chunks", NOARGS);
+  return off;
+}
+
+/* A new store keeps each leaf's row at its range's id; a store made
+** before rows_by_range existed (leaf i at id i, as 1.6.0 wrote) reads the
+** same, and grows with its rows where they were. */
+static void test_row_ids(void) {
+  const char *path = temp_db_file("quotient_store", "rows");
+  sqlite3 *db = paged_file(path, 512);
+  create_store(db, "fpr = 0.01");
+  add_range(db, 1, 3000);
+  long long rows, leaves = q_int(db, "SELECT count(*) FROM q_directory",
+                                 NOARGS);
+  long long off = rows_off_leaves(db, 1, &rows);
+  tap_ok(off == 0 && rows == leaves && leaves > 20,
+         "a growing store split into %lld leaves: its %lld rows lie at the "
+         "ids of their ranges, p * 2^(62 - d) (%lld elsewhere)", leaves, rows,
+         off);
+  int len0;
+  unsigned char *f0 = export_of(db, &len0);
+
+  /* As 1.6.0 wrote it: rows at their chunk numbers, no rows_by_range. */
+  sqlite3_stmt *dir = must_prep(db, "SELECT chunk, node FROM q_directory");
+  sqlite3_stmt *move = must_prep(db, "UPDATE q_chunks SET id = ?1 WHERE id "
+                                     "= ?2");
+  while (sqlite3_step(dir) == SQLITE_ROW) {
+    sqlite3_bind_int64(move, 1, -1 - sqlite3_column_int64(dir, 0));
+    sqlite3_bind_int64(move, 2,
+                       spec_row_id((uint64_t)sqlite3_column_int64(dir, 1)));
+    sqlite3_step(move);
+    sqlite3_reset(move);
+  }
+  sqlite3_finalize(dir);
+  sqlite3_finalize(move);
+  must_exec(db, "UPDATE q_chunks SET id = -1 - id; DELETE FROM q_config "
+                "WHERE key = 'rows_by_range'");
+  sqlite3_close(db);
+  db = open_db_at(path);
+  tap_ok(export_is(db, f0, len0),
+         "the same store with leaf i's row at id i and no rows_by_range "
+         "exports the same %d bytes", len0);
+  free(f0);
+  add_range(db, 10000, 6000);
+  leaves = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
+  off = rows_off_leaves(db, 0, &rows);
+  sqlite3_int64 misses = misses_eq(db);
+  int len;
+  unsigned char *f = export_of(db, &len);
+  tap_ok(off == 0 && rows == leaves && leaves > 60 && misses == 0 && f &&
+             q_int(db, "SELECT count(*) FROM q_config WHERE key = "
+                       "'rows_by_range'", NOARGS) == 0,
+         "6000 more values split it into %lld leaves, each new row at its "
+         "chunk number (%lld elsewhere), no false negative (%lld), and an "
+         "export", leaves, off, (long long)misses);
+  free(f);
+  sqlite3_close(db);
+}
 
 static void test_summary(void) {
   sqlite3 *db = paged(512);
@@ -1291,6 +1402,7 @@ int main(void) {
   test_limits();
   test_transactions();
   test_damage();
+  test_row_ids();
   test_rate();
   return tap_done();
 }
