@@ -22,7 +22,10 @@
 ** fpr * 2^-t_g, and the shares sum below 1:
 **   - grown from one leaf (no capacity): W_g = (items + 1) / 2, 2^-t_g =
 **     2^-5 for g < 24, then 2^-(7 + g - 24); the first leaf, which holds
-**     up to twice W_0, takes 2^-4: 0.80 in all;
+**     up to twice W_0, takes 2^-4: 0.80 in all, less what the ceiling of
+**     b leaves unspent (up to a bit an entry).  The leaves of depth 1 and
+**     more whose range starts below narrow_below spend it, a bit fewer
+**     each, as far as the sum stays under 1 (narrow_below_most);
 **   - sized (2^base leaves made at CREATE, each for at most FIRST_FILL of
 **     a leaf's items): W_0 = m + 3 sqrt(m), m = capacity / 2^base, with
 **     15/16 of the rate (first_share: the width is sized for m at 15/16 /
@@ -35,7 +38,9 @@
 ** depth's width (fresh_limit), so that deletes, inserts and inserts past
 ** a capacity cannot put more of one generation in a leaf than W_g.
 ** The widths of one generation and of the entries it inherits never
-** coincide (they differ by one past the first, by more at the first).
+** coincide (they differ by one past the first, by more at the first), but
+** in a narrow leaf of depth 1: it counts the first leaf's entries as its
+** own, and splits sooner.  Deeper, a narrow leaf's parent is narrow.
 */
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +51,7 @@
 #include "store/store.h"
 
 enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
-       KEY_RESERVE, KEY_NARROW, KEY_BY_RANGE };
+       KEY_RESERVE, KEY_NARROW, KEY_BY_RANGE, KEY_NARROW_BELOW };
 
 /* A leaf splits past this many entries: a chunk row of about a kilobyte
 ** at 1%, several to a page. */
@@ -95,6 +100,13 @@ typedef struct quotient_state {
 } quotient_state;
 
 static quotient_state *state_of(const store *s) { return s->kind_state; }
+
+/* The first h1 a leaf owns, over 4: a whole number below 2^62 (leaves are
+** at most 62 deep), by which a growing store orders its rows (row_id) and
+** tells its narrow leaves (entry_bits). */
+static int64_t range_id(uint64_t node) {
+  return (int64_t)(qleaf_start(node) >> 2);
+}
 
 static unsigned leaf_items(const store_layer *l) {
   return (unsigned)l->kind_values[KEY_LEAF_ITEMS];
@@ -202,6 +214,32 @@ static uint64_t narrow_most(double m, double fpr, unsigned base, unsigned b) {
   return k;
 }
 
+/* A growing store's width past its first leaf, for g < 24: W = (items + 1)
+** / 2 entries a leaf, 2^-5 of the rate. */
+static unsigned grown_bits(double items, double fpr, unsigned depth) {
+  return clamp_width(ceil(real_width(items / 2, fpr, 5.0)), depth);
+}
+
+/* narrow_below, the most a growing store may take: the share f of the hash
+** space (narrow_below / 2^62) whose leaves of depth >= 1 may write one bit
+** fewer.  With s = W 2^-b (b = grown_bits) and r = fpr / s, the first
+** leaf takes 2 s, depth g of 1 .. 23 at most s (1 + f + 2^-g) (its
+** narrow leaves are ceil(f 2^g) at most, each of W entries of twice the
+** share), and the depths past 23 at most fpr (1 + f) / 64 <= fpr / 32:
+** s (26 + 23 f) + fpr / 32 <= fpr when f <= (r 31/32 - 26) / 23.  f is
+** rounded down to a multiple of 2^-20, so that a reader's own rounding
+** of the same formula does not refuse it. */
+#define NARROW_ALL ((int64_t)1 << 62)
+static int64_t narrow_below_most(unsigned items, double fpr) {
+  double w = ((double)items + 1) / 2;
+  unsigned b = grown_bits((double)items + 1, fpr, 1);
+  if (b < 2) return 0;
+  double f = (ldexp(fpr, (int)b) / w * (31.0 / 32) - 26) / 23;
+  if (!(f > 0)) return 0;
+  if (f >= 1) return NARROW_ALL;
+  return (int64_t)floor(ldexp(f, 20)) << 42;
+}
+
 /* The bits of an entry written into the leaf `node` (the file's head
 ** says why). */
 static unsigned entry_bits(const store_layer *l, uint64_t node) {
@@ -213,9 +251,16 @@ static unsigned entry_bits(const store_layer *l, uint64_t node) {
     uint64_t p = node - ((uint64_t)1 << depth);
     return b > 1 && p < (uint64_t)l->kind_values[KEY_NARROW] ? b - 1 : b;
   }
-  double share_bits = l->kind_values[KEY_SIZED] ? g + 4.0
-                      : g < 24 ? 5.0 : 7.0 + (g - 24);
-  return clamp_width(ceil(real_width(items / 2, fpr, share_bits)), depth);
+  if (!l->kind_values[KEY_SIZED]) {
+    unsigned b = g < 24 ? grown_bits(items, fpr, depth)
+                        : clamp_width(ceil(real_width(items / 2, fpr,
+                                                      7.0 + (g - 24))),
+                                      depth);
+    int narrow = depth >= 1 &&
+                 range_id(node) < l->kind_values[KEY_NARROW_BELOW];
+    return b > 1 && narrow ? b - 1 : b;
+  }
+  return clamp_width(ceil(real_width(items / 2, fpr, g + 4.0)), depth);
 }
 
 /* How many entries of its own depth's width a leaf may hold before it
@@ -283,6 +328,7 @@ static int quotient_kind_size(store *s, int fills, uint64_t *capacity,
   ** each cell where a chunk number takes 1 to 4, enough to put one row
   ** fewer on some of its pages. */
   values[KEY_BY_RANGE] = fills;
+  values[KEY_NARROW_BELOW] = fills ? narrow_below_most(items, fpr) : 0;
   return SQLITE_OK;
 }
 
@@ -295,6 +341,14 @@ static int quotient_kind_configure(store_layer *l,
       (values[KEY_SIZED] != 0 && values[KEY_SIZED] != 1) ||
       values[KEY_RESERVE] < 0 || values[KEY_RESERVE] > values[KEY_LEAF_BYTES] ||
       (values[KEY_BY_RANGE] != 0 && values[KEY_BY_RANGE] != 1))
+    return SQLITE_CORRUPT_VTAB;
+  /* A growing store's narrow leaves: at most a share that keeps the
+  ** rate. */
+  if (values[KEY_NARROW_BELOW] != 0 &&
+      (values[KEY_SIZED] != 0 || values[KEY_NARROW_BELOW] < 0 ||
+       values[KEY_NARROW_BELOW] >
+           narrow_below_most((unsigned)values[KEY_LEAF_ITEMS],
+                             l->header.target_fpr)))
     return SQLITE_CORRUPT_VTAB;
   /* Narrow leaves: at most as many as keep the rate (a sized store's). */
   if (values[KEY_NARROW] != 0) {
@@ -384,7 +438,7 @@ static int row_id(store *s, const store_layer *l, int64_t chunk,
     return store_corrupt(s, "chunk %lld of %s is no leaf of its directory: "
                          "the store is damaged", (long long)chunk,
                          s->tables.name);
-  *row = (int64_t)(qleaf_start(d->node_of[chunk]) >> 2);
+  *row = range_id(d->node_of[chunk]);
   return SQLITE_OK;
 }
 
@@ -640,8 +694,8 @@ static int rows_off_ranges(store *s, const store_directory *d) {
   int outside = 0;
   while (!outside && (rc = sqlite3_step(scan)) == SQLITE_ROW) {
     id = sqlite3_column_int64(scan, 0);
-    while (i < d->leaves && (int64_t)(d->starts[i] >> 2) < id) i++;
-    outside = i == d->leaves || (int64_t)(d->starts[i] >> 2) != id;
+    while (i < d->leaves && range_id(d->nodes[i]) < id) i++;
+    outside = i == d->leaves || range_id(d->nodes[i]) != id;
   }
   shadow_done(scan);
   if (outside)
@@ -737,8 +791,9 @@ static int quotient_kind_export(store *s, sqlite3_context *ctx) {
 const store_kind store_quotient_kind = {
     .kind = FILTER_KIND_QUOTIENT,
     .keys = {"leaf_items", "leaf_bytes", "base_depth", "sized", "row_reserve",
-             "narrow_leaves", "rows_by_range"},
-    .optional_keys = 1u << KEY_NARROW | 1u << KEY_BY_RANGE,
+             "narrow_leaves", "rows_by_range", "narrow_below"},
+    .optional_keys = 1u << KEY_NARROW | 1u << KEY_BY_RANGE |
+                     1u << KEY_NARROW_BELOW,
     .counter_bytes = 0,
     .no_delete = NULL,
     .no_update = "an item cannot be changed: delete it and insert the new "

@@ -78,7 +78,7 @@ typedef struct store_kind store_kind;
 typedef struct store_schedule store_schedule;
 
 /* The configuration keys a kind has at most. */
-#define KIND_MAX_KEYS 8
+#define KIND_MAX_KEYS 9
 
 /* One filter of a store: a fixed store has one, a scalable store one per
 ** layer, each in its own run of chunk rows. */

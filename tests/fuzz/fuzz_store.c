@@ -142,8 +142,8 @@ static const char *const cuckoo_window_keys[FZ_KEYS] = {
 static const char *const quotient_keys[FZ_KEYS] = {
     "kind", "version", "capacity", "fpr", "seed", "affinity", "leaf_items",
     "leaf_bytes", "base_depth", "sized", "row_reserve", "narrow_leaves",
-    "layers", "growth", "layer.0.leaf_items", "rows_by_range", "layout",
-    "deletes"};
+    "layers", "growth", "layer.0.leaf_items", "rows_by_range",
+    "narrow_below", "deletes"};
 
 /* The store of this input: its module, configuration keys, and whether
 ** CREATE made it windowed (it then has the columns at, generation, ...). */

@@ -1372,7 +1372,8 @@ STORE_KEYS = {
 
 SHAPE_KEYS = {1: ("bits", "hashes", "chunk_blocks"),
                2: ("buckets", "fingerprint_bits", "chunk_buckets")}
-OPTIONAL_KEYS = {1: (), 2: ("layout",), 4: ("narrow_leaves", "rows_by_range")}  # missing: 0
+OPTIONAL_KEYS = {1: (), 2: ("layout",),
+                 4: ("narrow_leaves", "rows_by_range", "narrow_below")}  # missing: 0
 SCHEDULE_KEYS = ("growth", "tightening", "layers")
 
 
@@ -1699,6 +1700,23 @@ def quotient_narrow_most(capacity, fpr, base):
     return k
 
 
+def quotient_narrow_below_most(leaf_items, fpr):
+    """The largest narrow_below a store without capacity may have
+    ("Widths"): f = (r * 31/32 - 26) / 23, r = p * 2^b / W, b = ceil(log2 W
+    - log2 p + 5), W = (E + 1) / 2; 0 when b < 2 or f <= 0, 2^62 when f >=
+    1, else floor(f * 2^20) * 2^42."""
+    w = (leaf_items + 1) / 2
+    b = max(1, min(math.ceil(math.log2(w) - math.log2(fpr) + 5), 64))
+    if b < 2:
+        return 0
+    f = (fpr * 2.0 ** b / w * (31 / 32) - 26) / 23
+    if not f > 0:
+        return 0
+    if f >= 1:
+        return 2 ** 62
+    return math.floor(f * 2.0 ** 20) * 2 ** 42
+
+
 def _read_quotient_store(conn, name, config):
     """The layout-1 blob a quotient_store holds, from its three tables: the
     configuration's rows and classes, the directory (chunks 0 .. L - 1, no
@@ -1739,6 +1757,11 @@ def _read_quotient_store(conn, name, config):
             quotient_narrow_most(config["capacity"], config["fpr"], base))):
         raise FormatError("narrow_leaves %d is more than the rate allows"
                           % narrow)
+    below = config.get("narrow_below", 0)
+    if below != 0 and (config["sized"] != 0 or below < 0 or below > (
+            quotient_narrow_below_most(config["leaf_items"], config["fpr"]))):
+        raise FormatError("narrow_below %d is more than the rate allows"
+                          % below)
     by_range = config.get("rows_by_range", 0)
     if by_range not in (0, 1):
         raise FormatError("rows_by_range %d is not 0 or 1" % by_range)

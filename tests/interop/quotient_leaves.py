@@ -335,6 +335,10 @@ def check_store_damage(tap, tmpdir):
         ("a growth row", "INSERT INTO q_config VALUES ('growth', 2)"),
         ("narrow leaves without a capacity",
          "INSERT INTO q_config VALUES ('narrow_leaves', 1)"),
+        ("narrow_below one past the most",
+         "UPDATE q_config SET value = value + 1 WHERE key = 'narrow_below'"),
+        ("narrow_below as TEXT", "UPDATE q_config SET value = '1' WHERE "
+         "key = 'narrow_below'"),
         # "Reading a store": a chunk id of no leaf is damage, past the
         # directory's last chunk too
         ("a chunk row past its directory",
@@ -357,7 +361,8 @@ def check_store_damage(tap, tmpdir):
         plain.execute("UPDATE q_chunks SET id = ? WHERE id = ?",
                       (-1 - i, row_id(n)))
     plain.execute("UPDATE q_chunks SET id = -1 - id")
-    plain.execute("DELETE FROM q_config WHERE key = 'rows_by_range'")
+    plain.execute("DELETE FROM q_config WHERE key IN ('rows_by_range', "
+                  "'narrow_below')")
     plain.commit()
     dense = [i for (i,) in plain.execute("SELECT id FROM q_chunks ORDER BY id")]
     plain.close()
@@ -431,6 +436,31 @@ def check_narrow_leaves(tap, tmpdir):
            *["%d/%g: wrote %d, FORMAT.md %d" % s for s in seen])
 
 
+def check_narrow_below(tap, tmpdir):
+    """"Widths": a store without capacity writes narrow_below, the most the
+    rate allows, as the reader computes it from FORMAT.md; one more is
+    damage to both."""
+    path = os.path.join(tmpdir, "below.db")
+    seen = []
+    for page, fpr in ((4096, 0.01), (4096, 0.001), (512, 0.01), (4096, 0.05)):
+        if os.path.exists(path):
+            os.unlink(path)
+        ext = connect(path)
+        ext.execute("PRAGMA page_size = %d" % page)
+        ext.execute("CREATE VIRTUAL TABLE q USING quotient_store(fpr = %r)"
+                    % fpr)
+        ext.commit()
+        config = dict(ext.execute("SELECT key, value FROM q_config"))
+        ext.close()
+        want = br.quotient_narrow_below_most(config["leaf_items"], fpr)
+        seen.append((page, fpr, config.get("narrow_below", 0), want))
+    tap.ok(all(got == want for _p, _f, got, want in seen)
+           and sum(1 for s in seen if 0 < s[3] < 2 ** 62) >= 3,
+           "narrow_below as CREATE writes it is FORMAT.md's: %s"
+           % ", ".join("%d/%g: %d" % (p, f, got) for p, f, got, _w in seen),
+           *["%d/%g: wrote %d, FORMAT.md %d" % s for s in seen])
+
+
 def check_quotient_leaves(tap, compare_info):
     """Everything above; compare_info is interop.py's."""
     with tempfile.TemporaryDirectory() as tmpdir:
@@ -442,3 +472,4 @@ def check_quotient_leaves(tap, compare_info):
         check_damage(tap, *damaged)
         check_store_damage(tap, tmpdir)
         check_narrow_leaves(tap, tmpdir)
+        check_narrow_below(tap, tmpdir)

@@ -399,6 +399,9 @@ int main(void) {
                   7);
   check_adds_only("cuckoo_store", "capacity = 1000, growth = 2, fpr = 0.01",
                   0.01, 20000, 8);
+  /* A windowed store: its generations share the same code path. */
+  check_adds_only("cuckoo_store", "capacity = 20000, fpr = 0.01, window = "
+                  "'1 day'", 0.01, 20000, 9);
   check_deletes_arguments();
   return tap_done();
 }

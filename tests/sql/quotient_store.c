@@ -205,6 +205,20 @@ static long long spec_narrow(double m, double p, int d, unsigned b) {
   return k;
 }
 
+/* narrow_below, as a store without capacity writes it ("Widths"): f =
+** (r * 31/32 - 26) / 23, r = p 2^b / W, b = ceil(log2(W / p) + 5), W =
+** (E + 1) / 2; 0 if b < 2 or f <= 0, 2^62 if f >= 1, else floor(f 2^20)
+** 2^42. */
+static long long spec_narrow_below(int e, double p) {
+  double w = (e + 1) / 2.0;
+  unsigned b = spec_width(w, p, 5, 1);
+  if (b < 2) return 0;
+  double f = (p * ldexp(1.0, (int)b) / w * 31 / 32 - 26) / 23;
+  if (!(f > 0)) return 0;
+  if (f >= 1) return 1LL << 62;
+  return (long long)floor(f * 1048576) << 42;
+}
+
 /* The reserve of a sized store's rows for keys of b bits: the record of
 ** ceil(m + sqrt(m)) entries, within leaf_bytes. */
 static size_t spec_reserve(double m, unsigned b, int bytes) {
@@ -243,6 +257,8 @@ static void spec_config(char *out, size_t size, int page, sqlite3_int64 cap,
   }
   char k[64] = "";
   if (*narrow) snprintf(k, sizeof k, "narrow_leaves=%lld:integer;", *narrow);
+  long long below = cap ? 0 : spec_narrow_below(e, atof(fpr_text));
+  if (below) snprintf(k, sizeof k, "narrow_below=%lld:integer;", below);
   snprintf(out, size,
            "base_depth=%d:integer;capacity=%lld:integer;fpr=%s:real;"
            "kind=4:integer;leaf_bytes=%d:integer;leaf_items=%d:integer;"
@@ -431,6 +447,33 @@ static void test_arguments(void) {
            "%lld leaves seen; %lld wrong)", sized[z].cap, sized[z].fpr, d, b,
            b - 1, k, narrow_seen, wide_seen, wrong);
     free(f);
+  }
+  /* A growing store: an entry written into a leaf of depth d >= 1 has b =
+  ** ceil(log2(W / p) + 5) bits, W = (E + 1) / 2, and b - 1 in the leaves
+  ** whose first h1 / 4 is below narrow_below; inherited entries have
+  ** fewer.  So no leaf's widest key passes its own width, and leaves of
+  ** both kinds reach it. */
+  static const double grown[] = {0.01, 0.001};
+  for (size_t z = 0; z < sizeof grown / sizeof grown[0]; z++) {
+    char sql[640];
+    snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE g%zu USING quotient_store("
+             "fpr = %g); INSERT INTO g%zu(value) WITH RECURSIVE n(i) AS (SELECT 1 "
+             "UNION ALL SELECT i + 1 FROM n WHERE i < 40000) SELECT 'g' || i "
+             "FROM n", z, grown[z], z);
+    must_exec(db, sql);
+    long long below = spec_narrow_below(511, grown[z]);
+    unsigned b = spec_width(256, grown[z], 5, 1);
+    snprintf(sql, sizeof sql, "SELECT (SELECT value FROM g%zu_config WHERE key "
+             "= 'narrow_below') = %lld AND count(*) > 100 AND sum(max_bits > w) "
+             "= 0 AND sum(max_bits = w AND w = %u) > 10 AND sum(max_bits = w "
+             "AND w = %u) > 10 FROM (SELECT max_bits, %u - (((node - (1 << "
+             "depth)) << (62 - depth)) < %lld) AS w FROM quotient_leaves(("
+             "SELECT filter FROM g%zu)) WHERE depth >= 1)", z, below, b - 1, b,
+             b, below, z);
+    tap_ok(below > 0 && q_int(db, sql, NOARGS) == 1,
+           "a growing store (fpr %g, 40,000 values) writes its entries with "
+           "%u bits (FORMAT.md's width), %u in the leaves below narrow_below "
+           "= %lld, and no leaf has a wider key", grown[z], b, b - 1, below);
   }
   sqlite3_close(db);
 }
@@ -1201,6 +1244,8 @@ static void test_damage(void) {
       "INSERT INTO s_config VALUES ('narrow_leaves', -1)",
       "INSERT INTO s_config VALUES ('narrow_leaves', '0')",
       "INSERT INTO s_config VALUES ('narrow_leaves', 0.0)",
+      /* a store with capacity has no narrow_below */
+      "INSERT INTO s_config VALUES ('narrow_below', 1)",
   };
   check_config_damage_of(MODULE, "capacity = 1000, fpr = 0.01, affinity = "
                          "'TEXT'", NULL, config,
@@ -1220,6 +1265,14 @@ static void test_damage(void) {
       "UPDATE s_config SET value = -1 WHERE key = 'rows_by_range'",
       "UPDATE s_config SET value = '1' WHERE key = 'rows_by_range'",
       "UPDATE s_config SET value = 1.0 WHERE key = 'rows_by_range'",
+      /* narrow_below: one past the most FORMAT.md's inequality allows
+      ** (written at CREATE), all of the hash space, below 0, not an
+      ** INTEGER */
+      "UPDATE s_config SET value = value + 1 WHERE key = 'narrow_below'",
+      "UPDATE s_config SET value = 1 << 62 WHERE key = 'narrow_below'",
+      "UPDATE s_config SET value = -1 WHERE key = 'narrow_below'",
+      "UPDATE s_config SET value = '1' WHERE key = 'narrow_below'",
+      "UPDATE s_config SET value = 1.0 WHERE key = 'narrow_below'",
   };
   check_config_damage_of(MODULE, "fpr = 0.001", NULL, growing,
                          sizeof growing / sizeof growing[0]);
