@@ -191,10 +191,17 @@ static unsigned clamp_width(double b, unsigned depth) {
   return b > most ? most : (unsigned)b;
 }
 
+/* The whole bits whose share the entries of a generation may take, at
+** most `items` of them a leaf at this depth. */
+static unsigned generation_bits(double items, double fpr, double share_bits,
+                                unsigned depth) {
+  return clamp_width(ceil(real_width(items, fpr, share_bits)), depth);
+}
+
 /* The width of a sized store's first generation, m items a leaf at
 ** capacity, 2^base leaves (the narrow ones take one bit fewer). */
 static unsigned first_bits(double m, double fpr, unsigned base) {
-  return clamp_width(ceil(real_width(m, fpr, -log2(first_share(m)))), base);
+  return generation_bits(m, fpr, -log2(first_share(m)), base);
 }
 
 /* How many of a sized store's 2^base first leaves, the first in range
@@ -214,15 +221,10 @@ static uint64_t narrow_most(double m, double fpr, unsigned base, unsigned b) {
   return k;
 }
 
-/* A growing store's width past its first leaf, for g < 24: W = (items + 1)
-** / 2 entries a leaf, 2^-5 of the rate. */
-static unsigned grown_bits(double items, double fpr, unsigned depth) {
-  return clamp_width(ceil(real_width(items / 2, fpr, 5.0)), depth);
-}
-
 /* narrow_below, the most a growing store may take: the share f of the hash
 ** space (narrow_below / 2^62) whose leaves of depth >= 1 may write one bit
-** fewer.  With s = W 2^-b (b = grown_bits) and r = fpr / s, the first
+** fewer.  With s = W 2^-b (b generation g < 24's width, W = (items + 1)
+** / 2 entries a leaf at 2^-5 of the rate) and r = fpr / s, the first
 ** leaf takes 2 s, depth g of 1 .. 23 at most s (1 + f + 2^-g) (its
 ** narrow leaves are ceil(f 2^g) at most, each of W entries of twice the
 ** share), and the depths past 23 at most fpr (1 + f) / 64 <= fpr / 32:
@@ -232,7 +234,7 @@ static unsigned grown_bits(double items, double fpr, unsigned depth) {
 #define NARROW_ALL ((int64_t)1 << 62)
 static int64_t narrow_below_most(unsigned items, double fpr) {
   double w = ((double)items + 1) / 2;
-  unsigned b = grown_bits((double)items + 1, fpr, 1);
+  unsigned b = generation_bits(w, fpr, 5.0, 1);
   if (b < 2) return 0;
   double f = (ldexp(fpr, (int)b) / w * (31.0 / 32) - 26) / 23;
   if (!(f > 0)) return 0;
@@ -251,16 +253,13 @@ static unsigned entry_bits(const store_layer *l, uint64_t node) {
     uint64_t p = node - ((uint64_t)1 << depth);
     return b > 1 && p < (uint64_t)l->kind_values[KEY_NARROW] ? b - 1 : b;
   }
-  if (!l->kind_values[KEY_SIZED]) {
-    unsigned b = g < 24 ? grown_bits(items, fpr, depth)
-                        : clamp_width(ceil(real_width(items / 2, fpr,
-                                                      7.0 + (g - 24))),
-                                      depth);
-    int narrow = depth >= 1 &&
-                 range_id(node) < l->kind_values[KEY_NARROW_BELOW];
-    return b > 1 && narrow ? b - 1 : b;
-  }
-  return clamp_width(ceil(real_width(items / 2, fpr, g + 4.0)), depth);
+  double share_bits = l->kind_values[KEY_SIZED] ? g + 4.0
+                      : g < 24 ? 5.0 : 7.0 + (g - 24);
+  unsigned b = generation_bits(items / 2, fpr, share_bits, depth);
+  /* narrow_below is 0 in a sized store (quotient_kind_configure) */
+  int narrow = depth >= 1 &&
+               range_id(node) < l->kind_values[KEY_NARROW_BELOW];
+  return b > 1 && narrow ? b - 1 : b;
 }
 
 /* How many entries of its own depth's width a leaf may hold before it

@@ -438,8 +438,8 @@ def check_narrow_leaves(tap, tmpdir):
 
 def check_narrow_below(tap, tmpdir):
     """"Widths": a store without capacity writes narrow_below, the most the
-    rate allows, as the reader computes it from FORMAT.md; one more is
-    damage to both."""
+    rate allows, as the reader computes it from FORMAT.md (one more is
+    damage to both: check_store_damage)."""
     path = os.path.join(tmpdir, "below.db")
     seen = []
     for page, fpr in ((4096, 0.01), (4096, 0.001), (512, 0.01), (4096, 0.05)):
