@@ -54,6 +54,10 @@
 ** 10000 means 10^8 items, hours); QSTORE_BENCH_MAX001: the same for fpr
 ** 0.001's growing stores (default 100: a growing quotient_store inserts at
 ** about 45 us an item, so 1000x at both rates alone takes 15 minutes);
+** QSTORE_BENCH_SIZED_MAX: the largest multiple with sized, fixed and
+** cuckoo stores beside the growing ones (default QSTORE_BENCH_MAX; above
+** it the probes compare the growing stores and the table alone, so that a
+** 10^8 run of the growing store takes one hour, not three);
 ** QSTORE_BENCH_BURST_MAX, QSTORE_BENCH_CHURN_MAX: the largest burst and
 ** churn stores (default 100 and 10); QSTORE_BENCH_ROUNDS=n the probe
 ** rounds (default 5); QSTORE_BENCH_INSERTS=n the autocommit inserts a
@@ -740,6 +744,7 @@ int main(int argc, char **argv) {
   int quick = env_ll("QSTORE_BENCH_QUICK", 0) != 0;
   long long max = env_ll("QSTORE_BENCH_MAX", quick ? 10 : 1000);
   long long max001 = env_ll("QSTORE_BENCH_MAX001", quick ? 10 : 100);
+  long long sized_max = env_ll("QSTORE_BENCH_SIZED_MAX", max);
   long long burst_max = env_ll("QSTORE_BENCH_BURST_MAX", quick ? 10 : 100);
   long long churn_max = env_ll("QSTORE_BENCH_CHURN_MAX", quick ? 1 : 10);
   int rounds = (int)env_ll("QSTORE_BENCH_ROUNDS", quick ? 3 : 5);
@@ -799,8 +804,9 @@ int main(int argc, char **argv) {
       grow(db, "s1", have + 1, n);
     }
     have = n;
+    int sized = multiples[k] <= sized_max;
     /* Sized and fixed stores of capacity n. */
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < 2 && sized; p++) {
       execf(db, "BEGIN;"
                 "CREATE VIRTUAL TABLE z%d USING quotient_store(capacity = %lld, fpr = %g);"
                 "CREATE VIRTUAL TABLE f%d USING bloom_store(capacity = %lld, fpr = %g);"
@@ -826,6 +832,7 @@ int main(int argc, char **argv) {
         snprintf(a, sizeof a, "s%d", p);
         fs[p] = measure(db, a, "bloom_store", n, other_probes);
       }
+      if (!sized) continue;
       snprintf(a, sizeof a, "z%d", p);
       fz[p] = measure(db, a, "quotient_store", n, probes_n);
       snprintf(a, sizeof a, "f%d", p);
@@ -843,6 +850,7 @@ int main(int argc, char **argv) {
         snprintf(a, sizeof a, "s%d", p);
         fs[p].vac = db_bytes(db, "vac", a);
       }
+      if (!sized) continue;
       snprintf(a, sizeof a, "z%d", p);
       fz[p].vac = db_bytes(db, "vac", a);
       snprintf(a, sizeof a, "f%d", p);
@@ -861,6 +869,7 @@ int main(int argc, char **argv) {
         snprintf(label, sizeof label, "bloom scalable %g", fprs[p]);
         row(label, &fs[p], 0);
       }
+      if (!sized) continue;
       snprintf(label, sizeof label, "quotient sized %g", fprs[p]);
       row(label, &fz[p], l2 + 2.5);
       snprintf(label, sizeof label, "bloom fixed %g", fprs[p]);
@@ -874,6 +883,7 @@ int main(int argc, char **argv) {
         snprintf(a, sizeof a, "q%d", p);
         breakdown(db, a, n, fprs[p]);
       }
+      if (!sized) continue;
       snprintf(a, sizeof a, "z%d", p);
       breakdown(db, a, n, fprs[p]);
     }
@@ -896,6 +906,7 @@ int main(int argc, char **argv) {
         else
           printf("  INFO %-53s %6.2f\n", what, (double)fq[p].db / (double)fs[p].db);
       }
+      if (!sized) continue;
       snprintf(what, sizeof what, "sized %g, db bits/item - log2(1/eps)", fprs[p]);
       check(what, (double)fz[p].db * 8 / (double)n - l2, 2.5);
       snprintf(what, sizeof what, "sized %g, export bits/item - log2(1/eps)", fprs[p]);
@@ -905,46 +916,51 @@ int main(int argc, char **argv) {
     }
 
     /* Probe cost, warm: the growing store against a fixed bloom_store of
-    ** the same ids (f0), the scalable one (s0) and the table (pk). */
+    ** the same ids (f0, when the sized stores were built), the scalable
+    ** one (s0) and the table (pk). */
     for (int txn = 1; txn >= 0; txn--) {
-      const char *pn[4] = {"q0", "f0", "s0", "pk"};
+      const char *pn[4] = {"q0", sized ? "f0" : NULL, "s0", "pk"};
       double *pt[4];
       long long count = quick ? 20000 : txn ? 100000 : 50000, hits;
       for (int j = 0; j < 4; j++) {
         pt[j] = rounds_of_alloc(rounds);
-        probe_cost_in(db, pn[j], "value", count, STREAM_PROBES, 1, &hits, 1); /* warm */
+        if (pn[j])
+          probe_cost_in(db, pn[j], "value", count, STREAM_PROBES, 1, &hits, 1); /* warm */
       }
       for (int r = 0; r < rounds; r++)
         for (int j = 0; j < 4; j++) {
           int m = (j + r) % 4;
-          pt[m][r] = probe_cost_in(db, pn[m], "value", count, STREAM_PROBES,
-                                   1 + (uint64_t)r * (uint64_t)count, &hits, txn);
+          if (pn[m])
+            pt[m][r] = probe_cost_in(db, pn[m], "value", count, STREAM_PROBES,
+                                     1 + (uint64_t)r * (uint64_t)count, &hits, txn);
         }
+      char fixed[32] = "-";
+      if (sized) snprintf(fixed, sizeof fixed, "%.2f us", median(pt[1], rounds) * 1e6);
       printf("  INFO EXISTS of an absent id, warm, %s (median of %d rounds of "
-             "%lld): quotient %.2f us, fixed bloom %.2f us, scalable bloom %.2f us, "
+             "%lld): quotient %.2f us, fixed bloom %s, scalable bloom %.2f us, "
              "PRIMARY KEY %.2f us\n",
              txn ? "in one read transaction" : "each its own autocommit statement",
-             rounds, count, median(pt[0], rounds) * 1e6,
-             median(pt[1], rounds) * 1e6, median(pt[2], rounds) * 1e6,
-             median(pt[3], rounds) * 1e6);
+             rounds, count, median(pt[0], rounds) * 1e6, fixed,
+             median(pt[2], rounds) * 1e6, median(pt[3], rounds) * 1e6);
       double r1[64], r2[64], r3[64];
       for (int r = 0; r < rounds; r++) {
-        r1[r] = pt[0][r] / pt[1][r];
+        r1[r] = sized ? pt[0][r] / pt[1][r] : 0;
         r2[r] = pt[0][r] / pt[2][r];
         r3[r] = pt[0][r] / pt[3][r];
       }
       char what[96];
       const char *how = txn ? "" : ", autocommit";
       snprintf(what, sizeof what, "probe, growing quotient vs fixed bloom%s", how);
-      ratio_report(what, r1, rounds, 1.05, txn);
+      if (sized) ratio_report(what, r1, rounds, 1.05, txn);
       snprintf(what, sizeof what, "probe, growing quotient vs scalable bloom%s", how);
       ratio_report(what, r2, rounds, 0.9, txn && multiples[k] >= 1000);
       snprintf(what, sizeof what, "probe, growing quotient vs PRIMARY KEY%s", how);
       ratio_report(what, r3, rounds, 0, 0);
       for (int j = 0; j < 4; j++) free(pt[j]);
     }
-    exec(db, "DROP TABLE z0; DROP TABLE f0; DROP TABLE c0;"
-             "DROP TABLE z1; DROP TABLE f1; DROP TABLE c1;");
+    if (sized)
+      exec(db, "DROP TABLE z0; DROP TABLE f0; DROP TABLE c0;"
+               "DROP TABLE z1; DROP TABLE f1; DROP TABLE c1;");
     fflush(stdout);
   }
   if (ratio1000[0] > 0)
