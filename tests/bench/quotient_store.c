@@ -56,8 +56,9 @@
 ** about 45 us an item, so 1000x at both rates alone takes 15 minutes);
 ** QSTORE_BENCH_SIZED_MAX: the largest multiple with sized, fixed and
 ** cuckoo stores beside the growing ones (default QSTORE_BENCH_MAX; above
-** it the probes compare the growing stores and the table alone, so that a
-** 10^8 run of the growing store takes one hour, not three);
+** it the probes compare the growing stores and the table alone: a 10^8
+** run then builds no store of 10^8 items but the growing ones, the
+** scalable ones and the table);
 ** QSTORE_BENCH_BURST_MAX, QSTORE_BENCH_CHURN_MAX: the largest burst and
 ** churn stores (default 100 and 10); QSTORE_BENCH_ROUNDS=n the probe
 ** rounds (default 5); QSTORE_BENCH_INSERTS=n the autocommit inserts a
