@@ -3,7 +3,10 @@
 ** each range of the hash space, read from <name>_directory once and kept
 ** in the order of the ranges, so that finding a value's leaf is a shift
 ** while every leaf has one depth, and otherwise a look in a guide by the
-** hash's top bits and a search of the leaf or two it names.
+** hash's top bits and a search of the leaf or two it names.  Each leaf's
+** entry holds the index the quotient kind makes of it (quotient_kind.c):
+** a probe reads the entry, then the index, one miss after the other where
+** a table of indexes by chunk id would add a third between them.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
@@ -26,29 +29,48 @@
 #include "core/quotient_leaf.h"
 #include "store/store.h"
 
+void directory_drop_index(store_directory *d, directory_leaf *leaf) {
+  d->index_bytes -= (size_t)leaf->count * 4;
+  sqlite3_free(leaf->span);
+  leaf->span = NULL;
+  leaf->count = leaf->probes = 0;
+}
+
+void directory_drop_indexes(store_directory *d) {
+  for (int64_t i = 0; i < d->leaves; i++) directory_drop_index(d, &d->leaf[i]);
+}
+
+void directory_set_index(store_directory *d, directory_leaf *leaf,
+                         uint32_t *span, uint32_t count) {
+  directory_drop_index(d, leaf);
+  leaf->span = span;
+  leaf->count = count;
+  d->index_bytes += (size_t)count * 4;
+}
+
 void directory_forget(store_directory *d) {
-  sqlite3_free(d->nodes);
-  sqlite3_free(d->starts);
-  sqlite3_free(d->chunks);
+  directory_drop_indexes(d);
+  sqlite3_free(d->leaf);
   sqlite3_free(d->node_of);
   sqlite3_free(d->guide);
   memset(d, 0, sizeof *d);
 }
 
-/* Room for `need` leaves in every array. */
+/* Room for `need` leaves in both arrays, the new entries with no index
+** (so that directory_forget may free any leaf's). */
 static int make_room(store_directory *d, int64_t need) {
   if (need <= d->room) return SQLITE_OK;
   int64_t room = d->room ? d->room : 64;
   while (room < need) room *= 2;
-  uint64_t *nodes = sqlite3_realloc64(d->nodes, (uint64_t)room * 8);
-  if (nodes) d->nodes = nodes;
-  uint64_t *starts = sqlite3_realloc64(d->starts, (uint64_t)room * 8);
-  if (starts) d->starts = starts;
-  int64_t *chunks = sqlite3_realloc64(d->chunks, (uint64_t)room * 8);
-  if (chunks) d->chunks = chunks;
+  directory_leaf *leaf =
+      sqlite3_realloc64(d->leaf, (uint64_t)room * sizeof *leaf);
+  if (leaf) {
+    memset(leaf + d->room, 0, (size_t)(room - d->room) * sizeof *leaf);
+    d->leaf = leaf;
+  }
   uint64_t *node_of = sqlite3_realloc64(d->node_of, (uint64_t)room * 8);
   if (node_of) d->node_of = node_of;
-  if (!nodes || !starts || !chunks || !node_of) return SQLITE_NOMEM;
+  if (!leaf || !node_of) return SQLITE_NOMEM;
   d->room = room;
   return SQLITE_OK;
 }
@@ -76,20 +98,20 @@ static int order(store *s, store_directory *d, unsigned base) {
   for (int64_t c = 0; c < d->leaves; c++)
     keys[c] = (range_key){qleaf_start(d->node_of[c]), c};
   qsort(keys, (size_t)d->leaves, sizeof *keys, by_start);
-  for (int64_t i = 0; i < d->leaves; i++) d->chunks[i] = keys[i].chunk;
+  for (int64_t i = 0; i < d->leaves; i++)
+    d->leaf[i] = (directory_leaf){d->node_of[keys[i].chunk], keys[i].chunk,
+                                  NULL, 0, 0};
   sqlite3_free(keys);
   uint64_t next = 0;
   int whole = 0;
   d->same_depth = 1;
-  d->depth = qleaf_depth(d->node_of[d->chunks[0]]);
+  d->depth = qleaf_depth(d->leaf[0].node);
   for (int64_t i = 0; i < d->leaves; i++) {
-    uint64_t node = d->node_of[d->chunks[i]];
+    uint64_t node = d->leaf[i].node;
     unsigned depth = qleaf_depth(node);
     if (whole || qleaf_start(node) != next || depth < base)
       return damaged(s, "its leaves do not cover the hashes once",
-                     (long long)d->chunks[i]);
-    d->nodes[i] = node;
-    d->starts[i] = next;
+                     (long long)d->leaf[i].chunk);
     next += depth == 0 ? 0 : (uint64_t)1 << (64 - depth);
     whole = depth == 0 || next == 0;
     if (depth != d->depth) d->same_depth = 0;
@@ -118,7 +140,7 @@ static void guide_make(store_directory *d) {
   int64_t i = 0;
   for (uint64_t k = 0; k < (uint64_t)1 << t; k++) {
     uint64_t start = k << (64 - t);
-    while (i + 1 < d->leaves && d->starts[i + 1] <= start) i++;
+    while (i + 1 < d->leaves && qleaf_start(d->leaf[i + 1].node) <= start) i++;
     d->guide[k] = (uint32_t)i;
   }
   d->guide[(uint64_t)1 << t] = (uint32_t)(d->leaves - 1);
@@ -167,7 +189,7 @@ static int64_t index_of(const store_directory *d, uint64_t h1) {
   }
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (d->starts[mid] <= h1)
+    if (qleaf_start(d->leaf[mid].node) <= h1)
       lo = mid;
     else
       hi = mid;
@@ -175,11 +197,13 @@ static int64_t index_of(const store_directory *d, uint64_t h1) {
   return lo;
 }
 
-void directory_find(const store_directory *d, filter_hash h, int64_t *chunk,
-                    unsigned *depth) {
-  int64_t i = index_of(d, h.h1);
-  *chunk = d->chunks[i];
-  *depth = qleaf_depth(d->nodes[i]);
+directory_leaf *directory_find(const store_directory *d, filter_hash h) {
+  return &d->leaf[index_of(d, h.h1)];
+}
+
+directory_leaf *directory_leaf_of(const store_directory *d, int64_t chunk) {
+  if (chunk < 0 || chunk >= d->leaves) return NULL;
+  return &d->leaf[index_of(d, qleaf_start(d->node_of[chunk]))];
 }
 
 int directory_split(store *s, store_directory *d, int64_t chunk,
@@ -188,20 +212,16 @@ int directory_split(store *s, store_directory *d, int64_t chunk,
   int64_t i = index_of(d, qleaf_start(node));
   int64_t fresh = d->leaves;
   int rc = make_room(d, d->leaves + 1);
-  if (rc == SQLITE_OK) rc = shadow_put_node(&s->tables, chunk, (int64_t)(2 * node));
+  if (rc == SQLITE_OK)
+    rc = shadow_put_node(&s->tables, chunk, (int64_t)(2 * node));
   if (rc == SQLITE_OK)
     rc = shadow_put_node(&s->tables, fresh, (int64_t)(2 * node + 1));
   if (rc != SQLITE_OK) return rc;
-  memmove(d->nodes + i + 2, d->nodes + i + 1,
-          (size_t)(d->leaves - i - 1) * sizeof *d->nodes);
-  memmove(d->starts + i + 2, d->starts + i + 1,
-          (size_t)(d->leaves - i - 1) * sizeof *d->starts);
-  memmove(d->chunks + i + 2, d->chunks + i + 1,
-          (size_t)(d->leaves - i - 1) * sizeof *d->chunks);
-  d->nodes[i] = 2 * node;
-  d->nodes[i + 1] = 2 * node + 1;
-  d->starts[i + 1] = qleaf_start(2 * node + 1);
-  d->chunks[i + 1] = fresh;
+  directory_drop_index(d, &d->leaf[i]);
+  memmove(d->leaf + i + 2, d->leaf + i + 1,
+          (size_t)(d->leaves - i - 1) * sizeof *d->leaf);
+  d->leaf[i] = (directory_leaf){2 * node, chunk, NULL, 0, 0};
+  d->leaf[i + 1] = (directory_leaf){2 * node + 1, fresh, NULL, 0, 0};
   d->node_of[chunk] = 2 * node;
   d->node_of[fresh] = 2 * node + 1;
   d->leaves++;

@@ -71,32 +71,25 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 /* A leaf probed more than once, and not being written, gets an index
 ** (qleaf_index): its entries as the intervals of hashes they answer for,
 ** 4 bytes each, so that a probe reads one interval or two where a walk of
-** the record reads every section.  Each leaf has a slot, by its chunk id
-** (ids are dense), so that no leaf's index ever takes another's place:
-** were two to share a slot, random probes would make and drop indexes
-** without end.  The indexes hold while the chunk cache has not been
-** emptied since they were made (a rollback, another connection's commit:
-** then they all go) and their leaf has not been written (put_leaf and
-** remove forget it).
+** the record reads every section.  Each leaf keeps its own in its
+** directory entry (directory_leaf), so that no leaf's index ever takes
+** another's place (were two to share one, random probes would make and
+** drop indexes without end), and a probe reads the entry and then the
+** index.  The indexes hold while the chunk cache has not been emptied
+** since they were made (a rollback, another connection's commit: then
+** they all go) and their leaf has not been written (put_leaf and remove
+** drop it) or split.
 ** They take at most INDEX_BUDGET_BYTES, as the chunk cache takes at most
 ** its own; past it, a probe walks the record. */
 #define INDEX_BUDGET_BYTES ((size_t)64 << 20)
-typedef struct leaf_index {
-  uint32_t probes;
-  uint32_t count; /* intervals; span NULL until made */
-  uint32_t *span; /* count intervals (qleaf_index) */
-} leaf_index;
 
 /* What a quotient store keeps between calls (s->kind_state): the
-** directory, room to decode one leaf, and the leaves' indexes. */
+** directory with the leaves' indexes, and room to decode one leaf. */
 typedef struct quotient_state {
   store_directory dir;
   qleaf_entry *entries;
   size_t room;
-  leaf_index *index; /* by chunk id, `slots` of them */
-  size_t slots;
-  uint64_t index_clears; /* chunks_cache_clears when they were made */
-  size_t index_bytes;
+  uint64_t index_clears; /* chunks_cache_clears when the indexes were made */
 } quotient_state;
 
 static quotient_state *state_of(const store *s) { return s->kind_state; }
@@ -126,27 +119,16 @@ static int open_state(store *s) {
   return SQLITE_OK;
 }
 
-/* Frees slot's index and forgets its probes. */
-static void index_drop(quotient_state *q, leaf_index *slot) {
-  if (slot->span) q->index_bytes -= (size_t)slot->count * 4;
-  sqlite3_free(slot->span);
-  *slot = (leaf_index){0, 0, NULL};
-}
-
-static void index_drop_all(quotient_state *q) {
-  for (size_t i = 0; i < q->slots; i++) index_drop(q, &q->index[i]);
-}
-
-/* The leaf of chunk changed: its index is no longer true. */
+/* The leaf of chunk changed: its index is no longer true (a directory
+** not read holds none). */
 static void index_forget(quotient_state *q, int64_t chunk) {
-  if (chunk >= 0 && (uint64_t)chunk < q->slots) index_drop(q, &q->index[chunk]);
+  directory_leaf *leaf = directory_leaf_of(&q->dir, chunk);
+  if (leaf) directory_drop_index(&q->dir, leaf);
 }
 
 static void close_state(store *s) {
   quotient_state *q = state_of(s);
   if (q == NULL) return;
-  index_drop_all(q);
-  sqlite3_free(q->index);
   directory_forget(&q->dir);
   sqlite3_free(q->entries);
   sqlite3_free(q);
@@ -441,13 +423,13 @@ static int row_id(store *s, const store_layer *l, int64_t chunk,
   return SQLITE_OK;
 }
 
-/* The chunk of the leaf that owns h, and its depth, the directory read if
-** need be. */
+/* The leaf that owns h (valid as directory_find says), the directory
+** read if need be. */
 static int leaf_of(store *s, const store_layer *l, filter_hash h,
-                   int64_t *chunk, unsigned *depth) {
+                   directory_leaf **leaf) {
   store_directory *d;
   int rc = directory_of(s, l, &d);
-  if (rc == SQLITE_OK) directory_find(d, h, chunk, depth);
+  *leaf = rc == SQLITE_OK ? directory_find(d, h) : NULL;
   return rc;
 }
 
@@ -535,10 +517,11 @@ static int put_leaf(store *s, const store_layer *l, int64_t chunk,
 static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
                              int *full) {
   *full = 0;
-  int64_t chunk;
-  unsigned depth;
-  int rc = leaf_of(s, l, h, &chunk, &depth);
+  directory_leaf *leaf;
+  int rc = leaf_of(s, l, h, &leaf);
   if (rc != SQLITE_OK) return rc;
+  int64_t chunk = leaf->chunk;
+  unsigned depth = qleaf_depth(leaf->node);
   unsigned char *bytes;
   size_t count;
   rc = chunk_load(s, l, chunk, 1, &bytes);
@@ -552,40 +535,17 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   return put_leaf(s, l, chunk, node, q->entries, count, bytes);
 }
 
-/* The slot of chunk, every index dropped first if the chunk cache was
-** emptied since they were made; NULL when out of memory (a probe then
-** walks the record). */
-static leaf_index *index_slot(store *s, int64_t chunk) {
-  quotient_state *q = state_of(s);
-  uint64_t clears = chunks_cache_clears(s);
-  if (clears != q->index_clears) {
-    index_drop_all(q);
-    q->index_clears = clears;
-  }
-  if (chunk < 0) return NULL;
-  if ((uint64_t)chunk >= q->slots) {
-    size_t want = q->slots ? q->slots : 64;
-    while (want <= (uint64_t)chunk) want *= 2;
-    leaf_index *grown = sqlite3_realloc64(q->index, want * sizeof *grown);
-    if (grown == NULL) return NULL;
-    memset(grown + q->slots, 0, (want - q->slots) * sizeof *grown);
-    q->index = grown;
-    q->slots = want;
-  }
-  return &q->index[chunk];
-}
-
-/* Makes slot's index from the leaf's record (already checked by the
-** probe that read it); nothing if the budget is spent, memory is out, or
-** a key is wider than an index holds. */
-static void index_make(store *s, const store_layer *l, leaf_index *slot,
+/* Makes leaf's index from its record (already checked by the probe that
+** read it); nothing if the budget is spent, memory is out, or a key is
+** wider than an index holds. */
+static void index_make(store *s, const store_layer *l, directory_leaf *leaf,
                        const unsigned char *rec, size_t len) {
   quotient_state *q = state_of(s);
   size_t count;
   if (read_leaf_room(s, l) != SQLITE_OK ||
       qleaf_decode(rec, len, q->entries, q->room - 1, &count, NULL, 0) != 0)
     return;
-  if (q->index_bytes + count * 4 > INDEX_BUDGET_BYTES) return;
+  if (q->dir.index_bytes + count * 4 > INDEX_BUDGET_BYTES) return;
   uint32_t *span = sqlite3_malloc64((count ? count : 1) * 4);
   if (span == NULL) return;
   int64_t n = qleaf_index(q->entries, count, span);
@@ -597,25 +557,29 @@ static void index_make(store *s, const store_layer *l, leaf_index *slot,
     uint32_t *less = sqlite3_realloc64(span, (n ? (size_t)n : 1) * 4);
     if (less) span = less;
   }
-  slot->span = span;
-  slot->count = (uint32_t)n;
-  q->index_bytes += (size_t)n * 4;
+  directory_set_index(&q->dir, leaf, span, (uint32_t)n);
 }
 
 static int quotient_kind_contains(store *s, const store_layer *l,
                                   filter_hash h, int *maybe) {
   *maybe = 0;
-  int64_t chunk;
-  unsigned depth;
-  int rc = leaf_of(s, l, h, &chunk, &depth);
+  quotient_state *q = state_of(s);
+  directory_leaf *leaf;
+  int rc = leaf_of(s, l, h, &leaf);
   if (rc != SQLITE_OK) return rc;
-  leaf_index *slot = index_slot(s, chunk);
-  if (slot && slot->span) {
-    *maybe = qleaf_in_index(slot->span, slot->count,
+  uint64_t clears = chunks_cache_clears(s);
+  if (clears != q->index_clears) { /* the records may have changed */
+    directory_drop_indexes(&q->dir);
+    q->index_clears = clears;
+  }
+  unsigned depth = qleaf_depth(leaf->node);
+  if (leaf->span) {
+    *maybe = qleaf_in_index(leaf->span, leaf->count,
                             (uint32_t)qleaf_key(h, depth, 32));
     return SQLITE_OK;
   }
   chunk_ref ref;
+  int64_t chunk = leaf->chunk;
   rc = chunk_read(s, l, chunk, &ref);
   if (rc != SQLITE_OK || ref.bytes == NULL) return rc; /* no row: empty */
   int r = qleaf_contains(ref.bytes, (size_t)ref.len, depth, h);
@@ -623,8 +587,8 @@ static int quotient_kind_contains(store *s, const store_layer *l,
   ** written (changed in the cache, not yet in its row): then the next
   ** write would drop it at once, as under INSERT OR IGNORE, where each
   ** insert probes first. */
-  if (r >= 0 && slot && ++slot->probes >= 2 && !ref.changed)
-    index_make(s, l, slot, ref.bytes, (size_t)ref.len);
+  if (r >= 0 && ++leaf->probes >= 2 && !ref.changed)
+    index_make(s, l, leaf, ref.bytes, (size_t)ref.len);
   chunk_done(&ref);
   if (r < 0) return leaf_damaged(s, chunk, "its record");
   *maybe = r;
@@ -638,10 +602,11 @@ static int quotient_kind_contains(store *s, const store_layer *l,
 static int quotient_kind_remove(store *s, const store_layer *l,
                                 filter_hash h, int *removed) {
   *removed = 0;
-  int64_t chunk;
-  unsigned depth;
-  int rc = leaf_of(s, l, h, &chunk, &depth);
+  directory_leaf *leaf;
+  int rc = leaf_of(s, l, h, &leaf);
   if (rc != SQLITE_OK) return rc;
+  int64_t chunk = leaf->chunk;
+  unsigned depth = qleaf_depth(leaf->node);
   unsigned char *bytes;
   size_t count, matches, first;
   unsigned sections;
@@ -693,8 +658,8 @@ static int rows_off_ranges(store *s, const store_directory *d) {
   int outside = 0;
   while (!outside && (rc = sqlite3_step(scan)) == SQLITE_ROW) {
     id = sqlite3_column_int64(scan, 0);
-    while (i < d->leaves && range_id(d->nodes[i]) < id) i++;
-    outside = i == d->leaves || range_id(d->nodes[i]) != id;
+    while (i < d->leaves && range_id(d->leaf[i].node) < id) i++;
+    outside = i == d->leaves || range_id(d->leaf[i].node) != id;
   }
   shadow_done(scan);
   if (outside)
@@ -740,14 +705,14 @@ static int walk_records(store *s, const store_layer *l,
     const unsigned char *rec;
     size_t len;
     uint64_t entries;
-    int rc = record_of(s, l, d->chunks[i], &ref, &rec, &len, &entries);
+    int rc = record_of(s, l, d->leaf[i].chunk, &ref, &rec, &len, &entries);
     if (rc != SQLITE_OK) return rc;
     if (area) memcpy(area + *bytes, rec, len);
     chunk_done(&ref);
     *bytes += len;
     *items += entries;
     if (dir) {
-      store_le64(dir + i * QLEAVES_ENTRY_BYTES, d->nodes[i]);
+      store_le64(dir + i * QLEAVES_ENTRY_BYTES, d->leaf[i].node);
       store_le64(dir + i * QLEAVES_ENTRY_BYTES + 8, *bytes);
     }
   }

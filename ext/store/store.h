@@ -632,14 +632,27 @@ int items_remove(store *s, filter_hash h);
 ** whether another connection split a leaf.  The quotient kind owns it
 ** (quotient_kind.c) and empties it whenever its configuration is read
 ** again (a rollback, another connection's commit). */
+
+/* One leaf, with the index the quotient kind makes of it when it is
+** probed often (qleaf_index): a probe reads this entry, then the index,
+** with no third read between them.  The directory frees the index when
+** the leaf splits and when it is forgotten; the kind drops it when the
+** leaf is written (directory_drop_index). */
+typedef struct directory_leaf {
+  uint64_t node;   /* core/quotient_leaf.h */
+  int64_t chunk;   /* the chunk that holds its record */
+  uint32_t *span;  /* its index, NULL while it has none */
+  uint32_t count;  /* intervals in span */
+  uint32_t probes; /* probes since its index was last dropped */
+} directory_leaf;
+
 typedef struct store_directory {
-  int64_t leaves;     /* 0: not read */
+  int64_t leaves;       /* 0: not read */
   int64_t room;
-  uint64_t *nodes;    /* in range order: the node of each leaf */
-  uint64_t *starts;   /* in range order: the first h1 each owns */
-  int64_t *chunks;    /* in range order: the chunk of each */
-  uint64_t *node_of;  /* by chunk id */
-  int same_depth;     /* every leaf at `depth`: found by a shift */
+  directory_leaf *leaf; /* in range order */
+  uint64_t *node_of;    /* by chunk id */
+  size_t index_bytes;   /* the leaves' indexes, 4 bytes an interval */
+  int same_depth;       /* every leaf at `depth`: found by a shift */
   unsigned depth;
   /* Otherwise the leaves that may own an h1 with top guide_bits bits k
   ** are guide[k] .. guide[k + 1]: a search of one leaf or two, where one
@@ -652,11 +665,21 @@ typedef struct store_directory {
 ** Damage (rows out of order, nodes that do not cover the hashes once) is
 ** SQLITE_CORRUPT_VTAB. */
 int directory_load(store *s, store_directory *d, unsigned base);
-/* Frees what d holds: it is read again when next needed. */
+/* Frees what d holds, the leaves' indexes with it: it is read again when
+** next needed. */
 void directory_forget(store_directory *d);
-/* The chunk of the leaf that owns h, and its depth (d is loaded). */
-void directory_find(const store_directory *d, filter_hash h, int64_t *chunk,
-                    unsigned *depth);
+/* The leaf that owns h (d is loaded), and the leaf of a chunk id (NULL
+** for none).  Valid until the directory changes: the next split or
+** directory_forget (reading a chunk does neither). */
+directory_leaf *directory_find(const store_directory *d, filter_hash h);
+directory_leaf *directory_leaf_of(const store_directory *d, int64_t chunk);
+/* Gives leaf the index span of count intervals (sqlite3_malloc'd; the
+** directory owns it from now), or frees leaf's index and forgets its
+** probes; directory_drop_indexes does so for every leaf. */
+void directory_set_index(store_directory *d, directory_leaf *leaf,
+                         uint32_t *span, uint32_t count);
+void directory_drop_index(store_directory *d, directory_leaf *leaf);
+void directory_drop_indexes(store_directory *d);
 /* Halves the leaf of chunk: its left half keeps chunk, its right half is
 ** *right (new); the directory's rows and d both say so. */
 int directory_split(store *s, store_directory *d, int64_t chunk,

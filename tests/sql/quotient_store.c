@@ -1308,8 +1308,6 @@ static void test_damage(void) {
          accepted, sizeof fine / sizeof fine[0]);
 }
 
-/* ---- 6. the summary row and quotient_info -------------------------------------- */
-
 /* ---- 6. where the rows lie ----------------------------------------------- */
 
 /* The rows of q whose id is no leaf's: by_range, the leaf 2^d + p's row
@@ -1405,6 +1403,8 @@ static void test_row_ids(void) {
   sqlite3_close(db);
 }
 
+/* ---- 7. the summary row and quotient_info -------------------------------- */
+
 static void test_summary(void) {
   sqlite3 *db = paged(512);
   int e = spec_leaf_items(512);
@@ -1455,6 +1455,107 @@ static void test_summary(void) {
   sqlite3_close(db);
 }
 
+/* ---- 8. the leaves' indexes ------------------------------------------------ */
+
+/* Probes 4,000 absent values twice: every leaf probed twice gets an index
+** (a leaf of a few hundred entries answers 4,000 probes over a few dozen
+** leaves), from which later probes answer. */
+static void index_every_leaf(sqlite3 *db) {
+  for (int i = 0; i < 2; i++)
+    q_int(db, SERIES("900000000", "900003999") "SELECT count(*) FROM s WHERE "
+              "EXISTS (SELECT 1 FROM q WHERE value = s.x)", NOARGS);
+}
+
+/* A probe answers from a leaf's index once the leaf was probed twice.  An
+** index kept past a write to its leaf (an insert, a split, a delete), a
+** rollback or another connection's commit would miss the values added
+** since: each step below indexes every leaf first, then writes, then
+** looks for every value added. */
+static void test_indexes(void) {
+  const char *path = temp_db_file("quotient_store", "index");
+  char file[256];
+  snprintf(file, sizeof file, "%s", path);
+  sqlite3 *db = paged_file(file, 512);
+  create_store(db, "fpr = 0.01");
+  add_range(db, 1, 2000);
+  long long leaves0 = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
+  /* In one transaction: between statements of their own, the store reads
+  ** its chunks again after m's inserts (another table's commit changes the
+  ** data version), indexes and all. */
+  int ok = 1;
+  must_exec(db, "BEGIN");
+  for (int round = 0; round < 6; round++) {
+    index_every_leaf(db);
+    add_range(db, 10000 + round * 1000, round % 2 ? 40 : 400);
+    if (misses_eq(db) != 0) ok = 0;
+  }
+  must_exec(db, "COMMIT");
+  long long leaves1 = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
+  tap_ok(ok && leaves1 > leaves0, "in one transaction, every leaf indexed, "
+         "then 40 or 400 inserts (%lld leaves to %lld), six times: no value "
+         "added is missed", leaves0, leaves1);
+  index_every_leaf(db);
+  add_range(db, 20000, 40);
+  tap_ok(misses_eq(db) == 0, "the same in autocommit statements");
+
+  /* Deletes write a leaf too: the other copies stay found. */
+  must_exec(db, "INSERT INTO q(value) VALUES ('copy'), ('copy'), ('copy')");
+  index_every_leaf(db);
+  int copies = present(db, a_text("copy"));
+  for (int i = 0; i < 2; i++) {
+    index_every_leaf(db);
+    if (!delete_one(db, a_text("copy")) || !present(db, a_text("copy")))
+      copies = 0;
+  }
+  tap_ok(copies, "a value added three times, its leaf indexed before each "
+         "of two deletes: still found after both");
+
+  /* Inside a transaction, and after its rollback. */
+  must_exec(db, "BEGIN");
+  add_range(db, 50000, 300);
+  index_every_leaf(db);
+  int inside = misses_eq(db) == 0;
+  add_range(db, 51000, 300);
+  inside = inside && misses_eq(db) == 0;
+  must_exec(db, "ROLLBACK; DELETE FROM m WHERE v >= 50000 AND v < 60000");
+  index_every_leaf(db);
+  add_range(db, 52000, 300);
+  tap_ok(inside && misses_eq(db) == 0, "inserts in a transaction, leaves "
+         "indexed between them, then a rollback and more inserts: no value "
+         "added and kept is missed");
+
+  /* Another connection indexes every leaf; this one adds a value to a
+  ** leaf, without a split (the other keeps its directory then). */
+  sqlite3 *b = open_db_at(file);
+  int checked = 0, found = 1;
+  for (int i = 0; i < 20; i++) {
+    char val[40];
+    snprintf(val, sizeof val, "indexed-%d", i);
+    arg v = a_text(val);
+    index_every_leaf(b);
+    sqlite3_int64 before = q_int(db, "SELECT count(*) FROM q_directory",
+                                 NOARGS);
+    sqlite3_stmt *st = prep(db, "INSERT INTO q(value) VALUES (?1)", &v, 1);
+    if (st) sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (q_int(db, "SELECT count(*) FROM q_directory", NOARGS) != before)
+      continue;
+    checked++;
+    if (!present(b, v)) found = 0;
+  }
+  tap_ok(found && checked >= 10, "%d times: the other connection indexes "
+         "every leaf, this one adds a value to one (no split), the other "
+         "finds it", checked);
+  /* ... and with splits. */
+  index_every_leaf(b);
+  add_range(db, 70000, 600);
+  tap_ok(misses_eq(b) == 0, "the other connection's leaves indexed, then 600 "
+         "inserts here that split leaves: it finds every value");
+  sqlite3_close(b);
+  sqlite3_close(db);
+  remove(file);
+}
+
 int main(void) {
   test_arguments();
   test_summary();
@@ -1464,6 +1565,7 @@ int main(void) {
   test_transactions();
   test_damage();
   test_row_ids();
+  test_indexes();
   test_rate();
   return tap_done();
 }
