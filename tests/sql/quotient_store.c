@@ -942,13 +942,20 @@ static void test_limits(void) {
 
 /* ---- 4. transactions ------------------------------------------------------ */
 
-static void test_transactions(void) {
-  const char *path = temp_db_file("quotient_store", "tx");
-  char file[256];
-  snprintf(file, sizeof file, "%s", path);
+/* A growing store q (fpr 1%) and its mirror m in a file database of
+** 512-byte pages at file (room for 256 bytes), holding the integers 1 to
+** n: what tests of several connections start from. */
+static sqlite3 *file_store(const char *tag, char *file, sqlite3_int64 n) {
+  snprintf(file, 256, "%s", temp_db_file("quotient_store", tag));
   sqlite3 *db = paged_file(file, 512);
   create_store(db, "fpr = 0.01");
-  add_range(db, 1, 200);
+  add_range(db, 1, n);
+  return db;
+}
+
+static void test_transactions(void) {
+  char file[256];
+  sqlite3 *db = file_store("tx", file, 200);
   long long leaves0 = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
   int len0;
   unsigned char *f0 = export_of(db, &len0);
@@ -1472,12 +1479,8 @@ static void index_every_leaf(sqlite3 *db) {
 ** since: each step below indexes every leaf first, then writes, then
 ** looks for every value added. */
 static void test_indexes(void) {
-  const char *path = temp_db_file("quotient_store", "index");
   char file[256];
-  snprintf(file, sizeof file, "%s", path);
-  sqlite3 *db = paged_file(file, 512);
-  create_store(db, "fpr = 0.01");
-  add_range(db, 1, 2000);
+  sqlite3 *db = file_store("index", file, 2000);
   long long leaves0 = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
   /* In one transaction: between statements of their own, the store reads
   ** its chunks again after m's inserts (another table's commit changes the
