@@ -201,11 +201,6 @@ directory_leaf *directory_find(const store_directory *d, filter_hash h) {
   return &d->leaf[index_of(d, h.h1)];
 }
 
-directory_leaf *directory_leaf_of(const store_directory *d, int64_t chunk) {
-  if (chunk < 0 || chunk >= d->leaves) return NULL;
-  return &d->leaf[index_of(d, qleaf_start(d->node_of[chunk]))];
-}
-
 int directory_split(store *s, store_directory *d, int64_t chunk,
                     int64_t *right) {
   uint64_t node = d->node_of[chunk];

@@ -77,8 +77,8 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 ** drop indexes without end), and a probe reads the entry and then the
 ** index.  The indexes hold while the chunk cache has not been emptied
 ** since they were made (a rollback, another connection's commit: then
-** they all go) and their leaf has not been written (put_leaf and remove
-** drop it) or split.
+** they all go) and their leaf has not been written (add and remove drop
+** it) or split.
 ** They take at most INDEX_BUDGET_BYTES, as the chunk cache takes at most
 ** its own; past it, a probe walks the record. */
 #define INDEX_BUDGET_BYTES ((size_t)64 << 20)
@@ -117,13 +117,6 @@ static int open_state(store *s) {
   memset(q, 0, sizeof *q);
   s->kind_state = q;
   return SQLITE_OK;
-}
-
-/* The leaf of chunk changed: its index is no longer true (a directory
-** not read holds none). */
-static void index_forget(quotient_state *q, int64_t chunk) {
-  directory_leaf *leaf = directory_leaf_of(&q->dir, chunk);
-  if (leaf) directory_drop_index(&q->dir, leaf);
 }
 
 static void close_state(store *s) {
@@ -480,7 +473,6 @@ static int put_leaf(store *s, const store_layer *l, int64_t chunk,
                     uint64_t node, const qleaf_entry *e, size_t count,
                     unsigned char *bytes) {
   unsigned depth = qleaf_depth(node);
-  index_forget(state_of(s), chunk);
   if (!must_split(l, e, count, node)) {
     size_t len = qleaf_encode(e, count, bytes);
     memset(bytes + len, 0, (size_t)leaf_bytes(l) - len);
@@ -532,6 +524,8 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   unsigned b = entry_bits(l, node);
   count = qleaf_insert(q->entries, count,
                        (qleaf_entry){qleaf_key(h, depth, b), b});
+  /* Its index is no longer true; a split's halves start without one. */
+  directory_drop_index(&q->dir, leaf);
   return put_leaf(s, l, chunk, node, q->entries, count, bytes);
 }
 
@@ -618,7 +612,7 @@ static int quotient_kind_remove(store *s, const store_layer *l,
   if (matches == 0 || sections != 1) return SQLITE_OK;
   memmove(q->entries + first, q->entries + first + 1,
           (count - first - 1) * sizeof *q->entries);
-  index_forget(q, chunk);
+  directory_drop_index(&q->dir, leaf);
   rc = chunk_load(s, l, chunk, 1, &bytes);
   if (rc != SQLITE_OK) return rc;
   size_t len = qleaf_encode(q->entries, count - 1, bytes);

@@ -668,11 +668,10 @@ int directory_load(store *s, store_directory *d, unsigned base);
 /* Frees what d holds, the leaves' indexes with it: it is read again when
 ** next needed. */
 void directory_forget(store_directory *d);
-/* The leaf that owns h (d is loaded), and the leaf of a chunk id (NULL
-** for none).  Valid until the directory changes: the next split or
-** directory_forget (reading a chunk does neither). */
+/* The leaf that owns h (d is loaded).  Valid until the directory
+** changes: the next split or directory_forget (reading a chunk does
+** neither). */
 directory_leaf *directory_find(const store_directory *d, filter_hash h);
-directory_leaf *directory_leaf_of(const store_directory *d, int64_t chunk);
 /* Gives leaf the index span of count intervals (sqlite3_malloc'd; the
 ** directory owns it from now), or frees leaf's index and forgets its
 ** probes; directory_drop_indexes does so for every leaf. */
