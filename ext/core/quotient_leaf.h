@@ -165,6 +165,31 @@ static inline int qleaf_in_index(const uint32_t *span, uint32_t n,
   return i < n && qleaf_span_first(span[i]) <= x;
 }
 
+/* A guard: one bit for each stretch of the hash space, kept by a store
+** beside its leaves' indexes.  A bit is clear only when its stretch lies
+** in one leaf whose index holds no hash of it, so that a probe tests its
+** bit before it reads anything else, and a clear bit answers "absent"
+** exactly.  A leaf owns, in a guard of 2^R bits (R >= its depth d), the
+** 2^r bits (r = R - d) from bit first = its first h1 >> (64 - R): bit
+** first + j stands for the x (qleaf_key(h, d, 32)) with x >> (32 - r) = j.
+** At about 8 bits an entry a guard is a quarter of the indexes' size, and
+** about one bit in eight of a leaf's is set. */
+
+/* The bits a leaf of n entries needs in a guard: the least r with 2^r >=
+** 8 n, at least 6. */
+unsigned qleaf_guard_bits(uint64_t n);
+/* Sets the leaf's 2^r bits from first (a multiple of 2^r; r <= 32) as its
+** index span[0..n) says: bit first + j if an interval holds an x with x
+** >> (32 - r) = j, else clear. */
+void qleaf_guard(const uint32_t *span, uint32_t n, unsigned r,
+                 uint64_t *bits, uint64_t first);
+/* Sets the 2^r bits from first (a multiple of 2^r): while a leaf has no
+** index its stretch says nothing. */
+void qleaf_guard_open(uint64_t *bits, uint64_t first, unsigned r);
+static inline int qleaf_in_guard(const uint64_t *bits, uint64_t j) {
+  return (int)(bits[j >> 6] >> (j & 63) & 1);
+}
+
 /* Splits e[0..count) (sorted) into the two children: the left child's
 ** entries into left (*nl), the right's into right (*nr), each sorted;
 ** left and right have room for count entries each. */

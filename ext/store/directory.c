@@ -29,15 +29,60 @@
 #include "core/quotient_leaf.h"
 #include "store/store.h"
 
+/* The leaf's stretch of the guard from its index, or all set while it
+** has none.  A leaf deeper than the guard has bits shares its bit with
+** others: that bit stays set. */
+static void guard_leaf(store_directory *d, const directory_leaf *leaf) {
+  unsigned depth = qleaf_depth(leaf->node);
+  if (d->guard == NULL || depth > d->guard_bits) return;
+  uint64_t first = qleaf_start(leaf->node) >> (64 - d->guard_bits);
+  unsigned r = d->guard_bits - depth;
+  if (leaf->span)
+    qleaf_guard(leaf->span, leaf->count, r, d->guard, first);
+  else
+    qleaf_guard_open(d->guard, first, r);
+}
+
+static void guard_free(store_directory *d) {
+  sqlite3_free(d->guard);
+  d->guard = NULL;
+  d->guard_bits = 0;
+}
+
+/* A guard with guard_leaf_bits bits for each leaf of the directory, or
+** so (the least power of two at or above the leaves), made again only
+** when that grows; a bit clear only for the leaves with an index.
+** Without memory, none: every probe reads the directory. */
+static void guard_make(store_directory *d) {
+  unsigned t = 0;
+  while (((int64_t)1 << t) < d->leaves) t++;
+  unsigned bits = t + d->guard_leaf_bits;
+  if (bits > DIRECTORY_GUARD_MOST) bits = DIRECTORY_GUARD_MOST;
+  if (d->guard && bits == d->guard_bits) return;
+  guard_free(d);
+  d->guard = sqlite3_malloc64(((uint64_t)1 << bits) / 8);
+  if (d->guard == NULL) return;
+  d->guard_bits = bits;
+  qleaf_guard_open(d->guard, 0, bits);
+  for (int64_t i = 0; i < d->leaves; i++)
+    if (d->leaf[i].span) guard_leaf(d, &d->leaf[i]);
+}
+
 void directory_drop_index(store_directory *d, directory_leaf *leaf) {
+  int had = leaf->span != NULL;
   d->index_bytes -= (size_t)leaf->count * 4;
   sqlite3_free(leaf->span);
   leaf->span = NULL;
   leaf->count = leaf->probes = 0;
+  if (had) guard_leaf(d, leaf);
 }
 
 void directory_drop_indexes(store_directory *d) {
+  uint64_t *guard = d->guard; /* opened at once, not leaf by leaf */
+  d->guard = NULL;
   for (int64_t i = 0; i < d->leaves; i++) directory_drop_index(d, &d->leaf[i]);
+  d->guard = guard;
+  if (guard) qleaf_guard_open(guard, 0, d->guard_bits);
 }
 
 void directory_set_index(store_directory *d, directory_leaf *leaf,
@@ -46,9 +91,11 @@ void directory_set_index(store_directory *d, directory_leaf *leaf,
   leaf->span = span;
   leaf->count = count;
   d->index_bytes += (size_t)count * 4;
+  guard_leaf(d, leaf);
 }
 
 void directory_forget(store_directory *d) {
+  guard_free(d);
   directory_drop_indexes(d);
   sqlite3_free(d->leaf);
   sqlite3_free(d->node_of);
@@ -146,9 +193,11 @@ static void guide_make(store_directory *d) {
   d->guide[(uint64_t)1 << t] = (uint32_t)(d->leaves - 1);
 }
 
-int directory_load(store *s, store_directory *d, unsigned base) {
+int directory_load(store *s, store_directory *d, unsigned base,
+                   unsigned leaf_bits) {
   if (d->leaves > 0) return SQLITE_OK;
   directory_forget(d);
+  d->guard_leaf_bits = leaf_bits;
   sqlite3_stmt *row = NULL;
   int rc = shadow_scan_directory(&s->tables, &row);
   int64_t n = 0;
@@ -172,7 +221,10 @@ int directory_load(store *s, store_directory *d, unsigned base) {
     d->leaves = n;
     rc = order(s, d, base);
   }
-  if (rc == SQLITE_OK) guide_make(d);
+  if (rc == SQLITE_OK) {
+    guide_make(d);
+    guard_make(d);
+  }
   if (rc != SQLITE_OK) directory_forget(d);
   return rc;
 }
@@ -222,6 +274,7 @@ int directory_split(store *s, store_directory *d, int64_t chunk,
   d->leaves++;
   d->same_depth = 0;
   guide_make(d);
+  guard_make(d);
   *right = fresh;
   return SQLITE_OK;
 }

@@ -75,7 +75,12 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 ** directory entry (directory_leaf), so that no leaf's index ever takes
 ** another's place (were two to share one, random probes would make and
 ** drop indexes without end), and a probe reads the entry and then the
-** index.  The indexes hold while the chunk cache has not been emptied
+** index.  Before either, it tests the directory's guard: a bit for each
+** stretch of the hashes, about 8 an entry, clear where a leaf's index
+** holds none of them (directory_may_hold).  An absent value's probe then
+** reads one word from a quarter of the memory the indexes take, and the
+** directory and an index only when its bit is set, where every probe read
+** both.  The indexes hold while the chunk cache has not been emptied
 ** since they were made (a rollback, another connection's commit: then
 ** they all go) and their leaf has not been written (add and remove drop
 ** it) or split.
@@ -389,7 +394,9 @@ static int directory_of(store *s, const store_layer *l,
                         store_directory **out) {
   quotient_state *q = state_of(s);
   *out = &q->dir;
-  return directory_load(s, &q->dir, base_depth(l));
+  /* a growing store's leaf holds E / 2 to E entries between splits */
+  return directory_load(s, &q->dir, base_depth(l),
+                        qleaf_guard_bits(leaf_items(l) / 2));
 }
 
 /* Where a leaf's row lies.  Sized stores, and stores made before
@@ -558,14 +565,16 @@ static int quotient_kind_contains(store *s, const store_layer *l,
                                   filter_hash h, int *maybe) {
   *maybe = 0;
   quotient_state *q = state_of(s);
-  directory_leaf *leaf;
-  int rc = leaf_of(s, l, h, &leaf);
+  store_directory *d;
+  int rc = directory_of(s, l, &d);
   if (rc != SQLITE_OK) return rc;
   uint64_t clears = chunks_cache_clears(s);
   if (clears != q->index_clears) { /* the records may have changed */
-    directory_drop_indexes(&q->dir);
+    directory_drop_indexes(d);
     q->index_clears = clears;
   }
+  if (!directory_may_hold(d, h)) return SQLITE_OK;
+  directory_leaf *leaf = directory_find(d, h);
   unsigned depth = qleaf_depth(leaf->node);
   if (leaf->span) {
     *maybe = qleaf_in_index(leaf->span, leaf->count,

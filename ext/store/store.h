@@ -64,6 +64,7 @@
 
 #include "core/format.h"
 #include "core/hash.h"
+#include "core/quotient_leaf.h"
 #include "functions/registry.h"
 #include "store/chunk_cache.h"
 #include "store/options.h"
@@ -635,9 +636,11 @@ int items_remove(store *s, filter_hash h);
 
 /* One leaf, with the index the quotient kind makes of it when it is
 ** probed often (qleaf_index): a probe reads this entry, then the index,
-** with no third read between them.  The directory frees the index when
-** the leaf splits and when it is forgotten; the kind drops it when the
-** leaf is written (directory_drop_index). */
+** with no third read between them.  While it has an index, its stretch of
+** the directory's guard says where the index holds no hash.  The
+** directory frees the index when the leaf splits and when it is
+** forgotten; the kind drops it when the leaf is written
+** (directory_drop_index). */
 typedef struct directory_leaf {
   uint64_t node;   /* core/quotient_leaf.h */
   int64_t chunk;   /* the chunk that holds its record */
@@ -659,12 +662,30 @@ typedef struct store_directory {
   ** of every leaf would read a cache line a step (guide_bits 0: none). */
   unsigned guide_bits;
   uint32_t *guide;    /* 2^guide_bits + 1 */
+  /* The guard (core/quotient_leaf.h) of the leaves' indexes: 2^guard_bits
+  ** bits, guard_leaf_bits more than the directory needs to tell its
+  ** leaves apart, at most DIRECTORY_GUARD_MOST; NULL without memory. */
+  uint64_t *guard;
+  unsigned guard_bits;
+  unsigned guard_leaf_bits; /* as directory_load was told */
 } store_directory;
 
-/* Reads the directory if d holds none; every leaf at least `base` deep.
-** Damage (rows out of order, nodes that do not cover the hashes once) is
-** SQLITE_CORRUPT_VTAB. */
-int directory_load(store *s, store_directory *d, unsigned base);
+/* The largest guard: 2^28 bits, 32 MB (past 2^17 leaves it has fewer
+** bits a leaf). */
+#define DIRECTORY_GUARD_MOST 28
+
+/* Reads the directory if d holds none; every leaf at least `base` deep,
+** its guard with 2^leaf_bits bits a leaf or so (qleaf_guard_bits of the
+** entries a leaf holds).  Damage (rows out of order, nodes that do not
+** cover the hashes once) is SQLITE_CORRUPT_VTAB. */
+int directory_load(store *s, store_directory *d, unsigned base,
+                   unsigned leaf_bits);
+/* 0 if no leaf holds h, by the guard alone (d is loaded); 1 if one may. */
+static inline int directory_may_hold(const store_directory *d,
+                                     filter_hash h) {
+  return d->guard == NULL ||
+         qleaf_in_guard(d->guard, h.h1 >> (64 - d->guard_bits));
+}
 /* Frees what d holds, the leaves' indexes with it: it is read again when
 ** next needed. */
 void directory_forget(store_directory *d);

@@ -267,6 +267,77 @@ static void index_agrees(void) {
          "a key of 32 bits makes no index");
 }
 
+/* A leaf's stretch of a guard passes every hash its index holds:
+** members, random hashes, and both ends of every interval, keys of 0 to
+** 31 bits, at the bits qleaf_guard_bits gives and at 4 (part of a word).
+** It leaves the bits around it as they were.  And it turns most others
+** away: with keys of 31 bits each interval sets one bit of at least 8 an
+** interval, so at most 1 - e^(-1/8) (11.8%) of the hashes the index does
+** not hold pass, on average. */
+static void guard_agrees(void) {
+  static qleaf_entry e[MAX];
+  static filter_hash hashes[MAX];
+  static uint32_t span[MAX];
+  static uint64_t bits[(size_t)1 << 12]; /* 4 stretches of r <= 16 bits */
+  const unsigned widths[] = {31, 20, 13, 7, 1, 0};
+  int passes = 1, kept = 1;
+  long probes = 0, absent = 0, through = 0;
+  for (unsigned trial = 0; trial < 60; trial++) {
+    uint64_t node = 16 + trial;
+    unsigned d = qleaf_depth(node), kinds = trial % 3 ? trial % 3 * 3 : 1;
+    size_t n = make_leaf(node, 1 + rng_next() % 900, widths,
+                         kinds > 6 ? 6 : kinds, hashes, e);
+    int64_t k = qleaf_index(e, n, span);
+    unsigned r = trial % 4 == 3 ? 4 : qleaf_guard_bits((uint64_t)k);
+    if (k < 0 || r > 16) {
+      passes = 0;
+      continue;
+    }
+    /* the leaf's stretch is the third of four, the others all set or
+    ** all clear */
+    uint64_t first = (uint64_t)2 << r, around = trial & 1 ? UINT64_MAX : 0;
+    memset(bits, (int)(around & 0xFF), sizeof bits);
+    qleaf_guard(span, (uint32_t)k, r, bits, first);
+    for (uint64_t j = 0; j < (uint64_t)4 << r; j++)
+      if (j < first || j >= first + ((uint64_t)1 << r))
+        kept &= qleaf_in_guard(bits, j) == (int)(around & 1);
+    for (size_t i = 0; i < n; i++, probes++) {
+      uint32_t x = (uint32_t)qleaf_key(hashes[i], d, 32);
+      passes &= qleaf_in_guard(bits, first + (x >> (32 - r)));
+    }
+    for (int64_t i = 0; i < k; i++, probes += 2)
+      passes &= qleaf_in_guard(bits, first + (qleaf_span_first(span[i]) >>
+                                              (32 - r))) &&
+                qleaf_in_guard(bits, first + (qleaf_span_last(span[i]) >>
+                                              (32 - r)));
+    for (int t = 0; t < 20000; t++, probes++) {
+      uint32_t x = (uint32_t)qleaf_key(random_hash_in(node), d, 32);
+      int held = qleaf_in_index(span, (uint32_t)k, x);
+      int pass = qleaf_in_guard(bits, first + (x >> (32 - r)));
+      passes &= pass || !held;
+      if (kinds == 1 && r != 4 && !held) {
+        absent++;
+        through += pass;
+      }
+    }
+    qleaf_guard_open(bits, first, r);
+    for (uint64_t j = 0; j < (uint64_t)1 << r; j++)
+      kept &= qleaf_in_guard(bits, first + j);
+  }
+  tap_ok(passes,
+         "a leaf's guard passes every hash its index holds (%ld probes)",
+         probes);
+  tap_ok(kept, "a leaf's guard sets and clears its own bits and no other, "
+         "opened sets them all");
+  double share = absent ? (double)through / (double)absent : 1;
+  tap_ok(absent > 0 && share <= 0.118,
+         "a leaf's guard lets %.1f%% of %ld hashes its index does not hold "
+         "through (at most 11.8%%)", 100 * share, absent);
+  tap_ok(qleaf_guard_bits(0) == 6 && qleaf_guard_bits(8) == 6 &&
+             qleaf_guard_bits(9) == 7 && qleaf_guard_bits(4095) == 15,
+         "a guard has 8 bits an entry or more, and one word at least");
+}
+
 /* A blob body of four leaves (nodes 4, 10, 11, 3) by hand. */
 static void leaves_blob(void) {
   static qleaf_entry e[MAX];
@@ -310,6 +381,7 @@ int main(void) {
   split();
   damage();
   index_agrees();
+  guard_agrees();
   leaves_blob();
   return tap_done();
 }
