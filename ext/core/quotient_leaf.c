@@ -510,36 +510,27 @@ unsigned qleaf_guard_bits(uint64_t n) {
   return r;
 }
 
-/* Sets (one) or clears the 2^r bits from first, a multiple of 2^r: whole
-** words from r = 6, else part of one word. */
-static void guard_fill(uint64_t *bits, uint64_t first, unsigned r, int one) {
-  if (r >= 6) {
-    memset(bits + (first >> 6), one ? 0xFF : 0, (size_t)8 << (r - 6));
-    return;
+/* Sets (one) or clears bits from to last, inclusive, a word at a time. */
+static void bits_range(uint64_t *bits, uint64_t from, uint64_t last,
+                       int one) {
+  for (uint64_t w = from >> 6; w <= last >> 6; w++) {
+    unsigned lo = w == from >> 6 ? (unsigned)(from & 63) : 0;
+    unsigned hi = w == last >> 6 ? (unsigned)(last & 63) : 63;
+    uint64_t mask = UINT64_MAX >> (63 - hi) & UINT64_MAX << lo;
+    bits[w] = one ? bits[w] | mask : bits[w] & ~mask;
   }
-  uint64_t mask = (((uint64_t)1 << ((unsigned)1 << r)) - 1) << (first & 63);
-  if (one)
-    bits[first >> 6] |= mask;
-  else
-    bits[first >> 6] &= ~mask;
 }
 
 void qleaf_guard(const uint32_t *span, uint32_t n, unsigned r,
                  uint64_t *bits, uint64_t first) {
-  guard_fill(bits, first, r, 0);
-  for (uint32_t i = 0; i < n; i++) {
-    uint64_t j = first + ((uint64_t)qleaf_span_first(span[i]) >> (32 - r));
-    uint64_t last = first + ((uint64_t)qleaf_span_last(span[i]) >> (32 - r));
-    for (; j <= last && (j & 63); j++)
-      bits[j >> 6] |= (uint64_t)1 << (j & 63);
-    for (; j + 63 <= last; j += 64) bits[j >> 6] = UINT64_MAX; /* wide ones */
-    for (; j <= last; j++)
-      bits[j >> 6] |= (uint64_t)1 << (j & 63);
-  }
+  bits_range(bits, first, first + ((uint64_t)1 << r) - 1, 0);
+  for (uint32_t i = 0; i < n; i++)
+    bits_range(bits, first + ((uint64_t)qleaf_span_first(span[i]) >> (32 - r)),
+               first + ((uint64_t)qleaf_span_last(span[i]) >> (32 - r)), 1);
 }
 
 void qleaf_guard_open(uint64_t *bits, uint64_t first, unsigned r) {
-  guard_fill(bits, first, r, 1);
+  bits_range(bits, first, first + ((uint64_t)1 << r) - 1, 1);
 }
 
 void qleaf_split(const qleaf_entry *e, size_t count, qleaf_entry *left,

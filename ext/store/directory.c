@@ -29,6 +29,10 @@
 #include "core/quotient_leaf.h"
 #include "store/store.h"
 
+/* The largest guard: 2^28 bits, 32 MB (past 2^17 leaves it has fewer
+** bits a leaf). */
+#define GUARD_MOST_BITS 28
+
 /* The leaf's stretch of the guard from its index, or all set while it
 ** has none.  A leaf deeper than the guard has bits shares its bit with
 ** others: that bit stays set. */
@@ -57,7 +61,7 @@ static void guard_make(store_directory *d) {
   unsigned t = 0;
   while (((int64_t)1 << t) < d->leaves) t++;
   unsigned bits = t + d->guard_leaf_bits;
-  if (bits > DIRECTORY_GUARD_MOST) bits = DIRECTORY_GUARD_MOST;
+  if (bits > GUARD_MOST_BITS) bits = GUARD_MOST_BITS;
   if (d->guard && bits == d->guard_bits) return;
   guard_free(d);
   d->guard = sqlite3_malloc64(((uint64_t)1 << bits) / 8);

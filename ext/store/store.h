@@ -664,15 +664,11 @@ typedef struct store_directory {
   uint32_t *guide;    /* 2^guide_bits + 1 */
   /* The guard (core/quotient_leaf.h) of the leaves' indexes: 2^guard_bits
   ** bits, guard_leaf_bits more than the directory needs to tell its
-  ** leaves apart, at most DIRECTORY_GUARD_MOST; NULL without memory. */
+  ** leaves apart, at most 2^28 (directory.c); NULL without memory. */
   uint64_t *guard;
   unsigned guard_bits;
   unsigned guard_leaf_bits; /* as directory_load was told */
 } store_directory;
-
-/* The largest guard: 2^28 bits, 32 MB (past 2^17 leaves it has fewer
-** bits a leaf). */
-#define DIRECTORY_GUARD_MOST 28
 
 /* Reads the directory if d holds none; every leaf at least `base` deep,
 ** its guard with 2^leaf_bits bits a leaf or so (qleaf_guard_bits of the

@@ -269,7 +269,8 @@ static void index_agrees(void) {
 
 /* A leaf's stretch of a guard passes every hash its index holds:
 ** members, random hashes, and both ends of every interval, keys of 0 to
-** 31 bits, at the bits qleaf_guard_bits gives and at 4 (part of a word).
+** 31 bits, at the bits qleaf_guard_bits gives, at 4 (part of a word)
+** and at 0 (one bit: a leaf as deep as its guard).
 ** It leaves the bits around it as they were.  And it turns most others
 ** away: with keys of 31 bits each interval sets one bit of at least 8 an
 ** interval, so at most 1 - e^(-1/8) (11.8%) of the hashes the index does
@@ -288,7 +289,10 @@ static void guard_agrees(void) {
     size_t n = make_leaf(node, 1 + rng_next() % 900, widths,
                          kinds > 6 ? 6 : kinds, hashes, e);
     int64_t k = qleaf_index(e, n, span);
-    unsigned r = trial % 4 == 3 ? 4 : qleaf_guard_bits((uint64_t)k);
+    /* also 4 bits (part of a word) and 0 (a leaf as deep as its guard) */
+    unsigned r = trial % 4 != 3   ? qleaf_guard_bits((uint64_t)k)
+                 : trial % 8 == 7 ? 0
+                                  : 4;
     if (k < 0 || r > 16) {
       passes = 0;
       continue;
@@ -303,19 +307,19 @@ static void guard_agrees(void) {
         kept &= qleaf_in_guard(bits, j) == (int)(around & 1);
     for (size_t i = 0; i < n; i++, probes++) {
       uint32_t x = (uint32_t)qleaf_key(hashes[i], d, 32);
-      passes &= qleaf_in_guard(bits, first + (x >> (32 - r)));
+      passes &= qleaf_in_guard(bits, first + ((uint64_t)x >> (32 - r)));
     }
-    for (int64_t i = 0; i < k; i++, probes += 2)
-      passes &= qleaf_in_guard(bits, first + (qleaf_span_first(span[i]) >>
-                                              (32 - r))) &&
-                qleaf_in_guard(bits, first + (qleaf_span_last(span[i]) >>
-                                              (32 - r)));
+    for (int64_t i = 0; i < k; i++, probes += 2) {
+      uint64_t a = qleaf_span_first(span[i]), z = qleaf_span_last(span[i]);
+      passes &= qleaf_in_guard(bits, first + (a >> (32 - r))) &&
+                qleaf_in_guard(bits, first + (z >> (32 - r)));
+    }
     for (int t = 0; t < 20000; t++, probes++) {
       uint32_t x = (uint32_t)qleaf_key(random_hash_in(node), d, 32);
       int held = qleaf_in_index(span, (uint32_t)k, x);
-      int pass = qleaf_in_guard(bits, first + (x >> (32 - r)));
+      int pass = qleaf_in_guard(bits, first + ((uint64_t)x >> (32 - r)));
       passes &= pass || !held;
-      if (kinds == 1 && r != 4 && !held) {
+      if (kinds == 1 && r >= 6 && !held) {
         absent++;
         through += pass;
       }
@@ -323,12 +327,17 @@ static void guard_agrees(void) {
     qleaf_guard_open(bits, first, r);
     for (uint64_t j = 0; j < (uint64_t)1 << r; j++)
       kept &= qleaf_in_guard(bits, first + j);
+    qleaf_guard(span, 0, r, bits, first); /* an empty index */
+    for (uint64_t j = 0; j < (uint64_t)4 << r; j++)
+      kept &= qleaf_in_guard(bits, j) ==
+              (j < first || j >= first + ((uint64_t)1 << r) ? (int)(around & 1)
+                                                            : 0);
   }
   tap_ok(passes,
          "a leaf's guard passes every hash its index holds (%ld probes)",
          probes);
-  tap_ok(kept, "a leaf's guard sets and clears its own bits and no other, "
-         "opened sets them all");
+  tap_ok(kept, "a leaf's guard sets and clears its own bits and no other; "
+         "opened, it sets them all, and an empty index clears them all");
   double share = absent ? (double)through / (double)absent : 1;
   tap_ok(absent > 0 && share <= 0.118,
          "a leaf's guard lets %.1f%% of %ld hashes its index does not hold "
