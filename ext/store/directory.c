@@ -29,22 +29,28 @@
 #include "core/quotient_leaf.h"
 #include "store/store.h"
 
-/* The largest guard: 2^28 bits, 32 MB (past 2^17 leaves it has fewer
+/* The largest guard: 2^29 bits, 64 MB (past 2^18 leaves it has fewer
 ** bits a leaf). */
-#define GUARD_MOST_BITS 28
+#define GUARD_MOST_BITS 29
 
-/* The leaf's stretch of the guard from its index, or all set while it
-** has none.  A leaf deeper than the guard has bits shares its bit with
+/* The leaf's stretch of the guard from the index span, or all set when
+** span is NULL.  A leaf deeper than the guard has bits shares its bit with
 ** others: that bit stays set. */
-static void guard_leaf(store_directory *d, const directory_leaf *leaf) {
+static void guard_stretch(store_directory *d, const directory_leaf *leaf,
+                          const uint32_t *span, uint32_t count) {
   unsigned depth = qleaf_depth(leaf->node);
   if (d->guard == NULL || depth > d->guard_bits) return;
   uint64_t first = qleaf_start(leaf->node) >> (64 - d->guard_bits);
   unsigned r = d->guard_bits - depth;
-  if (leaf->span)
-    qleaf_guard(leaf->span, leaf->count, r, d->guard, first);
+  if (span)
+    qleaf_guard(span, count, r, d->guard, first);
   else
     qleaf_guard_open(d->guard, first, r);
+}
+
+/* The leaf's stretch from its index, or all set while it has none. */
+static void guard_leaf(store_directory *d, const directory_leaf *leaf) {
+  guard_stretch(d, leaf, leaf->span, leaf->count);
 }
 
 static void guard_free(store_directory *d) {
@@ -55,8 +61,10 @@ static void guard_free(store_directory *d) {
 
 /* A guard with guard_leaf_bits bits for each leaf of the directory, or
 ** so (the least power of two at or above the leaves), made again only
-** when that grows; a bit clear only for the leaves with an index.
-** Without memory, none: every probe reads the directory. */
+** when that grows; a bit clear only for the leaves with an index (a
+** leaf guarded from an index not kept is set again, and guarded again
+** by its next walk).  Without memory, none: every probe reads the
+** directory. */
 static void guard_make(store_directory *d) {
   unsigned t = 0;
   while (((int64_t)1 << t) < d->leaves) t++;
@@ -68,16 +76,18 @@ static void guard_make(store_directory *d) {
   if (d->guard == NULL) return;
   d->guard_bits = bits;
   qleaf_guard_open(d->guard, 0, bits);
-  for (int64_t i = 0; i < d->leaves; i++)
+  for (int64_t i = 0; i < d->leaves; i++) {
+    d->leaf[i].guarded = 0;
     if (d->leaf[i].span) guard_leaf(d, &d->leaf[i]);
+  }
 }
 
 void directory_drop_index(store_directory *d, directory_leaf *leaf) {
-  int had = leaf->span != NULL;
+  int had = leaf->span != NULL || leaf->guarded;
   d->index_bytes -= (size_t)leaf->count * 4;
   sqlite3_free(leaf->span);
   leaf->span = NULL;
-  leaf->count = leaf->probes = 0;
+  leaf->count = leaf->probes = leaf->guarded = 0;
   if (had) guard_leaf(d, leaf);
 }
 
@@ -96,6 +106,13 @@ void directory_set_index(store_directory *d, directory_leaf *leaf,
   leaf->count = count;
   d->index_bytes += (size_t)count * 4;
   guard_leaf(d, leaf);
+}
+
+void directory_set_guard(store_directory *d, directory_leaf *leaf,
+                         const uint32_t *span, uint32_t count) {
+  directory_drop_index(d, leaf);
+  leaf->guarded = 1;
+  guard_stretch(d, leaf, span, count);
 }
 
 void directory_forget(store_directory *d) {
@@ -151,7 +168,7 @@ static int order(store *s, store_directory *d, unsigned base) {
   qsort(keys, (size_t)d->leaves, sizeof *keys, by_start);
   for (int64_t i = 0; i < d->leaves; i++)
     d->leaf[i] = (directory_leaf){d->node_of[keys[i].chunk], keys[i].chunk,
-                                  NULL, 0, 0};
+                                  NULL, 0, 0, 0};
   sqlite3_free(keys);
   uint64_t next = 0;
   int whole = 0;
@@ -271,8 +288,8 @@ int directory_split(store *s, store_directory *d, int64_t chunk,
   directory_drop_index(d, &d->leaf[i]);
   memmove(d->leaf + i + 2, d->leaf + i + 1,
           (size_t)(d->leaves - i - 1) * sizeof *d->leaf);
-  d->leaf[i] = (directory_leaf){2 * node, chunk, NULL, 0, 0};
-  d->leaf[i + 1] = (directory_leaf){2 * node + 1, fresh, NULL, 0, 0};
+  d->leaf[i] = (directory_leaf){2 * node, chunk, NULL, 0, 0, 0};
+  d->leaf[i + 1] = (directory_leaf){2 * node + 1, fresh, NULL, 0, 0, 0};
   d->node_of[chunk] = 2 * node;
   d->node_of[fresh] = 2 * node + 1;
   d->leaves++;

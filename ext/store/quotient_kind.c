@@ -85,7 +85,11 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 ** they all go) and their leaf has not been written (add and remove drop
 ** it) or split.
 ** They take at most INDEX_BUDGET_BYTES, as the chunk cache takes at most
-** its own; past it, a probe walks the record. */
+** its own, and none that would take SQLite's memory past a soft heap
+** limit (sqlite3_soft_heap_limit64) the host set.  Past either, an index
+** made is not kept, but still sets its leaf's stretch of the guard, which
+** holds as long as the index would have: most probes still read one bit,
+** and those it passes walk the record. */
 #define INDEX_BUDGET_BYTES ((size_t)64 << 20)
 
 /* What a quotient store keeps between calls (s->kind_state): the
@@ -536,9 +540,16 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   return put_leaf(s, l, chunk, node, q->entries, count, bytes);
 }
 
+/* 1 if an index of `bytes` more may be kept (INDEX_BUDGET_BYTES). */
+static int index_fits(const quotient_state *q, size_t bytes) {
+  if (q->dir.index_bytes + bytes > INDEX_BUDGET_BYTES) return 0;
+  sqlite3_int64 soft = sqlite3_soft_heap_limit64(-1);
+  return soft <= 0 || sqlite3_memory_used() + (sqlite3_int64)bytes <= soft;
+}
+
 /* Makes leaf's index from its record (already checked by the probe that
-** read it); nothing if the budget is spent, memory is out, or a key is
-** wider than an index holds. */
+** read it), or only its stretch of the guard past the budget; nothing if
+** memory is out or a key is wider than an index holds. */
 static void index_make(store *s, const store_layer *l, directory_leaf *leaf,
                        const unsigned char *rec, size_t len) {
   quotient_state *q = state_of(s);
@@ -546,11 +557,11 @@ static void index_make(store *s, const store_layer *l, directory_leaf *leaf,
   if (read_leaf_room(s, l) != SQLITE_OK ||
       qleaf_decode(rec, len, q->entries, q->room - 1, &count, NULL, 0) != 0)
     return;
-  if (q->dir.index_bytes + count * 4 > INDEX_BUDGET_BYTES) return;
   uint32_t *span = sqlite3_malloc64((count ? count : 1) * 4);
   if (span == NULL) return;
   int64_t n = qleaf_index(q->entries, count, span);
-  if (n < 0) {
+  if (n < 0 || !index_fits(q, (size_t)n * 4)) {
+    if (n >= 0) directory_set_guard(&q->dir, leaf, span, (uint32_t)n);
     sqlite3_free(span);
     return;
   }
@@ -589,9 +600,13 @@ static int quotient_kind_contains(store *s, const store_layer *l,
   /* The second probe of a leaf makes its index, unless the leaf is being
   ** written (changed in the cache, not yet in its row): then the next
   ** write would drop it at once, as under INSERT OR IGNORE, where each
-  ** insert probes first. */
-  if (r >= 0 && ++leaf->probes >= 2 && !ref.changed)
-    index_make(s, l, leaf, ref.bytes, (size_t)ref.len);
+  ** insert probes first.  A leaf guarded past the budget is not made
+  ** again: it would not be kept either. */
+  if (r >= 0 && !leaf->guarded) {
+    if (leaf->probes < 2) leaf->probes++;
+    if (leaf->probes == 2 && !ref.changed)
+      index_make(s, l, leaf, ref.bytes, (size_t)ref.len);
+  }
   chunk_done(&ref);
   if (r < 0) return leaf_damaged(s, chunk, "its record");
   *maybe = r;

@@ -646,7 +646,11 @@ typedef struct directory_leaf {
   int64_t chunk;   /* the chunk that holds its record */
   uint32_t *span;  /* its index, NULL while it has none */
   uint32_t count;  /* intervals in span */
-  uint32_t probes; /* probes since its index was last dropped */
+  uint16_t probes; /* probes since its index was last dropped, up to 2 */
+  /* 1 while its stretch of the guard is set from an index the directory
+  ** did not keep (directory_set_guard): span is NULL, and the stretch holds
+  ** until the index would have gone. */
+  uint16_t guarded;
 } directory_leaf;
 
 typedef struct store_directory {
@@ -664,7 +668,7 @@ typedef struct store_directory {
   uint32_t *guide;    /* 2^guide_bits + 1 */
   /* The guard (core/quotient_leaf.h) of the leaves' indexes: 2^guard_bits
   ** bits, guard_leaf_bits more than the directory needs to tell its
-  ** leaves apart, at most 2^28 (directory.c); NULL without memory. */
+  ** leaves apart, at most 2^29 (directory.c); NULL without memory. */
   uint64_t *guard;
   unsigned guard_bits;
   unsigned guard_leaf_bits; /* as directory_load was told */
@@ -694,6 +698,12 @@ directory_leaf *directory_find(const store_directory *d, filter_hash h);
 ** probes; directory_drop_indexes does so for every leaf. */
 void directory_set_index(store_directory *d, directory_leaf *leaf,
                          uint32_t *span, uint32_t count);
+/* Sets leaf's stretch of the guard from an index span of count intervals
+** that the directory does not keep (the caller still owns span): a probe
+** the guard passes then walks the record.  The stretch is opened again
+** where an index would be dropped. */
+void directory_set_guard(store_directory *d, directory_leaf *leaf,
+                         const uint32_t *span, uint32_t count);
 void directory_drop_index(store_directory *d, directory_leaf *leaf);
 void directory_drop_indexes(store_directory *d);
 /* Halves the leaf of chunk: its left half keeps chunk, its right half is

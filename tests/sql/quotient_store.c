@@ -1503,10 +1503,15 @@ static void test_summary(void) {
 ** index kept past a write to its leaf (an insert, a split, a delete), a
 ** rollback or another connection's commit would miss the values added
 ** since: each step below indexes every leaf first, then writes, then
-** looks for every value added. */
-static void test_indexes(void) {
+** looks for every value added.  Past the indexes' budget (here a soft
+** heap limit of one byte) a leaf keeps no index but its stretch of the
+** guard, which must go exactly when the index would: `how` names the
+** round. */
+static void test_indexes(int past_budget) {
+  const char *how = past_budget ? "past the index budget, " : "";
+  if (past_budget) sqlite3_soft_heap_limit64(1);
   char file[256];
-  sqlite3 *db = file_store("index", file, 2000);
+  sqlite3 *db = file_store(past_budget ? "guard" : "index", file, 2000);
   long long leaves0 = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
   /* In one transaction: between statements of their own, the store reads
   ** its chunks again after m's inserts (another table's commit changes the
@@ -1520,12 +1525,12 @@ static void test_indexes(void) {
   }
   must_exec(db, "COMMIT");
   long long leaves1 = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
-  tap_ok(ok && leaves1 > leaves0, "in one transaction, every leaf indexed, "
+  tap_ok(ok && leaves1 > leaves0, "%sin one transaction, every leaf indexed, "
          "then 40 or 400 inserts (%lld leaves to %lld), six times: no value "
-         "added is missed", leaves0, leaves1);
+         "added is missed", how, leaves0, leaves1);
   index_every_leaf(db);
   add_range(db, 20000, 40);
-  tap_ok(misses_eq(db) == 0, "the same in autocommit statements");
+  tap_ok(misses_eq(db) == 0, "%sthe same in autocommit statements", how);
 
   /* Deletes write a leaf too: the other copies stay found. */
   must_exec(db, "INSERT INTO q(value) VALUES ('copy'), ('copy'), ('copy')");
@@ -1535,8 +1540,8 @@ static void test_indexes(void) {
     if (!delete_one(db, a_text("copy")) || !present(db, a_text("copy")))
       copies = 0;
   }
-  tap_ok(copies, "a value added three times, its leaf indexed before each "
-         "of two deletes: still found after both");
+  tap_ok(copies, "%sa value added three times, its leaf indexed before each "
+         "of two deletes: still found after both", how);
 
   /* Inside a transaction, and after its rollback. */
   must_exec(db, "BEGIN");
@@ -1548,29 +1553,30 @@ static void test_indexes(void) {
   must_exec(db, "ROLLBACK; DELETE FROM m WHERE v >= 50000 AND v < 60000");
   index_every_leaf(db);
   add_range(db, 52000, 300);
-  tap_ok(inside && misses_eq(db) == 0, "inserts in a transaction, leaves "
+  tap_ok(inside && misses_eq(db) == 0, "%sinserts in a transaction, leaves "
          "indexed between them, then a rollback and more inserts: no value "
-         "added and kept is missed");
+         "added and kept is missed", how);
 
   /* Another connection indexes every leaf; this one adds a value to a
   ** leaf, without a split (the other keeps its directory then). */
   sqlite3 *b = open_db_at(file);
   int checked;
   int found = other_finds(db, b, "indexed", 1, &checked);
-  tap_ok(found && checked >= 10, "%d times: the other connection indexes "
+  tap_ok(found && checked >= 10, "%s%d times: the other connection indexes "
          "every leaf, this one adds a value to one (no split), the other "
-         "finds it", checked);
+         "finds it", how, checked);
   /* ... and with splits. */
   index_every_leaf(b);
   long long leaves2 = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
   add_range(db, 70000, 600);
   long long leaves3 = q_int(db, "SELECT count(*) FROM q_directory", NOARGS);
-  tap_ok(leaves3 > leaves2 && misses_eq(b) == 0, "the other connection's "
+  tap_ok(leaves3 > leaves2 && misses_eq(b) == 0, "%sthe other connection's "
          "leaves indexed, then 600 inserts here that split leaves (%lld to "
-         "%lld): it finds every value", leaves2, leaves3);
+         "%lld): it finds every value", how, leaves2, leaves3);
   sqlite3_close(b);
   sqlite3_close(db);
   remove(file);
+  if (past_budget) sqlite3_soft_heap_limit64(0);
 }
 
 int main(void) {
@@ -1582,7 +1588,8 @@ int main(void) {
   test_transactions();
   test_damage();
   test_row_ids();
-  test_indexes();
+  test_indexes(0);
+  test_indexes(1);
   test_rate();
   return tap_done();
 }
