@@ -398,6 +398,7 @@ static int directory_of(store *s, const store_layer *l,
                         store_directory **out) {
   quotient_state *q = state_of(s);
   *out = &q->dir;
+  if (q->dir.leaves > 0) return SQLITE_OK; /* loaded: a probe goes on */
   /* a growing store's leaf holds E / 2 to E entries between splits */
   return directory_load(s, &q->dir, base_depth(l),
                         qleaf_guard_bits(leaf_items(l) / 2));
