@@ -99,6 +99,7 @@ static const sql_function functions[] = {
     AGGREGATE("quotient_build", 2, 3, QUOTIENT, sql_quotient_build_step,
               sql_quotient_build_final),
     SCALAR("quotient_test", 2, 2, SQL_PURE, QUOTIENT, sql_quotient_test),
+    SCALAR("quotient_compact", 1, 2, SQL_PURE, QUOTIENT, sql_quotient_compact),
     {"quotient_probe", 2, 2, SQL_QUERYING, QUOTIENT, sql_filter_probe, NULL,
      NULL, NULL, NULL, sql_probe_connection},
     TABLE("quotient_info", QUOTIENT, sql_info_module, sql_quotient_info_spec),

@@ -24,7 +24,7 @@
 
 #include <sqlite3.h>
 
-#define BLOOM_VERSION "1.8.3"
+#define BLOOM_VERSION "1.9.0"
 
 #ifdef __cplusplus
 extern "C" {

@@ -70,6 +70,8 @@ void sql_cuckoo_build_final(sqlite3_context *);
 /* quotient_build.c */
 void sql_quotient_build_step(sqlite3_context *, int, sqlite3_value **);
 void sql_quotient_build_final(sqlite3_context *);
+/* quotient_compact.c */
+void sql_quotient_compact(sqlite3_context *, int, sqlite3_value **);
 /* bloom_add.c */
 void sql_bloom_add(sqlite3_context *, int, sqlite3_value **);
 /* cuckoo_update.c: cuckoo_add, cuckoo_delete */

@@ -50,7 +50,9 @@
 **    naming a leaf that is damaged, or a directory that does not cover; of
 **    a one-leaf filter, refuses when the leaf cannot own the item or its
 **    record does not fill its bytes (what FORMAT.md has a probe check;
-**    a probe need not read the unary parts, keys' order or padding).
+**    a probe need not read the unary parts, keys' order or padding);
+**    quotient_compact accepts it exactly when quotient_info does, and then
+**    writes a valid blob of leaves, no larger, holding what it held.
 */
 #include "fuzz_common.h"
 #include "lib/quotient_spec.h"
@@ -59,7 +61,7 @@ static sqlite3_stmt *s_info, *s_count, *s_test, *s_add1, *s_add3, *s_ref,
     *s_union, *s_intersect;
 static sqlite3_stmt *s_ctest, *s_cadd, *s_cdel, *s_cinfo;
 static sqlite3_stmt *s_store, *s_probe, *s_cprobe;
-static sqlite3_stmt *s_qtest, *s_qinfo, *s_qprobe;
+static sqlite3_stmt *s_qtest, *s_qinfo, *s_qprobe, *s_qcompact;
 
 /* The same call on the blob (?1) and on bloom_ref(?1)'s reference; ?2 is a
 ** probe value. */
@@ -125,6 +127,7 @@ static void init(void) {
   s_qinfo = fz_prepare("SELECT bytes, blocks, block_bytes, items, full_blocks,"
                        " estimated_fpr FROM quotient_info(?1)");
   s_qprobe = fz_prepare("SELECT quotient_probe('SELECT f FROM stored', ?1)");
+  s_qcompact = fz_prepare("SELECT quotient_compact(?1)");
   for (size_t i = 0; i < NPAIRS; i++) {
     pairs[i].d = fz_prepare(pairs[i].direct);
     pairs[i].r = fz_prepare(pairs[i].via_ref);
@@ -402,6 +405,32 @@ static void check_qleaves(const unsigned char *blob, size_t len,
     if (!(e >= 0.0 && e <= 1.0)) fz_die("quotient_info estimated_fpr %g", e);
   }
   fz_done(s_qinfo);
+  /* quotient_compact reads every leaf, as quotient_info does; what it
+  ** gives is a sound blob of leaves, no larger, that answers maybe
+  ** wherever the input does. */
+  fz_result c;
+  fz_bind_blob(s_qcompact, 1, blob, len);
+  fz_step(s_qcompact, "quotient_compact", &c, 0);
+  agree("quotient_compact", &c, qall);
+  if (c.rc == SQLITE_ROW &&
+      (c.type != SQLITE_BLOB || c.len > len || !spec_qleaves_valid(c.blob, c.len) ||
+       !spec_qleaves_all_valid(c.blob, NULL)))
+    fz_die("quotient_compact wrote a blob FORMAT.md rejects");
+  for (size_t i = 0; c.rc == SQLITE_ROW && i < nv && i < 3; i++) {
+    if (vals[i].type == SQLITE_NULL) continue;
+    fz_result before, after;
+    fz_bind_blob(s_qtest, 1, blob, len);
+    fz_bind_value(s_qtest, 2, &vals[i]);
+    fz_step(s_qtest, "quotient_test", &before, 0);
+    fz_bind_blob(s_qtest, 1, c.blob, c.len);
+    fz_bind_value(s_qtest, 2, &vals[i]);
+    fz_step(s_qtest, "quotient_test", &after, 0);
+    if (fz_ok(&before) && before.i == 1 && !(fz_ok(&after) && after.i == 1))
+      fz_die("quotient_compact lost a value the input holds");
+    fz_result_free(&before);
+    fz_result_free(&after);
+  }
+  fz_result_free(&c);
   uint64_t entries;
   for (size_t i = 0; i < nv && i < 3; i++) {
     if (vals[i].type == SQLITE_NULL) continue;

@@ -146,7 +146,27 @@ def check_store(tap, compare_info, page, args, n):
            "and q_chunks, and re-encodes its %d leaves, byte for byte"
            % (name, leaves), "from the tables: %s" % (again == blob),
            "re-encoded: %s" % (recoded == blob))
+    check_compact(tap, conn, name, blob, vals, others, float(opts["fpr"]))
     return conn, blob, vals
+
+
+def check_compact(tap, conn, name, blob, vals, others, fpr):
+    """quotient_compact's blob, read from FORMAT.md alone: a blob of leaves
+    that holds every member, answers as quotient_test does, answers maybe
+    wherever the export does, and whose estimated rate is within 0.9 fpr
+    (REFERENCE.md, quotient_compact)."""
+    (small,) = conn.execute("SELECT quotient_compact(?1)", (blob,)).fetchone()
+    c, f = br.Filter(small), br.Filter(blob)
+    bad = [v for v in vals if c.test(v) != 1 or sql_answer(conn, small, v) != 1]
+    bad += [v for v in others
+            if c.test(v) != sql_answer(conn, small, v) or c.test(v) < f.test(v)]
+    est = c.info()["estimated_fpr"]
+    tap.ok(isinstance(c.impl, br.QuotientLeavesKind) and not bad
+           and len(small) <= len(blob) and est <= 0.9 * fpr,
+           "%s: quotient_compact gives %d bytes from %d, read by FORMAT.md: "
+           "every member, the extension's answers, maybe wherever the export "
+           "says maybe, estimated_fpr %.6g" % (name, len(small), len(blob), est),
+           *["%r" % v for v in bad[:5]])
 
 
 def leaf_of(f, v):

@@ -424,6 +424,11 @@ static const scenario SCENARIOS[] = {
      " WHEN 300 THEN " QINFO(qz, blocks) " > 4 AND " QHOLDS(qz, 1, 300)
      " ELSE 0 END AND (SELECT count(*) FROM qz_directory) = " QINFO(qz, blocks),
      NULL},
+    {"quotient_compact of a growing store's export", NULL,
+     {QPAGE, SETUP_T,
+      SETUP_QSTORE "INSERT INTO qs(value) SELECT x FROM t WHERE x <= 300;"},
+     "SELECT quotient_compact(filter), quotient_compact(filter, 0.05) FROM qs",
+     NULL, NULL},
     {"quotient_store: 150 deletes in one statement", NULL,
      {QPAGE, SETUP_T,
       SETUP_QSTORE "INSERT INTO qs(value) SELECT x FROM t WHERE x <= 300;"},

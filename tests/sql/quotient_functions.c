@@ -1,6 +1,6 @@
 /*
 ** SQL-level tests of the quotient filter functions (quotient_build,
-** quotient_test, quotient_probe, quotient_info): loads BLOOM_SO into an
+** quotient_test, quotient_probe, quotient_info, quotient_compact): loads BLOOM_SO into an
 ** in-memory database through libsqlite3.  The false-positive rate is
 ** measured at several n and p on values from fixed seeds, printed as
 ** "# seed: ...".
@@ -14,6 +14,7 @@
 */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -307,12 +308,111 @@ static void test_probe(void) {
          "and innocuous, quotient_probe direct-only");
 }
 
+/* quotient_compact over a growing store's export: smaller, within the bound,
+** no member lost, nothing the export answers maybe answered no, and a
+** measured rate within p; then its arguments and errors. */
+static void test_compact(void) {
+  const double ps[] = {0.01, 0.001, 0.01, 0.001};
+  for (int k = 0; k < 4; k++) {
+    double p = ps[k];
+    int sized = k >= 2; /* capacity = n: the bound is +2.5, else +5 */
+    long long n = 20000, probes = p < 0.005 ? 300000 : 100000;
+    uint64_t seed = 0xc0de00 + (uint64_t)k;
+    tap_diag("seed: 0x%llx members, 0x%llx absent (p = %g)",
+             (unsigned long long)seed, (unsigned long long)(seed << 8), p);
+    fill("m", seed, n, 0, k & 1);
+    fill("a", seed << 8, probes, 1, k & 1);
+    char sql[400];
+    snprintf(sql, sizeof sql,
+             "DROP TABLE IF EXISTS s; DROP TABLE IF EXISTS c;"
+             "CREATE VIRTUAL TABLE s USING quotient_store(fpr = %g%s);"
+             "INSERT INTO s(value) SELECT v FROM m;"
+             "CREATE TABLE c AS SELECT filter AS e, quotient_compact(filter) AS c"
+             " FROM s;", p, sized ? ", capacity = 20000" : "");
+    must_exec(db, sql);
+    double bits = q_real(db, "SELECT 8.0 * length(c) / 20000 FROM c", NOARGS);
+    double bound = -log2(p) + (sized ? 2.5 : 5);
+    tap_ok(bits <= bound && q_int(db, "SELECT length(c) < length(e) FROM c",
+                                  NOARGS) == 1,
+           "p = %g, %s: the compacted export takes %.2f bits an item (%.2f "
+           "exported), at most log2(1/p) + %g = %.2f", p,
+           sized ? "sized" : "growing", bits,
+           q_real(db, "SELECT 8.0 * length(e) / 20000 FROM c", NOARGS),
+           sized ? 2.5 : 5.0, bound);
+    double est = q_real(db, "SELECT estimated_fpr FROM c, quotient_info(c.c)",
+                        NOARGS);
+    tap_ok(est <= 0.9 * p && est > 0.5 * p &&
+               q_int(db, "SELECT i.items = 20000 AND i.target_fpr = j.target_fpr"
+                         " AND i.blocks < j.blocks FROM c, quotient_info(c.c)"
+                         " AS i, quotient_info(c.e) AS j", NOARGS) == 1,
+           "p = %g: estimated rate %.5f, within 0.9 p; items and target_fpr "
+           "kept, fewer leaves", p, est);
+    long long missed = q_int(db,
+        "SELECT count(*) FROM bloom_ref((SELECT c FROM c)) AS r CROSS JOIN m"
+        " WHERE NOT quotient_test(r.filter, m.v)", NOARGS);
+    tap_ok(missed == 0, "p = %g: no member of %lld lost", p, n);
+    sqlite3_stmt *st = q_row(db,
+        "SELECT sum(c), sum(e AND NOT c) FROM (SELECT quotient_test(x.filter,"
+        " a.v) AS e, quotient_test(y.filter, a.v) AS c FROM bloom_ref((SELECT e"
+        " FROM c)) AS x, bloom_ref((SELECT c FROM c)) AS y CROSS JOIN a)",
+        NOARGS);
+    long long fp = st ? sqlite3_column_int64(st, 0) : -1;
+    long long lost = st ? sqlite3_column_int64(st, 1) : -1;
+    sqlite3_finalize(st);
+    double rate = (double)fp / (double)probes;
+    tap_ok(rate <= p && lost == 0,
+           "p = %g: measured rate %.5f over %lld absent values, at most p; "
+           "none the export answers maybe is answered no (%lld)", p, rate,
+           probes, lost);
+  }
+  /* p given: coarser and smaller, and the header says so */
+  tap_ok(q_int(db, "SELECT length(quotient_compact(e, 0.05)) < length(c) AND"
+                   " (SELECT target_fpr = 0.05 AND estimated_fpr <= 0.045 FROM"
+                   " quotient_info(quotient_compact(e, 0.05))) FROM c",
+               NOARGS) == 1,
+         "quotient_compact(filter, 0.05): smaller, target_fpr 0.05, "
+         "estimated rate within 0.9 of it");
+  tap_ok(q_int(db, "SELECT quotient_compact(c) = c AND"
+                   " length(quotient_compact(c, 0.001)) <= length(c) FROM c",
+               NOARGS) == 1,
+         "compacting again changes nothing");
+  tap_ok(q_int(db, "SELECT quotient_compact(f) = f AND quotient_compact(f, 0.05)"
+                   " = f FROM (SELECT quotient_build(v, 20000) AS f FROM m)",
+               NOARGS) == 1,
+         "a filter of blocks comes back as it is, with p or without");
+  tap_ok(q_int(db, "SELECT quotient_compact(NULL) IS NULL", NOARGS) == 1,
+         "quotient_compact(NULL) is NULL");
+  expect_error(db, "p below the filter's own estimate",
+               "SELECT quotient_compact(e, 0.00001) FROM c", NOARGS,
+               "quotient_compact: the filter's estimated rate", 0);
+  expect_error(db, "a Bloom filter", "SELECT quotient_compact(bloom_build(1, 10))",
+               NOARGS, "quotient_compact: got a bloom filter", 0);
+  expect_error(db, "p of 1", "SELECT quotient_compact(e, 1) FROM c", NOARGS,
+               "quotient_compact: p must be", 0);
+  expect_error(db, "p NULL", "SELECT quotient_compact(e, NULL) FROM c", NOARGS,
+               "quotient_compact: p must be", 0);
+  int len;
+  unsigned char *blob = q_blob(db, "SELECT e FROM c", NOARGS, &len);
+  /* leaf 1's node becomes leaf 0's: the leaves no longer follow in order */
+  memcpy(blob + 64 + 16, blob + 64, 8);
+  arg a[1] = {a_blob(blob, len)};
+  expect_error(db, "a directory out of order", "SELECT quotient_compact(?1)",
+               a, 1, "quotient_compact: leaf 1 of", 0);
+  free(blob);
+  tap_ok(q_int(db, "SELECT count(*) FROM pragma_function_list WHERE name ="
+                   " 'quotient_compact' AND flags & 0x800 AND flags & 0x200000",
+               NOARGS) == 2,
+         "quotient_compact (1 and 2 args) is deterministic and innocuous");
+  must_exec(db, "DROP TABLE m; DROP TABLE a; DROP TABLE c; DROP TABLE s;");
+}
+
 int main(void) {
   db = open_db(NULL);
   test_params();
   test_build();
   test_bad_blobs();
   test_probe();
+  test_compact();
   test_rates();
   sqlite3_close(db);
   return tap_done();
