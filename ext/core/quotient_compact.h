@@ -28,8 +28,8 @@
 ** - Leaves merge.  From each leaf that begins an aligned range, the largest
 **   such range of at most QCOMPACT_MOST_ENTRIES entries becomes one leaf:
 **   the inverse of a split, each key taking its leaf's bits below the
-**   common ancestor as its top bits.  Keys equal after the cut, and keys a
-**   shorter key of the leaf covers, are kept once.
+**   common ancestor as its top bits.  Keys equal after the cut are kept
+**   once, and a key that a shorter key of the leaf covers is dropped.
 */
 #ifndef CORE_QUOTIENT_COMPACT_H
 #define CORE_QUOTIENT_COMPACT_H
