@@ -18,7 +18,7 @@
 
 #include "core/quotient_compact.h"
 
-/* Leaf i of a checked body. */
+/* Leaf i: its node, depth and record (qleaves_leaf's checks). */
 typedef struct leaf_ref {
   uint64_t node;
   unsigned depth;
@@ -26,24 +26,12 @@ typedef struct leaf_ref {
   size_t len;
 } leaf_ref;
 
-static leaf_ref leaf_of(const unsigned char *body, uint64_t leaves,
-                        uint64_t i) {
-  const unsigned char *entry = body + i * QLEAVES_ENTRY_BYTES;
-  uint64_t begin = i == 0 ? 0 : load_le64(entry - QLEAVES_ENTRY_BYTES + 8);
-  leaf_ref l;
-  l.node = load_le64(entry);
-  l.depth = qleaf_depth(l.node);
-  l.rec = body + leaves * QLEAVES_ENTRY_BYTES + begin;
-  l.len = (size_t)(load_le64(entry + 8) - begin);
-  return l;
-}
-
-/* The widest key of a checked record: its first section's (0 if empty). */
-static unsigned widest_bits(const leaf_ref *l) {
-  if (l->len < 1 + QLEAF_SECTION_HEADER_BYTES || l->rec[0] == 0) return 0;
-  uint32_t w = (uint32_t)l->rec[1] | (uint32_t)l->rec[2] << 8 |
-               (uint32_t)l->rec[3] << 16;
-  return (unsigned)(w >> 12) & 127u;
+static int leaf_of(const unsigned char *body, size_t body_bytes,
+                   uint64_t leaves, uint64_t i, leaf_ref *l) {
+  if (qleaves_leaf(body, body_bytes, leaves, i, &l->node, &l->rec, &l->len))
+    return -1;
+  l->depth = qleaf_depth(l->node);
+  return 0;
 }
 
 /* An entry's d + b once cut to `total`: never below its leaf's depth. */
@@ -65,12 +53,13 @@ static double rate_at(const uint64_t *hist, unsigned total) {
 int qcompact_plan_for(const unsigned char *body, size_t body_bytes,
                       uint64_t leaves, double rate, uint64_t *hist,
                       qleaf_entry *scratch, size_t cap, qcompact_plan *plan) {
-  (void)body_bytes;
   memset(hist, 0, QCOMPACT_HISTOGRAM * sizeof *hist);
   for (uint64_t i = 0; i < leaves; i++) {
-    leaf_ref l = leaf_of(body, leaves, i);
+    leaf_ref l;
     size_t n;
-    if (qleaf_decode(l.rec, l.len, scratch, cap, &n, NULL, 0) != 0) return -1;
+    if (leaf_of(body, body_bytes, leaves, i, &l) != 0 ||
+        qleaf_decode(l.rec, l.len, scratch, cap, &n, NULL, 0) != 0)
+      return -1;
     for (size_t j = 0; j < n; j++)
       hist[l.depth * QCOMPACT_NO_CUT + l.depth + scratch[j].bits]++;
   }
@@ -174,74 +163,79 @@ static int sections_fit(const qleaf_entry *e, size_t n) {
   return 1;
 }
 
-/* The widest key leaf l may have after the plan's cut. */
-static unsigned cut_bound(const leaf_ref *l, const qcompact_plan *plan) {
-  unsigned b = widest_bits(l);
+/* Where leaf l's widest key ends once cut by the plan: its depth plus the
+** bits it keeps.  Lifted to an ancestor at depth u, it has that less u. */
+static unsigned cut_end(const leaf_ref *l, const qcompact_plan *plan) {
+  unsigned b = qleaf_widest_bits(l->rec, l->len);
   unsigned room = plan->total > l->depth ? plan->total - l->depth : 0;
-  return b < room ? b : room;
+  return l->depth + (b < room ? b : room);
 }
 
 /* The last leaf of the group leaf i begins, and the group's node: the
 ** largest aligned range that starts at leaf i, holds at most
-** QCOMPACT_MOST_ENTRIES entries, and whose keys fit 64 bits once lifted. */
-static uint64_t group_of(const unsigned char *body, uint64_t leaves,
-                         uint64_t i, const qcompact_plan *plan,
-                         uint64_t *group_node) {
-  leaf_ref first = leaf_of(body, leaves, i);
-  uint64_t node = first.node, last = i, k = i + 1, sum;
-  sum = qleaf_entries(first.rec, first.len);
-  if (sum > QCOMPACT_MOST_ENTRIES || cut_bound(&first, plan) + 1 > 64) {
-    *group_node = node;
-    return i;
-  }
-  for (unsigned d = first.depth; d > 0; d--) {
+** QCOMPACT_MOST_ENTRIES entries, and whose keys fit 64 bits once lifted.
+** Each larger range holds the smaller one, so the scan goes on from
+** where it stopped, keeping the sum of entries and the deepest key end. */
+static int group_of(const unsigned char *body, size_t body_bytes,
+                    uint64_t leaves, uint64_t i, const qcompact_plan *plan,
+                    uint64_t *group_node, uint64_t *last) {
+  leaf_ref l;
+  if (leaf_of(body, body_bytes, leaves, i, &l) != 0) return -1;
+  uint64_t first = qleaf_start(l.node), node = l.node, k = i + 1;
+  uint64_t sum = qleaf_entries(l.rec, l.len);
+  unsigned deepest = cut_end(&l, plan);
+  *last = i;
+  for (unsigned d = l.depth; d > 0; d--) {
     uint64_t up = node >> 1;
     unsigned ud = d - 1;
-    if (qleaf_start(up) != qleaf_start(first.node)) break;
+    if (qleaf_start(up) != first) break;
     /* up's range ends at its start + 2^(64 - ud); 0: the whole space */
-    uint64_t end = ud == 0 ? 0 : qleaf_start(up) + ((uint64_t)1 << (64 - ud));
-    int fits = 1;
-    uint64_t k_up = k, sum_up = sum;
-    while (fits && k_up < leaves) {
-      leaf_ref l = leaf_of(body, leaves, k_up);
+    uint64_t end = ud == 0 ? 0 : first + ((uint64_t)1 << (64 - ud));
+    int nested = 1; /* what qleaves_stats accepted always is */
+    for (; k < leaves; k++) {
+      if (leaf_of(body, body_bytes, leaves, k, &l) != 0) return -1;
       if (end != 0 && qleaf_start(l.node) >= end) break;
-      sum_up += qleaf_entries(l.rec, l.len);
-      fits = l.depth >= ud && sum_up <= QCOMPACT_MOST_ENTRIES &&
-             cut_bound(&l, plan) + (l.depth - ud) <= 64;
-      k_up++;
+      nested &= l.depth > ud;
+      sum += qleaf_entries(l.rec, l.len);
+      unsigned e = cut_end(&l, plan);
+      if (e > deepest) deepest = e;
     }
-    /* the leaves before k lie in the smaller range: their keys gain a bit */
-    for (uint64_t j = i; fits && j < k; j++) {
-      leaf_ref l = leaf_of(body, leaves, j);
-      fits = cut_bound(&l, plan) + (l.depth - ud) <= 64;
-    }
-    if (!fits) break;
+    if (!nested || sum > QCOMPACT_MOST_ENTRIES || deepest - ud > 64) break;
     node = up;
-    k = k_up;
-    sum = sum_up;
-    last = k - 1;
+    *last = k - 1;
   }
   *group_node = node;
-  return last;
+  return 0;
+}
+
+/* Writes leaf `made` of the result (its node, and its record's end `at`
+** in the records area) when out is given. */
+static void put_entry(unsigned char *out, uint64_t made, uint64_t node,
+                      size_t at) {
+  if (out == NULL) return;
+  store_le64(out + made * QLEAVES_ENTRY_BYTES, node);
+  store_le64(out + made * QLEAVES_ENTRY_BYTES + 8, at);
 }
 
 int qcompact_body(const unsigned char *body, size_t body_bytes,
                   uint64_t leaves, const qcompact_plan *plan,
                   qleaf_entry *scratch, size_t cap, unsigned char *out,
                   qcompact_size *size) {
-  (void)body_bytes;
+  size_t room = out ? size->bytes - size->leaves * QLEAVES_ENTRY_BYTES : 0;
   unsigned char *area = out ? out + size->leaves * QLEAVES_ENTRY_BYTES : NULL;
   uint64_t made = 0;
   size_t at = 0;
   double spare = plan->spare;
-  for (uint64_t i = 0; i < leaves;) {
-    uint64_t node, last = group_of(body, leaves, i, plan, &node);
+  for (uint64_t i = 0, last; i < leaves; i = last + 1) {
+    uint64_t node;
+    if (group_of(body, body_bytes, leaves, i, plan, &node, &last) != 0)
+      return -1;
     unsigned depth = qleaf_depth(node);
     size_t c = 0;
     for (uint64_t j = i; j <= last; j++) {
-      leaf_ref l = leaf_of(body, leaves, j);
+      leaf_ref l;
       size_t n;
-      if (c > cap ||
+      if (leaf_of(body, body_bytes, leaves, j, &l) != 0 || c > cap ||
           qleaf_decode(l.rec, l.len, scratch + c, cap - c, &n, NULL, 0) != 0)
         return -1;
       cut(scratch + c, n, l.depth, plan, &spare);
@@ -250,27 +244,26 @@ int qcompact_body(const unsigned char *body, size_t body_bytes,
     }
     qleaf_sort(scratch, c);
     c = prune(scratch, c);
+    if (out && (made >= size->leaves || at > room)) return -1;
+    if (sections_fit(scratch, c)) {
+      size_t bytes = qleaf_encoded_bytes(scratch, c);
+      if (out && bytes > room - at) return -1; /* not what was measured */
+      if (out) qleaf_encode(scratch, c, area + at);
+      at += bytes;
+      put_entry(out, made++, node, at);
+      continue;
+    }
     /* Only a leaf of more than a section's entries can fail here; it goes
     ** out as it came (its keys uncut: the rate only falls). */
-    uint64_t verbatim = sections_fit(scratch, c) ? 0 : last - i + 1;
-    for (uint64_t j = 0; j < (verbatim ? verbatim : 1); j++) {
-      leaf_ref l = leaf_of(body, leaves, i + j);
-      size_t bytes = verbatim ? l.len : qleaf_encoded_bytes(scratch, c);
-      if (out) {
-        if (made >= size->leaves ||
-            at + bytes > size->bytes - size->leaves * QLEAVES_ENTRY_BYTES)
-          return -1; /* not what the measuring pass gave */
-        if (verbatim)
-          memcpy(area + at, l.rec, l.len);
-        else
-          qleaf_encode(scratch, c, area + at);
-        store_le64(out + made * QLEAVES_ENTRY_BYTES, verbatim ? l.node : node);
-        store_le64(out + made * QLEAVES_ENTRY_BYTES + 8, at + bytes);
-      }
-      at += bytes;
-      made++;
+    for (uint64_t j = i; j <= last; j++) {
+      leaf_ref l;
+      if (leaf_of(body, body_bytes, leaves, j, &l) != 0 ||
+          (out && (made >= size->leaves || l.len > room - at)))
+        return -1;
+      if (out) memcpy(area + at, l.rec, l.len);
+      at += l.len;
+      put_entry(out, made++, l.node, at);
     }
-    i = last + 1;
   }
   if (out && made != size->leaves) return -1;
   size->leaves = made;

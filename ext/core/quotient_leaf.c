@@ -201,6 +201,14 @@ uint64_t qleaf_entries(const unsigned char *rec, size_t room) {
   return r == 0 ? n : 0;
 }
 
+unsigned qleaf_widest_bits(const unsigned char *rec, size_t room) {
+  section_walk w;
+  section s;
+  return walk_start(&w, rec, room) == 0 && walk_next(&w, &s, NULL, 0) == 1
+             ? s.bits
+             : 0;
+}
+
 /* --- decode and check -------------------------------------------------- */
 
 /* Walks every entry of a checked section into out (when not NULL), and
@@ -562,11 +570,9 @@ int qleaves_check_header(const unsigned char *body, size_t body_bytes,
   return last_end == area ? 0 : -1;
 }
 
-/* Leaf i's node, and its record's bounds in the records area: -1 if they
-** do not lie within it in order. */
-static int leaf_at(const unsigned char *body, size_t body_bytes,
-                   uint64_t leaves, uint64_t i, uint64_t *node,
-                   const unsigned char **rec, size_t *len) {
+int qleaves_leaf(const unsigned char *body, size_t body_bytes,
+                 uint64_t leaves, uint64_t i, uint64_t *node,
+                 const unsigned char **rec, size_t *len) {
   size_t area_at = (size_t)leaves * QLEAVES_ENTRY_BYTES;
   size_t area = body_bytes - area_at;
   uint64_t begin = i == 0 ? 0 : load_le64(body + (i - 1) * QLEAVES_ENTRY_BYTES + 8);
@@ -602,7 +608,7 @@ int qleaves_contains(const unsigned char *body, size_t body_bytes,
   uint64_t i = (uint64_t)qleaves_find(body, body_bytes, leaves, h), node;
   const unsigned char *rec;
   size_t len, used;
-  if (leaf_at(body, body_bytes, leaves, i, &node, &rec, &len) != 0 ||
+  if (qleaves_leaf(body, body_bytes, leaves, i, &node, &rec, &len) != 0 ||
       !qleaf_owns(node, h) || qleaf_length(rec, len, &used) != 0 ||
       used != len)
     return -1;
@@ -621,7 +627,7 @@ int qleaves_stats(const unsigned char *body, size_t body_bytes,
     const unsigned char *rec;
     size_t len, used;
     char why[120];
-    if (leaf_at(body, body_bytes, leaves, i, &node, &rec, &len) != 0) {
+    if (qleaves_leaf(body, body_bytes, leaves, i, &node, &rec, &len) != 0) {
       fail(err, err_size, "leaf %u of %u has a node or bounds out of range",
            (unsigned)i, (unsigned)leaves);
       return -1;

@@ -84,6 +84,10 @@ int qleaf_length(const unsigned char *rec, size_t room, size_t *len);
 ** room): quick, no body read. */
 uint64_t qleaf_entries(const unsigned char *rec, size_t room);
 
+/* The widest key of the record: its first section's bits (0 if it has no
+** section, or its first header does not fit room). */
+unsigned qleaf_widest_bits(const unsigned char *rec, size_t room);
+
 /* Checks the record rec[0..room) fully (qleaf_decode's checks) and counts
 ** its entries; 0 or -1 with the reason in err. */
 int qleaf_check(const unsigned char *rec, size_t room, uint64_t *entries,
@@ -207,6 +211,13 @@ void qleaf_split(const qleaf_entry *e, size_t count, qleaf_entry *left,
 ** last end is the records area's size.  0 or -1. */
 int qleaves_check_header(const unsigned char *body, size_t body_bytes,
                          uint64_t leaves);
+
+/* Leaf i's node, and its record rec[0..len) in the records area: 0, or -1
+** if the node is 0 or deeper than QLEAF_MAX_DEPTH or the bounds do not lie
+** within the area in order.  rec points into body. */
+int qleaves_leaf(const unsigned char *body, size_t body_bytes,
+                 uint64_t leaves, uint64_t i, uint64_t *node,
+                 const unsigned char **rec, size_t *len);
 
 /* The directory index of the leaf that owns h (when the directory is
 ** sound). */

@@ -35,11 +35,13 @@ static void largest_leaf(void *ctx, const qleaf_info *leaf) {
   if (leaf->entries > *most) *most = leaf->entries;
 }
 
-/* The compacted blob of f's leaves at rate p into *out (*bytes), or
-** *out NULL when it would not be smaller; SQLITE_OK, or an error code
-** with the message set on ctx. */
+/* The compacted blob of f's leaves at rate p into *out (*bytes, its body
+** of *leaves leaves; the caller writes the header), or *out NULL when it
+** would not be smaller; SQLITE_OK, or an error code with the message set
+** on ctx. */
 static int compact(sqlite3_context *ctx, const filter_view *f, double p,
-                   int given, unsigned char **out, size_t *bytes) {
+                   int given, unsigned char **out, size_t *bytes,
+                   uint64_t *leaves) {
   *out = NULL;
   qleaves_summary sum;
   uint64_t most = 0;
@@ -81,9 +83,7 @@ static int compact(sqlite3_context *ctx, const filter_view *f, double p,
       *out = NULL;
       rc = SQLITE_CORRUPT;
     } else {
-      filter_header h = f->header;
-      h.blocks = size.leaves;
-      filter_write_header(*out, &h);
+      *leaves = size.leaves;
     }
   }
   sqlite3_free(hist);
@@ -99,23 +99,19 @@ void sql_quotient_compact(sqlite3_context *ctx, int argc,
   arg_status st = sql_filter_arg(ctx, argv[0], FILTER_KIND_QUOTIENT, &f);
   if (st == ARG_NULL) sqlite3_result_null(ctx);
   if (st != ARG_OK) return;
-  double p = f.header.target_fpr;
-  if (argc > 1 && sql_fpr_arg(ctx, argv[1], &p) != ARG_OK) return;
+  filter_header h = f.header;
+  if (argc > 1 && sql_fpr_arg(ctx, argv[1], &h.target_fpr) != ARG_OK) return;
   unsigned char *out = NULL;
-  size_t bytes = 0;
+  size_t bytes = f.blob_bytes;
   if (f.header.block_bytes == 0 &&
-      compact(ctx, &f, p, argc > 1, &out, &bytes) != SQLITE_OK)
+      compact(ctx, &f, h.target_fpr, argc > 1, &out, &bytes, &h.blocks) !=
+          SQLITE_OK)
     return;
   if (out == NULL) { /* blocks, or no smaller: the input's bytes */
     out = sql_copy_filter(ctx, &f);
     if (out == NULL) return;
     bytes = f.blob_bytes;
   }
-  if (argc > 1 && f.header.block_bytes == 0) {
-    filter_header h = f.header;
-    h.target_fpr = p;
-    h.blocks = load_le64(out + FILTER_OFF_BLOCKS);
-    filter_write_header(out, &h);
-  }
+  if (f.header.block_bytes == 0) filter_write_header(out, &h);
   sqlite3_result_blob64(ctx, out, bytes, sqlite3_free);
 }
