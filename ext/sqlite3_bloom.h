@@ -24,7 +24,7 @@
 
 #include <sqlite3.h>
 
-#define BLOOM_VERSION "1.9.0"
+#define BLOOM_VERSION "1.9.1"
 
 #ifdef __cplusplus
 extern "C" {

@@ -169,6 +169,7 @@ int filter_parse(const void *blob, size_t len, unsigned want_kind,
   view->body = b + FILTER_HEADER_BYTES;
   view->body_bytes = body;
   view->layers = NULL;
+  view->leaf_indexes = NULL;
   return 0;
 }
 

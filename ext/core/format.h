@@ -140,6 +140,7 @@ typedef struct filter_header {
 /* A validated view of a blob: header fields plus a pointer to the body,
 ** which lives in the caller's buffer. */
 struct layer_index;
+struct leaf_indexes;
 
 typedef struct filter_view {
   filter_header header;
@@ -151,6 +152,10 @@ typedef struct filter_view {
   /* A layered filter's layers read once (core/layered.h), by a holder that
   ** probes it many times (bloom_probe, bloom_ref); NULL from filter_parse. */
   const struct layer_index *layers;
+  /* A filter of leaves' indexes, made as probes come, by the same holders
+  ** (functions/leaf_indexes.h; the core never reads it); NULL from
+  ** filter_parse. */
+  struct leaf_indexes *leaf_indexes;
 } filter_view;
 
 /* Validates blob[0..len) in O(1) and fills *view.  Returns 0 on success;

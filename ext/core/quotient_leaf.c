@@ -603,14 +603,30 @@ int64_t qleaves_find(const unsigned char *body, size_t body_bytes,
   return (int64_t)lo;
 }
 
+int qleaves_probed(const unsigned char *body, size_t body_bytes,
+                   uint64_t leaves, uint64_t i, filter_hash h, uint64_t *node,
+                   const unsigned char **rec, size_t *len) {
+  size_t used;
+  if (qleaves_leaf(body, body_bytes, leaves, i, node, rec, len) != 0 ||
+      !qleaf_owns(*node, h) || qleaf_length(*rec, *len, &used) != 0 ||
+      used != *len)
+    return -1;
+  return 0;
+}
+
+int qleaves_locate(const unsigned char *body, size_t body_bytes,
+                   uint64_t leaves, filter_hash h, uint64_t *index,
+                   uint64_t *node, const unsigned char **rec, size_t *len) {
+  *index = (uint64_t)qleaves_find(body, body_bytes, leaves, h);
+  return qleaves_probed(body, body_bytes, leaves, *index, h, node, rec, len);
+}
+
 int qleaves_contains(const unsigned char *body, size_t body_bytes,
                      uint64_t leaves, filter_hash h) {
-  uint64_t i = (uint64_t)qleaves_find(body, body_bytes, leaves, h), node;
+  uint64_t i, node;
   const unsigned char *rec;
-  size_t len, used;
-  if (qleaves_leaf(body, body_bytes, leaves, i, &node, &rec, &len) != 0 ||
-      !qleaf_owns(node, h) || qleaf_length(rec, len, &used) != 0 ||
-      used != len)
+  size_t len;
+  if (qleaves_locate(body, body_bytes, leaves, h, &i, &node, &rec, &len) != 0)
     return -1;
   return qleaf_contains(rec, len, qleaf_depth(node), h);
 }

@@ -224,6 +224,21 @@ int qleaves_leaf(const unsigned char *body, size_t body_bytes,
 int64_t qleaves_find(const unsigned char *body, size_t body_bytes,
                      uint64_t leaves, filter_hash h);
 
+/* Leaf i (i < leaves) as a probe of h finds it, with the checks a probe
+** makes before it reads the record (FORMAT.md, "Body"): its node, and
+** its record rec[0..len) (pointing into body), which owns h and whose
+** sections fill exactly its bytes.  0, or -1 if it is damaged. */
+int qleaves_probed(const unsigned char *body, size_t body_bytes,
+                   uint64_t leaves, uint64_t i, filter_hash h, uint64_t *node,
+                   const unsigned char **rec, size_t *len);
+
+/* The same for the leaf h needs, found by qleaves_find: its directory
+** index too.  0, or -1 if the leaf or the directory on the way is
+** damaged. */
+int qleaves_locate(const unsigned char *body, size_t body_bytes,
+                   uint64_t leaves, filter_hash h, uint64_t *index,
+                   uint64_t *node, const unsigned char **rec, size_t *len);
+
 /* 1, 0, or -1 if the leaf h needs (or the directory on the way) is
 ** damaged. */
 int qleaves_contains(const unsigned char *body, size_t body_bytes,

@@ -38,6 +38,7 @@
 */
 #include "core/layered.h"
 #include "functions/aligned.h"
+#include "functions/leaf_indexes.h"
 #include "functions/onerow_vtab.h"
 
 #include <string.h>
@@ -66,6 +67,7 @@ static int ref_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **out) {
 }
 
 static int ref_close(sqlite3_vtab_cursor *cur) {
+  leaf_indexes_free(((ref_cursor *)cur)->view.leaf_indexes);
   sql_aligned_free(((ref_cursor *)cur)->blob);
   sqlite3_free(((ref_cursor *)cur)->layers);
   sqlite3_free(cur);
@@ -77,6 +79,8 @@ static int ref_filter(sqlite3_vtab_cursor *cur, int idx_num,
   (void)idx_str;
   ref_cursor *c = (ref_cursor *)cur;
   c->base.eof = 1;
+  leaf_indexes_free(c->view.leaf_indexes); /* the last row's filter's */
+  c->view.leaf_indexes = NULL;
   sql_aligned_free(c->blob);
   c->blob = NULL;
   filter_view f;
@@ -94,6 +98,10 @@ static int ref_filter(sqlite3_vtab_cursor *cur, int idx_num,
     if (c->layers == NULL) return SQLITE_NOMEM;
     layer_index_of(&c->view, c->layers);
     c->view.layers = c->layers;
+  }
+  if (leaf_indexes_wanted(&c->view)) {
+    c->view.leaf_indexes = leaf_indexes_new();
+    if (c->view.leaf_indexes == NULL) return SQLITE_NOMEM;
   }
   c->base.eof = 0;
   return SQLITE_OK;

@@ -11,6 +11,7 @@
 #include "functions/filter_arg.h"
 
 #include "core/filter.h"
+#include "functions/leaf_indexes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -81,7 +82,10 @@ unsigned char *sql_copy_filter(sqlite3_context *ctx, const filter_view *f) {
 
 int sql_filter_contains(sqlite3_context *ctx, const filter_view *f,
                         filter_hash h) {
-  int maybe = filter_contains(f, h);
+  int maybe = f->leaf_indexes
+                  ? leaf_indexes_contains(f->leaf_indexes, f->body,
+                                          f->body_bytes, f->header.blocks, h)
+                  : filter_contains(f, h);
   if (maybe >= 0) return maybe;
   /* Only a quotient filter's block or leaf answers -1: word what is
   ** wrong. */

@@ -20,17 +20,38 @@
 ** Cost per call: one O(1) header check, one hash, and one cache line (a
 ** Bloom block) or two buckets (cuckoo), read in place through the pointer
 ** SQLite hands over; nothing is copied.  The filter is validated on every
-** row and nothing is kept between rows, so no other blob at the same
-** address can be mistaken for it.  A Bloom filter BLOB, the common case,
-** is checked by filter_bloom_quick without building a filter_view.  Given
-** a bloom_ref column, even the header check was done once for the whole
-** statement; bloom_probe and cuckoo_probe (probe.c) do the same from a
-** query.
+** row and nothing is kept between rows by its address, so no other blob
+** at the same address can be mistaken for it.  A quotient filter of
+** leaves keeps its leaves' indexes (leaf_indexes.h) between rows, but as
+** SQLite's auxiliary data on the filter argument, which SQLite keeps only
+** while the argument is a constant of the statement.  A Bloom filter
+** BLOB, the common case, is checked by filter_bloom_quick without building
+** a filter_view.  Given a bloom_ref column, even the header check was
+** done once for the whole statement; bloom_probe and cuckoo_probe
+** (probe.c) do the same from a query.
 */
 #include "core/filter.h"
 #include "functions/filter_arg.h"
+#include "functions/leaf_indexes.h"
 #include "functions/registry.h"
 #include "functions/value_hash.h"
+
+/* The leaf indexes of a filter of leaves passed as argument 0, kept as
+** SQLite's auxiliary data on it: while the argument is a constant (a
+** bound parameter, a literal) SQLite keeps them for the whole statement
+** and drops them when it is reset, so its probes index the leaves as they
+** come, as a bloom_ref's do; for any other argument SQLite drops them
+** after the call, and the set, new on each row, never gets as far as
+** making its slots.  NULL (out of memory): the probe walks. */
+static leaf_indexes *leaf_indexes_of(sqlite3_context *ctx) {
+  leaf_indexes *x = sqlite3_get_auxdata(ctx, 0);
+  if (x) return x;
+  x = leaf_indexes_new();
+  if (x == NULL) return NULL;
+  /* On failure set_auxdata frees x at once: ask for it back. */
+  sqlite3_set_auxdata(ctx, 0, x, leaf_indexes_free);
+  return sqlite3_get_auxdata(ctx, 0);
+}
 
 static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
                                unsigned kind) {
@@ -58,8 +79,11 @@ static inline void filter_test(sqlite3_context *ctx, sqlite3_value **argv,
                             (size_t)sqlite3_value_bytes(argv[0]), &qq) == 0) {
     filter_hash qh;
     if (sql_hash_typed(ctx, argv[1], type, qq.seed, &qh) != ARG_OK) return;
-    int maybe = quotient_any_contains(qq.body, qq.body_bytes, qq.blocks,
-                                      qq.block_bytes, qh);
+    leaf_indexes *x = qq.block_bytes == 0 ? leaf_indexes_of(ctx) : NULL;
+    int maybe = x ? leaf_indexes_contains(x, qq.body, qq.body_bytes,
+                                          qq.blocks, qh)
+                  : quotient_any_contains(qq.body, qq.body_bytes, qq.blocks,
+                                          qq.block_bytes, qh);
     /* a damaged block: the general path below words the error */
     if (maybe >= 0) {
       sqlite3_result_int(ctx, maybe);

@@ -36,6 +36,7 @@
 #include "functions/aligned.h"
 #include "functions/errors.h"
 #include "functions/filter_arg.h"
+#include "functions/leaf_indexes.h"
 #include "functions/registry.h"
 #include "functions/value_hash.h"
 
@@ -65,6 +66,7 @@ typedef struct query_copy {
 static void query_copy_free(void *p) {
   query_copy *copy = p;
   if (copy == NULL) return;
+  leaf_indexes_free(copy->view.leaf_indexes); /* before the blob it indexes */
   sql_aligned_free(copy->blob);
   sqlite3_free(copy->layers);
   sqlite3_free(copy);
@@ -207,6 +209,14 @@ static query_copy *run_query(sqlite3_context *ctx, sqlite3_value *query,
     }
     layer_index_of(&copy->view, copy->layers);
     copy->view.layers = copy->layers;
+  }
+  if (leaf_indexes_wanted(&copy->view)) {
+    copy->view.leaf_indexes = leaf_indexes_new();
+    if (copy->view.leaf_indexes == NULL) {
+      sqlite3_result_error_nomem(ctx);
+      query_copy_free(copy);
+      return NULL;
+    }
   }
   return copy;
 }

@@ -52,7 +52,10 @@
 **    record does not fill its bytes (what FORMAT.md has a probe check;
 **    a probe need not read the unary parts, keys' order or padding);
 **    quotient_compact accepts it exactly when quotient_info does, and then
-**    writes a valid blob of leaves, no larger, holding what it held.
+**    writes a valid blob of leaves, no larger, holding what it held; and
+**    bound and probed 96 times in one statement (its leaves indexed as
+**    they come), quotient_test answers as from a column, which is walked
+**    on every row, or fails with the same message.
 */
 #include "fuzz_common.h"
 #include "lib/quotient_spec.h"
@@ -61,7 +64,8 @@ static sqlite3_stmt *s_info, *s_count, *s_test, *s_add1, *s_add3, *s_ref,
     *s_union, *s_intersect;
 static sqlite3_stmt *s_ctest, *s_cadd, *s_cdel, *s_cinfo;
 static sqlite3_stmt *s_store, *s_probe, *s_cprobe;
-static sqlite3_stmt *s_qtest, *s_qinfo, *s_qprobe, *s_qcompact;
+static sqlite3_stmt *s_qtest, *s_qinfo, *s_qprobe, *s_qcompact, *s_qheld,
+    *s_qwalked;
 
 /* The same call on the blob (?1) and on bloom_ref(?1)'s reference; ?2 is a
 ** probe value. */
@@ -128,6 +132,18 @@ static void init(void) {
                        " estimated_fpr FROM quotient_info(?1)");
   s_qprobe = fz_prepare("SELECT quotient_probe('SELECT f FROM stored', ?1)");
   s_qcompact = fz_prepare("SELECT quotient_compact(?1)");
+  /* 96 probes of one filter in one statement, bound (its leaves indexed
+  ** as they come) and from a column (walked on every row); the weights
+  ** make a sum that tells the answers apart */
+#define QREPEAT                                                            \
+  "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE " \
+  "i < 32) "
+  s_qheld = fz_prepare(QREPEAT "SELECT sum(i * (quotient_test(?1, ?2) + 2 *"
+                       " quotient_test(?1, ?3) + 4 * quotient_test(?1, ?4)))"
+                       " FROM k");
+  s_qwalked = fz_prepare(QREPEAT "SELECT sum(i * (quotient_test(s.f, ?2) + 2"
+                         " * quotient_test(s.f, ?3) + 4 * quotient_test(s.f,"
+                         " ?4))) FROM k, stored AS s");
   for (size_t i = 0; i < NPAIRS; i++) {
     pairs[i].d = fz_prepare(pairs[i].direct);
     pairs[i].r = fz_prepare(pairs[i].via_ref);
@@ -431,6 +447,28 @@ static void check_qleaves(const unsigned char *blob, size_t len,
     fz_result_free(&after);
   }
   fz_result_free(&c);
+  /* probed many times in one statement, it answers as walked, or fails
+  ** alike */
+  fz_result held, walked;
+  fz_bind_blob(s_store, 1, blob, len);
+  fz_step(s_store, "stored", &held, 0);
+  if (held.rc != SQLITE_DONE) fz_die("storing the blob failed: %s", held.msg);
+  fz_bind_blob(s_qheld, 1, blob, len);
+  for (int i = 0; i < 3; i++) {
+    fz_value v = {SQLITE_INTEGER, 42 + i, 0, NULL, 0};
+    const fz_value *x = i < (int)nv && vals[i].type != SQLITE_NULL ? &vals[i] : &v;
+    fz_bind_value(s_qheld, 2 + i, x);
+    fz_bind_value(s_qwalked, 2 + i, x);
+  }
+  fz_step(s_qheld, "quotient_test", &held, 0);
+  fz_step(s_qwalked, "quotient_test", &walked, 0);
+  if (fz_ok(&held) != fz_ok(&walked) ||
+      (fz_ok(&held) ? held.i != walked.i : strcmp(held.msg, walked.msg) != 0))
+    fz_die("quotient_test of a bound filter probed 96 times answers unlike "
+           "the walk: %s / %s", fz_ok(&held) ? "ok" : held.msg,
+           fz_ok(&walked) ? "ok" : walked.msg);
+  fz_result_free(&held);
+  fz_result_free(&walked);
   uint64_t entries;
   for (size_t i = 0; i < nv && i < 3; i++) {
     if (vals[i].type == SQLITE_NULL) continue;

@@ -429,6 +429,15 @@ static const scenario SCENARIOS[] = {
       SETUP_QSTORE "INSERT INTO qs(value) SELECT x FROM t WHERE x <= 300;"},
      "SELECT quotient_compact(filter), quotient_compact(filter, 0.05) FROM qs",
      NULL, NULL},
+    {"bloom_ref and quotient_probe over a compacted filter, its leaves "
+     "indexed as they are probed", NULL,
+     {QPAGE, SETUP_T,
+      SETUP_QSTORE "INSERT INTO qs(value) SELECT x FROM t WHERE x <= 300;"
+      "CREATE TABLE qc AS SELECT quotient_compact(filter) AS f FROM qs;"},
+     "SELECT count(*), sum(quotient_probe('SELECT f FROM qc', t.x)) FROM"
+     " bloom_ref((SELECT f FROM qc)) AS r CROSS JOIN t WHERE"
+     " quotient_test(r.filter, t.x)",
+     NULL, NULL},
     {"quotient_store: 150 deletes in one statement", NULL,
      {QPAGE, SETUP_T,
       SETUP_QSTORE "INSERT INTO qs(value) SELECT x FROM t WHERE x <= 300;"},
