@@ -20,12 +20,12 @@
 #define LEAF_INDEX_BUDGET ((size_t)64 << 20)
 /* A leaf is indexed at its walk number 1 + (its record's bytes) /
 ** LEAF_BYTES_PER_WALK: making the index decodes every entry and sorts the
-** intervals, which costs about what a walk of the record in cache does
-** for each eighth of an entry (RESULTS, "Indexes of a filter of leaves
-** probed in bulk"), so that a leaf probed less never pays more than twice
-** what its walks would have cost.  An entry takes a byte or two; the
-** record's length is known without reading it, where counting its
-** entries would read every section's header, a cache miss each. */
+** intervals, which costs about one walk of the record in cache for every
+** LEAF_BYTES_PER_WALK bytes of it (RESULTS, "Indexes of a filter of
+** leaves probed in bulk"), so that a leaf probed less never pays more
+** than about twice what its walks would have cost.  The record's length
+** is known without reading it, where counting its entries would read
+** every section's header, a cache miss each. */
 #define LEAF_BYTES_PER_WALK 8
 /* The slots are made at probe 8 + leaves / LEAF_PROBES_PER_LEAF: a probe
 ** that walks a record costs about what reading that many directory
@@ -147,10 +147,10 @@ static int have_slots(leaf_indexes *x, const unsigned char *body,
   return 1;
 }
 
-/* Makes the index of a leaf from its record rec[0..len), which
-** qleaves_locate checked only as far as a walk needs: a record that does
-** not decode gets no index, and its probes go on walking it, answering as
-** the walk does. */
+/* Makes the index of a leaf from its record rec[0..len), which the probe
+** checked only as far as a walk needs (qleaves_probed): a record that
+** does not decode gets no index, and its probes go on walking it,
+** answering as the walk does. */
 static void make_index(leaf_indexes *x, leaf_slot *slot,
                        const unsigned char *rec, size_t len) {
   slot->walks = LEAF_NO_INDEX;
