@@ -447,7 +447,7 @@ static size_t padded_byte(const unsigned char *blob, int len) {
 static void test_held(void) {
   tap_diag("seed: 0x4e1d members, 0x4e1d00 absent");
   fill("m", 0x4e1d, 20000, 0, 0);
-  fill("a", 0x4e1d00, 100000, 1, 0);
+  fill("a", 0x4e1d00, 30000, 1, 0); /* 470 probes a leaf, or more */
   must_exec(db, "CREATE VIRTUAL TABLE s USING quotient_store(fpr = 0.01);"
                 "INSERT INTO s(value) SELECT v FROM m;"
                 "CREATE TABLE h(name TEXT PRIMARY KEY, f BLOB);"
@@ -479,10 +479,10 @@ static void test_held(void) {
         "SELECT count(*) FROM bloom_ref(?1) AS r CROSS JOIN m"
         " WHERE NOT quotient_test(r.filter, m.v) OR NOT quotient_test(?1, m.v)",
         b, 1);
-    tap_ok(c[0] == c[1] && c[1] == c[2] && c[0] > 0 && c[0] < 2000 &&
+    tap_ok(c[0] == c[1] && c[1] == c[2] && c[0] > 0 && c[0] < 600 &&
                c[3] == 0 && c[4] == 0 && c[5] == 0 && lost == 0,
            "%s (%lld leaves): quotient_probe, bloom_ref and a bound filter "
-           "answer maybe for %lld, %lld, %lld of 100,000 absent values, each "
+           "answer maybe for %lld, %lld, %lld of 30,000 absent values, each "
            "as the walk does (%lld, %lld, %lld differ); no member of 20,000 "
            "lost (%lld)", names[k], leaves, c[0], c[1], c[2], c[3], c[4],
            c[5], lost);
