@@ -121,11 +121,9 @@ static int have_slots(leaf_indexes *x, const unsigned char *body,
   if (x->no_slots || ++x->probes < 8 + leaves / LEAF_PROBES_PER_LEAF)
     return 0;
   x->no_slots = 1;
+  if (leaves > LEAF_INDEX_BUDGET / sizeof(leaf_slot)) return 0;
   unsigned g = 1; /* twice as many stretches as leaves, or more */
-  while (g < 31 && ((uint64_t)1 << g) < 2 * leaves) g++;
-  if (leaves > ((uint64_t)1 << g) ||
-      leaves > LEAF_INDEX_BUDGET / sizeof(leaf_slot))
-    return 0;
+  while (((uint64_t)1 << g) < 2 * leaves) g++;
   size_t bytes = (size_t)leaves * sizeof(leaf_slot) +
                  ((size_t)1 << g) * sizeof(uint32_t);
   if (!fits(x, bytes)) return 0;
