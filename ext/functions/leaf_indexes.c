@@ -16,8 +16,6 @@
 #include "core/bytes.h"
 #include "core/quotient_leaf.h"
 
-/* As much as a quotient store's indexes may take. */
-#define LEAF_INDEX_BUDGET ((size_t)64 << 20)
 /* A leaf is indexed at its walk number 1 + (its record's bytes) /
 ** LEAF_BYTES_PER_WALK: making the index decodes every entry and sorts the
 ** intervals, which costs about one walk of the record in cache for every
@@ -73,11 +71,32 @@ void leaf_indexes_free(void *p) {
   sqlite3_free(x);
 }
 
-/* 1 if `bytes` more may be held. */
-static int fits(const leaf_indexes *x, size_t bytes) {
-  if (bytes > LEAF_INDEX_BUDGET - x->held) return 0;
+int leaf_index_fits(size_t held, size_t bytes) {
+  if (held > LEAF_INDEX_BUDGET || bytes > LEAF_INDEX_BUDGET - held) return 0;
   sqlite3_int64 soft = sqlite3_soft_heap_limit64(-1);
   return soft <= 0 || sqlite3_memory_used() + (sqlite3_int64)bytes <= soft;
+}
+
+int leaf_index_of(const unsigned char *rec, size_t len, qleaf_entry *e,
+                  size_t room, uint32_t **span, uint32_t *n) {
+  size_t count;
+  *span = NULL;
+  if (qleaf_decode(rec, len, e, room, &count, NULL, 0) != 0) return -1;
+  uint32_t *words = sqlite3_malloc64((count ? count : 1) * sizeof *words);
+  if (words == NULL) return -1;
+  int64_t made = qleaf_index(e, count, words);
+  if (made < 0) {
+    sqlite3_free(words);
+    return -1;
+  }
+  if ((size_t)made < count) { /* intervals merged: give the rest back */
+    uint32_t *less =
+        sqlite3_realloc64(words, (made ? (size_t)made : 1) * sizeof *words);
+    if (less) words = less;
+  }
+  *span = words;
+  *n = (uint32_t)made;
+  return 0;
 }
 
 /* Reads the directory into the slots: 0, or -1 if a node or a record's
@@ -126,7 +145,7 @@ static int have_slots(leaf_indexes *x, const unsigned char *body,
   while (((uint64_t)1 << g) < 2 * leaves) g++;
   size_t bytes = (size_t)leaves * sizeof(leaf_slot) +
                  ((size_t)1 << g) * sizeof(uint32_t);
-  if (!fits(x, bytes)) return 0;
+  if (!leaf_index_fits(x->held, bytes)) return 0;
   x->slot = sqlite3_malloc64((size_t)leaves * sizeof(leaf_slot));
   x->guide = sqlite3_malloc64(((size_t)1 << g) * sizeof(uint32_t));
   x->leaves = leaves;
@@ -155,25 +174,19 @@ static void make_index(leaf_indexes *x, leaf_slot *slot,
   uint64_t entries = qleaf_entries(rec, len);
   /* as many intervals as entries at most: past the budget, no decode */
   if (entries > LEAF_INDEX_BUDGET / sizeof(uint32_t) ||
-      !fits(x, (size_t)entries * sizeof(uint32_t)))
+      !leaf_index_fits(x->held, (size_t)entries * sizeof(uint32_t)))
     return;
-  size_t count = (size_t)entries;
-  qleaf_entry *e = sqlite3_malloc64((count ? count : 1) * sizeof *e);
-  uint32_t *span = sqlite3_malloc64((count ? count : 1) * sizeof *span);
-  int64_t n = -1;
-  if (e && span && qleaf_decode(rec, len, e, count, &count, NULL, 0) == 0)
-    n = qleaf_index(e, count, span);
+  size_t room = entries ? (size_t)entries : 1;
+  qleaf_entry *e = sqlite3_malloc64(room * sizeof *e);
+  uint32_t *span = NULL, n = 0;
+  int rc = e ? leaf_index_of(rec, len, e, room, &span, &n) : -1;
   sqlite3_free(e);
-  if (n < 0 || !fits(x, (size_t)n * sizeof *span)) {
+  if (rc != 0 || !leaf_index_fits(x->held, (size_t)n * sizeof *span)) {
     sqlite3_free(span);
     return;
   }
-  if ((size_t)n < count) { /* intervals merged: give the rest back */
-    uint32_t *less = sqlite3_realloc64(span, (n ? (size_t)n : 1) * sizeof *span);
-    if (less) span = less;
-  }
   slot->span = span;
-  slot->n = (uint32_t)n;
+  slot->n = n;
   x->held += (size_t)n * sizeof *span;
 }
 

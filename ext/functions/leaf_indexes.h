@@ -2,7 +2,8 @@
 ** The indexes a holder of a filter of leaves (kind 4, layout 1: a
 ** quotient store's export, or quotient_compact's result) makes as it
 ** probes it, for bloom_ref and quotient_probe, which keep one filter for a
-** whole statement.
+** whole statement; and how one leaf's index is made within a budget, which
+** a quotient store's own indexes share (store/quotient_kind.c).
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
@@ -29,7 +30,26 @@
 
 #include "core/format.h"
 #include "core/hash.h"
+#include "core/quotient_leaf.h"
 #include "functions/api.h"
+
+/* As much as the indexes of one filter may take: a quotient store's
+** (store/quotient_kind.c), or those a holder of a blob makes. */
+#define LEAF_INDEX_BUDGET ((size_t)64 << 20)
+
+/* 1 if indexes that hold `held` bytes may take `bytes` more: within
+** LEAF_INDEX_BUDGET, and not past a soft heap limit the host set
+** (sqlite3_soft_heap_limit64). */
+int leaf_index_fits(size_t held, size_t bytes);
+
+/* The index (core/quotient_leaf.h, qleaf_index) of the record
+** rec[0..len), decoded into e[0..room): 0, with *span from sqlite3_malloc
+** (the caller's to free) of exactly *n words; or -1, *span NULL, if the
+** record does not decode whole into `room` entries (qleaf_decode's
+** checks, stricter than a probe's), a key is wider than an index holds,
+** or memory is out.  The caller checks the budget (leaf_index_fits). */
+int leaf_index_of(const unsigned char *rec, size_t len, qleaf_entry *e,
+                  size_t room, uint32_t **span, uint32_t *n);
 
 typedef struct leaf_indexes leaf_indexes;
 

@@ -48,6 +48,7 @@
 
 #include "core/bytes.h"
 #include "core/quotient_leaf.h"
+#include "functions/leaf_indexes.h"
 #include "store/store.h"
 
 enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
@@ -84,13 +85,12 @@ enum { KEY_LEAF_ITEMS, KEY_LEAF_BYTES, KEY_BASE_DEPTH, KEY_SIZED,
 ** since they were made (a rollback, another connection's commit: then
 ** they all go) and their leaf has not been written (add and remove drop
 ** it) or split.
-** They take at most INDEX_BUDGET_BYTES, as the chunk cache takes at most
+** They take at most LEAF_INDEX_BUDGET, as the chunk cache takes at most
 ** its own, and none that would take SQLite's memory past a soft heap
 ** limit (sqlite3_soft_heap_limit64) the host set.  Past either, an index
 ** made is not kept, but still sets its leaf's stretch of the guard, which
 ** holds as long as the index would have: most probes still read one bit,
 ** and those it passes walk the record. */
-#define INDEX_BUDGET_BYTES ((size_t)64 << 20)
 
 /* What a quotient store keeps between calls (s->kind_state): the
 ** directory with the leaves' indexes, and room to decode one leaf. */
@@ -541,36 +541,22 @@ static int quotient_kind_add(store *s, const store_layer *l, filter_hash h,
   return put_leaf(s, l, chunk, node, q->entries, count, bytes);
 }
 
-/* 1 if an index of `bytes` more may be kept (INDEX_BUDGET_BYTES). */
-static int index_fits(const quotient_state *q, size_t bytes) {
-  if (q->dir.index_bytes + bytes > INDEX_BUDGET_BYTES) return 0;
-  sqlite3_int64 soft = sqlite3_soft_heap_limit64(-1);
-  return soft <= 0 || sqlite3_memory_used() + (sqlite3_int64)bytes <= soft;
-}
-
 /* Makes leaf's index from its record (already checked by the probe that
 ** read it), or only its stretch of the guard past the budget; nothing if
 ** memory is out or a key is wider than an index holds. */
 static void index_make(store *s, const store_layer *l, directory_leaf *leaf,
                        const unsigned char *rec, size_t len) {
   quotient_state *q = state_of(s);
-  size_t count;
+  uint32_t *span, n;
   if (read_leaf_room(s, l) != SQLITE_OK ||
-      qleaf_decode(rec, len, q->entries, q->room - 1, &count, NULL, 0) != 0)
+      leaf_index_of(rec, len, q->entries, q->room - 1, &span, &n) != 0)
     return;
-  uint32_t *span = sqlite3_malloc64((count ? count : 1) * 4);
-  if (span == NULL) return;
-  int64_t n = qleaf_index(q->entries, count, span);
-  if (n < 0 || !index_fits(q, (size_t)n * 4)) {
-    if (n >= 0) directory_set_guard(&q->dir, leaf, span, (uint32_t)n);
+  if (!leaf_index_fits(q->dir.index_bytes, (size_t)n * sizeof *span)) {
+    directory_set_guard(&q->dir, leaf, span, n);
     sqlite3_free(span);
     return;
   }
-  if ((size_t)n < count) { /* intervals merged: give the rest back */
-    uint32_t *less = sqlite3_realloc64(span, (n ? (size_t)n : 1) * 4);
-    if (less) span = less;
-  }
-  directory_set_index(&q->dir, leaf, span, (uint32_t)n);
+  directory_set_index(&q->dir, leaf, span, n);
 }
 
 static int quotient_kind_contains(store *s, const store_layer *l,
