@@ -24,7 +24,7 @@
 
 #include <sqlite3.h>
 
-#define BLOOM_VERSION "1.9.1"
+#define BLOOM_VERSION "1.9.2"
 
 #ifdef __cplusplus
 extern "C" {

@@ -80,6 +80,73 @@ static inline unsigned bits_popcount64(uint64_t x) {
   return (unsigned)((x * 0x0101010101010101u) >> 56);
 }
 
+/* Defined where the loader may choose between two copies of a function
+** that counts bits, one built for popcnt (x86-64 ELF, gcc or clang, a build
+** that may not assume the instruction): bits_cpu_has_popcnt then asks
+** cpuid, for the resolver of a GNU ifunc.  The loader calls a resolver
+** once, when it loads the library, and keeps the choice in the GOT, which
+** is read-only after relocation: __builtin_cpu_supports would read libgcc's
+** writable CPU model, and the extension keeps no writable global.
+** BLOOM_NO_IFUNC leaves it undefined, so that tests can build the portable
+** copy on a CPU that has popcnt.  A resolver is not instrumented: it may
+** run while the loader relocates, before a sanitizer's runtime is ready
+** and before the GOT entries that instrumentation reads (a fuzz target,
+** whose coverage counts stack depth through one, crashed there); and
+** `used`, since clang sees no call of a function an attribute names. */
+#if !defined(__POPCNT__) && defined(__x86_64__) && defined(__ELF__) && \
+    defined(__GNUC__) && !defined(BLOOM_NO_IFUNC)
+#define BITS_IFUNC_POPCNT 1
+#include <cpuid.h>
+#if defined(__clang__)
+#define BITS_NOT_INSTRUMENTED \
+  __attribute__((no_sanitize("address", "thread", "undefined", "coverage")))
+#else
+#define BITS_NOT_INSTRUMENTED \
+  __attribute__((no_sanitize("address", "thread", "undefined")))
+#endif
+#define BITS_RESOLVER __attribute__((used)) BITS_NOT_INSTRUMENTED
+/* cpuid's leaf 1, which every x86-64 CPU has, by the macro: the function
+** __get_cpuid would be a call, instrumented, where no optimizer inlines */
+__attribute__((always_inline)) BITS_NOT_INSTRUMENTED static inline int
+bits_cpu_has_popcnt(void) {
+  unsigned a, b, c, d;
+  __cpuid(1, a, b, c, d);
+  (void)a;
+  (void)b;
+  (void)d;
+  return (c & bit_POPCNT) != 0;
+}
+#endif
+
+/* BITS_COUNTING(type, name, ARGS, BODY) defines the function `type
+** name(ARGS)` whose body is BODY(popcount), a macro given the count of bits
+** to use: __builtin_popcountll where the build may use popcnt (-mpopcnt,
+** -march=...); with BITS_IFUNC_POPCNT, two copies, name_plain counting by
+** hand and name_popcnt built for popcnt, and `name` the ifunc that
+** chooses one (hidden, not static: clang 14 gives a static ifunc default
+** visibility, which would export it from the library); otherwise the copy
+** that counts by hand.  ARGS is a macro of the parameters. */
+#define BITS_POPCOUNT_INSTRUCTION(x) ((unsigned)__builtin_popcountll(x))
+#if defined(__POPCNT__)
+#define BITS_COUNTING(type, name, ARGS, BODY)                              \
+  static inline type name(ARGS) { BODY(BITS_POPCOUNT_INSTRUCTION) }
+#elif defined(BITS_IFUNC_POPCNT)
+#define BITS_COUNTING(type, name, ARGS, BODY)                              \
+  static type name##_plain(ARGS) { BODY(bits_popcount64) }                 \
+  __attribute__((target("popcnt"))) static type name##_popcnt(ARGS) {      \
+    BODY(BITS_POPCOUNT_INSTRUCTION)                                        \
+  }                                                                        \
+  typedef type name##_fn(ARGS);                                            \
+  BITS_RESOLVER static name##_fn *name##_resolve(void) {                   \
+    return bits_cpu_has_popcnt() ? name##_popcnt : name##_plain;           \
+  }                                                                        \
+  __attribute__((visibility("hidden"))) type name(ARGS)                    \
+      __attribute__((ifunc(#name "_resolve")));
+#else
+#define BITS_COUNTING(type, name, ARGS, BODY)                              \
+  static inline type name(ARGS) { BODY(bits_popcount64) }
+#endif
+
 /* The index of the lowest set bit of x (64 for x = 0). */
 static inline unsigned bits_low64(uint64_t x) {
 #if defined(__GNUC__)

@@ -261,7 +261,7 @@ unsigned quotient_select64(uint64_t x, unsigned k) {
   uint64_t above = ((prefix | 0x8080808080808080u) -
                     (uint64_t)(k + 1) * 0x0101010101010101u) &
                    0x8080808080808080u; /* byte i: its count is above k */
-  unsigned byte = 8 - bits_popcount64(above);
+  unsigned byte = bits_low64(above) >> 3; /* the first byte above k */
   unsigned before = byte ? (unsigned)(prefix >> (8 * byte - 8)) & 0xffu : 0;
   unsigned b = (unsigned)(x >> (8 * byte)) & 0xffu;
   return 8 * byte + in_byte[b][k - before];
@@ -318,7 +318,7 @@ int quotient_block_check(const unsigned char *block, unsigned block_bytes,
 ** so that every index it computes is one of the c entries), and finds the
 ** word that holds the closing 0 of bucket q (*at_word) and the zeros
 ** before that word (*zeros_before). */
-#define UNARY_SCAN_BODY                                                    \
+#define UNARY_SCAN_BODY(POPCOUNT)                                         \
   uint64_t ones = 0, zeros = 0, full = bits / 64, j = 0;                  \
   uint64_t at = 0, before_at = 0;                                          \
   /* whole words: 4 + 8 (j + 1) <= 4 + bits / 8 <= block_bytes */         \
@@ -343,21 +343,11 @@ int quotient_block_check(const unsigned char *block, unsigned block_bytes,
   *zeros_before = before_at;                                               \
   return ones;
 
-/* popcnt when the build may use it (-mpopcnt, -march=...); a portable
-** build counts by hand, since choosing at run time would read libgcc's
-** writable CPU model, and the extension keeps no writable global. */
-#ifdef __POPCNT__
-#define POPCOUNT(x) (unsigned)__builtin_popcountll(x)
-#else
-#define POPCOUNT bits_popcount64
-#endif
-static inline uint64_t unary_scan(const unsigned char *block,
-                                  unsigned block_bytes, uint64_t bits,
-                                  uint64_t q, uint64_t *at_word,
-                                  uint64_t *zeros_before) {
-  UNARY_SCAN_BODY
-}
-#undef POPCOUNT
+#define UNARY_SCAN_ARGS                                                    \
+  const unsigned char *block, unsigned block_bytes, uint64_t bits,         \
+      uint64_t q, uint64_t *at_word, uint64_t *zeros_before
+/* popcnt where the build or the CPU has it (core/bytes.h) */
+BITS_COUNTING(uint64_t, quotient_unary_scan, UNARY_SCAN_ARGS, UNARY_SCAN_BODY)
 
 int quotient_contains(const unsigned char *body, uint64_t blocks,
                       unsigned block_bytes, filter_hash h) {
@@ -382,7 +372,8 @@ int quotient_contains(const unsigned char *body, uint64_t blocks,
   ** 0 with the zeros before it. */
   uint64_t bits = (uint64_t)s.count + s.buckets;
   uint64_t words = (bits + 63) / 64, at_word, zeros_before;
-  if (unary_scan(block, block_bytes, bits, q, &at_word, &zeros_before) !=
+  if (quotient_unary_scan(block, block_bytes, bits, q, &at_word,
+                          &zeros_before) !=
       s.count)
     return -1;
   uint64_t valid = at_word + 1 < words ? 64 : bits - 64 * at_word;

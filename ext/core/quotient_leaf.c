@@ -413,6 +413,23 @@ size_t qleaf_encode(const qleaf_entry *e, size_t count, unsigned char *dst) {
 
 /* --- probe ------------------------------------------------------------- */
 
+/* The position of the q-th zero of a unary part of `bits` bits at
+** body[0..end), a word at a time, or UINT64_MAX if it has fewer zeros.
+** With popcnt where the build or the CPU has it, as quotient.c's scan. */
+#define ZERO_AT_ARGS                                                        \
+  const unsigned char *body, size_t end, uint64_t bits, uint64_t q
+#define ZERO_AT_BODY(POPCOUNT)                                              \
+  for (uint64_t t = 0; t < bits; t += 64) {                                 \
+    uint64_t n = bits - t;                                                  \
+    uint64_t zeros = ~load_bounded(body, end, (size_t)(t >> 3));            \
+    if (n < 64) zeros &= ((uint64_t)1 << n) - 1;                            \
+    unsigned k = POPCOUNT(zeros);                                           \
+    if (k > q) return t + quotient_select64(zeros, (unsigned)q);            \
+    q -= k;                                                                 \
+  }                                                                         \
+  return UINT64_MAX;
+BITS_COUNTING(uint64_t, qleaf_zero_at, ZERO_AT_ARGS, ZERO_AT_BODY)
+
 /* 1 if section s holds key, 0 if not, -1 if what it read is damaged.  The
 ** unary part starts the section's body, so its words are plain loads. */
 static int section_holds(const unsigned char *rec, const section *s,
@@ -422,19 +439,7 @@ static int section_holds(const unsigned char *rec, const section *s,
   unsigned low = s->bits - s->bucket_bits;
   uint64_t q = low == 64 ? 0 : key >> low;
   uint64_t want = low == 64 ? key : key & (((uint64_t)1 << low) - 1);
-  /* The q-th zero of the unary part, a word at a time. */
-  uint64_t left = q, z = UINT64_MAX;
-  for (uint64_t t = 0; t < s->unary_bits; t += 64) {
-    uint64_t n = s->unary_bits - t;
-    uint64_t zeros = ~load_bounded(body, end, (size_t)(t >> 3));
-    if (n < 64) zeros &= ((uint64_t)1 << n) - 1;
-    unsigned k = bits_popcount64(zeros);
-    if (k > left) {
-      z = t + quotient_select64(zeros, (unsigned)left);
-      break;
-    }
-    left -= k;
-  }
+  uint64_t z = qleaf_zero_at(body, end, s->unary_bits, q);
   if (z == UINT64_MAX) return -1;
   uint64_t ones_before = z - q;
   if (ones_before > s->count) return -1;

@@ -47,10 +47,12 @@ CHECK_STEPS = test-asan check-warnings check-cppcheck check-globals \
 
 # The glibc headers have many #ifdef configurations; cppcheck tries 12 of
 # them, one of which no compiler has (it then fails with a syntaxError in
-# stdlib.h).  Give it the configuration gcc compiles in.
+# stdlib.h).  Give it the configuration gcc compiles in, and the
+# extension's own headers, whose macros define some functions
+# (BITS_COUNTING in ext/core/bytes.h).
 CPPCHECK_FLAGS = --enable=warning,performance,portability --error-exitcode=1 \
                  --inline-suppr
-CPPCHECK_GCC   = -I/usr/include -I/usr/include/x86_64-linux-gnu \
+CPPCHECK_GCC   = -Iext -I/usr/include -I/usr/include/x86_64-linux-gnu \
                  -D__GNUC__=12 -D__GNUC_MINOR__=2 -D__STDC__=1 \
                  -D__STDC_VERSION__=201112L -D__x86_64__ -D__linux__ \
                  -D__CHAR_BIT__=8 -D__SIZEOF_LONG__=8
