@@ -98,11 +98,14 @@ static inline unsigned bits_popcount64(uint64_t x) {
 #define BITS_IFUNC_POPCNT 1
 #include <cpuid.h>
 #if defined(__clang__)
-#define BITS_NOT_INSTRUMENTED \
-  __attribute__((no_sanitize("address", "thread", "undefined", "coverage")))
+#define BITS_NOT_INSTRUMENTED                                              \
+  __attribute__((no_instrument_function,                                  \
+                 no_sanitize("address", "thread", "undefined", "memory",  \
+                             "coverage")))
 #else
-#define BITS_NOT_INSTRUMENTED \
-  __attribute__((no_sanitize("address", "thread", "undefined")))
+#define BITS_NOT_INSTRUMENTED                                              \
+  __attribute__((no_instrument_function,                                  \
+                 no_sanitize("address", "thread", "undefined")))
 #endif
 #define BITS_RESOLVER __attribute__((used)) BITS_NOT_INSTRUMENTED
 /* cpuid's leaf 1, which every x86-64 CPU has, by the macro: the function
