@@ -2,7 +2,9 @@
 ** Byte order and wide arithmetic every part of the core needs: the format's
 ** little-endian fields, whatever the host's order, and the high half of a
 ** 64 x 64-bit product, which maps a uniform 64-bit hash onto [0, n) without
-** a division (Lemire's multiply-shift).  Plain C: no SQLite header.
+** a division (Lemire's multiply-shift); and the bit counts of the quotient
+** filter's probes, with the popcnt instruction where the build or the CPU
+** has it (BITS_COUNTING).  Plain C: no SQLite header.
 **
 ** bloom is dedicated to the public domain by its authors: anyone may use,
 ** copy, modify and distribute it, for any purpose, without asking.  Where
