@@ -24,7 +24,7 @@
 
 #include <sqlite3.h>
 
-#define BLOOM_VERSION "1.9.2"
+#define BLOOM_VERSION "1.9.3"
 
 #ifdef __cplusplus
 extern "C" {

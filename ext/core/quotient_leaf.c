@@ -612,8 +612,9 @@ int qleaves_probed(const unsigned char *body, size_t body_bytes,
                    uint64_t leaves, uint64_t i, filter_hash h, uint64_t *node,
                    const unsigned char **rec, size_t *len) {
   size_t used;
-  if (qleaves_leaf(body, body_bytes, leaves, i, node, rec, len) != 0 ||
-      !qleaf_owns(*node, h) || qleaf_length(*rec, *len, &used) != 0 ||
+  if (qleaves_leaf(body, body_bytes, leaves, i, node, rec, len) != 0) return -1;
+  qleaf_prefetch(*rec, *len);
+  if (!qleaf_owns(*node, h) || qleaf_length(*rec, *len, &used) != 0 ||
       used != *len)
     return -1;
   return 0;

@@ -37,6 +37,8 @@ typedef struct leaf_slot {
   uint64_t node;   /* core/quotient_leaf.h */
   uint32_t n;      /* its intervals */
   uint32_t walks;  /* probes that walked the record, or LEAF_NO_INDEX */
+  uint32_t at;     /* where its record starts in the body, */
+  uint32_t len;    /* and its bytes: the directory is not read again */
 } leaf_slot;
 
 struct leaf_indexes {
@@ -102,10 +104,12 @@ int leaf_index_of(const unsigned char *rec, size_t len, qleaf_entry *e,
 /* Reads the directory into the slots: 0, or -1 if a node or a record's
 ** bounds are out of range, or the leaves do not cover the hashes in order
 ** (then the probes search and check it as FORMAT.md says, and answer as
-** it does). */
+** it does), or the body is too long for a slot's offsets (no SQL value
+** is). */
 static int read_directory(leaf_indexes *x, const unsigned char *body,
                           size_t body_bytes) {
   uint64_t next = 0; /* the first h1 the next leaf must own */
+  if (body_bytes > UINT32_MAX) return -1;
   for (uint64_t i = 0; i < x->leaves; i++) {
     const unsigned char *rec;
     size_t len;
@@ -117,6 +121,8 @@ static int read_directory(leaf_indexes *x, const unsigned char *body,
     if (d == 0 && x->leaves > 1) return -1;
     next += d == 0 ? 0 : (uint64_t)1 << (64 - d);
     x->slot[i].node = node;
+    x->slot[i].at = (uint32_t)(rec - body);
+    x->slot[i].len = (uint32_t)len;
   }
   if (next != 0) return -1; /* the last leaf ends at 2^64 */
   /* guide[j]: the leaf that owns h1 = j << shift */
@@ -207,8 +213,15 @@ int leaf_indexes_contains(leaf_indexes *x, const unsigned char *body,
     i = x->guide[h.h1 >> (64 - x->guide_bits)];
     while (i + 1 < x->leaves && qleaf_start(x->slot[i + 1].node) <= h.h1) i++;
     if (x->slot[i].span) return in_index(&x->slot[i], h);
-    if (qleaves_probed(body, body_bytes, leaves, i, h, &node, &rec, &len) != 0)
-      return -1;
+    /* qleaves_probed's checks: the search found the leaf that owns h,
+    ** its node and bounds passed when the slots were made, and the
+    ** record must fill its bytes */
+    size_t used;
+    node = x->slot[i].node;
+    rec = body + x->slot[i].at;
+    len = x->slot[i].len;
+    qleaf_prefetch(rec, len);
+    if (qleaf_length(rec, len, &used) != 0 || used != len) return -1;
   } else {
     if (qleaves_locate(body, body_bytes, leaves, h, &i, &node, &rec, &len) != 0)
       return -1;
