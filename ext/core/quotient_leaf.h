@@ -73,19 +73,10 @@ static inline uint64_t qleaf_node_of(filter_hash h, unsigned d) {
   return ((uint64_t)1 << d) | (d == 0 ? 0 : h.h1 >> (64 - d));
 }
 
-/* The most of a record qleaf_prefetch asks for: a page, more than the
-** records quotient_compact writes (2,048 entries) take at the usual rates. */
-#define QLEAF_PREFETCH_BYTES 4096u
-
-/* Asks for the lines of the record rec[0..len) (up to
-** QLEAF_PREFETCH_BYTES) before a probe walks it: where a section starts is
-** known only once the one before it is read, so a walk of a record out of
-** cache would otherwise wait on each section in turn. */
-static inline void qleaf_prefetch(const unsigned char *rec, size_t len) {
-  size_t reach = len < QLEAF_PREFETCH_BYTES ? len : QLEAF_PREFETCH_BYTES;
-  for (size_t off = 64 - ((uintptr_t)rec & 63); off < reach; off += 64)
-    __builtin_prefetch(rec + off);
-}
+/* Before a probe walks the record rec[0..len) of a leaf it found: asks
+** for its lines (up to a page) and checks that its sections fill exactly
+** its bytes: 0, or -1. */
+int qleaf_ready(const unsigned char *rec, size_t len);
 
 /* Bits d .. d + b - 1 of P = h1 h2 (b <= 64, d + b <= 128; 0 if b = 0). */
 uint64_t qleaf_key(filter_hash h, unsigned depth, unsigned bits);

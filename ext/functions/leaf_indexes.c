@@ -214,14 +214,11 @@ int leaf_indexes_contains(leaf_indexes *x, const unsigned char *body,
     while (i + 1 < x->leaves && qleaf_start(x->slot[i + 1].node) <= h.h1) i++;
     if (x->slot[i].span) return in_index(&x->slot[i], h);
     /* qleaves_probed's checks: the search found the leaf that owns h,
-    ** its node and bounds passed when the slots were made, and the
-    ** record must fill its bytes */
-    size_t used;
+    ** and its node and bounds passed when the slots were made */
     node = x->slot[i].node;
     rec = body + x->slot[i].at;
     len = x->slot[i].len;
-    qleaf_prefetch(rec, len);
-    if (qleaf_length(rec, len, &used) != 0 || used != len) return -1;
+    if (qleaf_ready(rec, len) != 0) return -1;
   } else {
     if (qleaves_locate(body, body_bytes, leaves, h, &i, &node, &rec, &len) != 0)
       return -1;
